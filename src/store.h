@@ -1,0 +1,180 @@
+/* store: the one object shared between the collector and the UI.
+ *
+ * A multi-resolution time series (fine samples for the recent past, coarser
+ * min/max/mean buckets for older time), an event log, the process records and
+ * the run's summary state. The lock is private; every reader gets a copy. */
+#ifndef SPACETIME_STORE_H
+#define SPACETIME_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Bits of struct sample.valid: a field whose bit is clear is unknown, not zero. */
+enum {
+	SAMPLE_PSS = 1u << 0,     /* pss_kib and its anon/file/shmem split */
+	SAMPLE_RSS = 1u << 1,     /* rss_kib */
+	SAMPLE_FAULTS = 1u << 2,  /* minflt, majflt */
+	SAMPLE_CPU = 1u << 3,     /* utime_us, stime_us */
+	SAMPLE_COUNTS = 1u << 4,  /* live/total processes and threads */
+};
+
+/* One instant of the whole tree. Cumulative fields only grow. */
+struct sample {
+	uint64_t t_ns; /* CLOCK_MONOTONIC, absolute */
+	uint64_t pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib;
+	uint64_t rss_kib;
+	uint64_t minflt, majflt;    /* cumulative over the tree (live + exited) */
+	uint64_t utime_us, stime_us; /* cumulative over the tree (live + exited) */
+	uint32_t live_procs, live_threads;
+	uint32_t total_procs, total_threads; /* created so far, root included */
+	uint32_t valid;
+};
+
+/* Fields aggregated over a bucket: every numeric field of struct sample. */
+#define STORE_NFIELDS 13
+
+/* A time bucket: min, max and mean of every field over the samples in it.
+ * At the finest tier a bucket holds one sample and min == max == mean.
+ * A field is aggregated over the samples where it was known; valid is the AND,
+ * so a bucket mixing known and unknown readings has the bit clear.
+ * min.t_ns = t0_ns, max.t_ns = t1_ns, mean.t_ns = their midpoint. */
+struct bucket {
+	uint64_t t0_ns, t1_ns; /* first and last sample time in the bucket */
+	uint32_t n;            /* samples aggregated */
+	uint32_t valid;        /* AND of the samples' valid bits */
+	struct sample min, max, mean;
+};
+
+enum store_event_type {
+	STORE_EV_FORK = 1,
+	STORE_EV_EXEC,
+	STORE_EV_EXIT,
+	STORE_EV_THREAD,
+	STORE_EV_LOST,    /* netlink lost events (ENOBUFS); arg = count */
+	STORE_EV_RESCAN,  /* /proc rescanned to repair the tree */
+};
+
+struct store_event {
+	uint64_t t_ns;
+	uint32_t type; /* enum store_event_type */
+	pid_t pid, ppid;
+	int64_t arg; /* exit: wait status; lost: count */
+};
+
+/* Bits of struct proc_rec.valid. */
+enum {
+	PROC_V_PSS = 1u << 0,
+	PROC_V_RSS = 1u << 1,
+	PROC_V_CPU = 1u << 2,
+	PROC_V_FAULTS = 1u << 3,
+	PROC_V_EXIT = 1u << 4,   /* exit_status known */
+	PROC_V_ARGV = 1u << 5,   /* argv_id names the real command line */
+	PROC_V_PSS_EST = 1u << 6, /* pss_kib scaled from RSS since last smaps_rollup */
+};
+
+/* What the UI and the exports know of one process, live or exited. */
+struct proc_rec {
+	uint64_t id;       /* unique in the run (pid + start time key) */
+	pid_t pid, ppid;
+	uint64_t start_ns, end_ns; /* end_ns == 0 while alive */
+	uint32_t argv_id;          /* store_str_get(); 0 = none */
+	char comm[16];
+	int exit_status;           /* wait(2) status, valid with PROC_V_EXIT */
+	uint32_t threads;          /* live threads now (peak when exited) */
+	uint32_t nexec;            /* execs performed */
+	uint64_t pss_kib, rss_kib; /* now (last known when exited) */
+	uint64_t peak_pss_kib, peak_pss_t_ns, peak_rss_kib;
+	uint64_t pss_age_ns;       /* how old the last smaps_rollup read is */
+	uint64_t utime_us, stime_us, minflt, majflt;
+	uint32_t valid;
+};
+
+/* The run as a whole: set by the collector, read by report and exports. */
+struct store_summary {
+	uint64_t start_ns, end_ns; /* command start and end; end 0 while running */
+	int exited;                /* the command has been reaped */
+	int wait_status;           /* wait(2) status of the command */
+	/* rusage of the command and the descendants it waited for (wait4) */
+	uint64_t ru_utime_us, ru_stime_us, ru_maxrss_kib;
+	uint64_t ru_minflt, ru_majflt, ru_nvcsw, ru_nivcsw, ru_inblock, ru_oublock;
+	struct sample peak;        /* the sample with the highest tree PSS */
+	struct sample last;        /* the newest sample */
+	uint64_t lost_events;      /* netlink ENOBUFS occurrences */
+	uint64_t rescans;
+	uint32_t total_execs;
+	uint32_t mode;             /* enum collector_mode */
+	uint64_t pss_reads;        /* smaps_rollup reads performed */
+	uint64_t pss_max_age_ns;   /* worst refresh age of a live process seen at a tick */
+	uint64_t pss_mean_age_ns;  /* mean refresh age over live processes and ticks */
+	uint64_t collector_cpu_ns; /* the collector thread's own CPU time */
+	uint64_t interval_ms;
+};
+
+struct store;
+
+struct store_config {
+	uint32_t tier0_len;     /* fine samples kept (default 4096) */
+	uint32_t ntiers;        /* tiers including tier 0 (default 4) */
+	uint32_t tier_factor;   /* each tier's bucket spans this many of the previous (default 10) */
+	uint32_t tier_len;      /* buckets per coarser tier (default 4096) */
+	uint32_t events_len;    /* event ring length (default 65536) */
+	uint64_t base_ns;       /* tier k >= 1 buckets are time slots of base_ns * factor^k
+				 * (default 100 ms) */
+	size_t strpool_max_bytes; /* string bytes interned at most (default 64 MiB) */
+};
+
+/* Creates a store; cfg may be NULL for defaults. Memory for series and events is
+ * allocated here, once. Returns NULL + errno. */
+struct store *store_new(const struct store_config *cfg);
+void store_free(struct store *st);
+
+/* Collector side. */
+void store_push_sample(struct store *st, const struct sample *s);
+void store_push_event(struct store *st, const struct store_event *ev);
+/* Inserts or updates the record with rec->id. Returns 0 or -ENOMEM. */
+int store_proc_update(struct store *st, const struct proc_rec *rec);
+void store_summary_set(struct store *st, const struct store_summary *sum);
+/* Interns a byte string (argv with NUL separators); returns its id (>0) or 0 on
+ * failure. The same bytes always give the same id. */
+uint32_t store_str_intern(struct store *st, const char *bytes, size_t len);
+
+/* One program executed in the tree (execve). Every exec is kept, unlike the
+ * bounded event ring, because the summary lists them all. */
+struct store_exec {
+	uint64_t t_ns;
+	pid_t pid, ppid;
+	uint32_t argv_id; /* 0 when the process was gone before its argv was read */
+	char comm[16];    /* from the kernel (or "" if unknown) */
+};
+void store_push_exec(struct store *st, const struct store_exec *ex);
+
+/* Reader side: every call copies under the lock and returns. */
+/* Copies execs [from, from + max); returns the total number of execs. */
+size_t store_execs(struct store *st, size_t from, struct store_exec *out, size_t max);
+void store_summary_get(struct store *st, struct store_summary *out);
+/* Buckets covering [t0_ns, t1_ns], at most max_out of them, from the finest tier
+ * that both covers the start of the range and fits max_out; returns how many
+ * were written (oldest first). Cost is O(buckets returned + log n). */
+size_t store_query(struct store *st, uint64_t t0_ns, uint64_t t1_ns, struct bucket *out,
+		   size_t max_out);
+/* Time span of the stored series (first and last sample). Returns 0, or -ENODATA. */
+int store_span(struct store *st, uint64_t *t0_ns, uint64_t *t1_ns);
+/* Copies up to max records; which: 0 all, 1 live only, 2 exited only. Returns the
+ * total number matching (may exceed max). */
+size_t store_procs(struct store *st, int which, struct proc_rec *out, size_t max);
+/* Copies events with index >= *cursor (a running count); advances *cursor.
+ * Returns the number copied; events older than the ring are skipped and counted
+ * in *dropped if non-NULL (set to this call's count, 0 when none). */
+size_t store_events(struct store *st, uint64_t *cursor, struct store_event *out, size_t max,
+		    uint64_t *dropped);
+/* Copies interned string id into buf (up to cap bytes); returns its full length,
+ * or -ENOENT. */
+ssize_t store_str_get(struct store *st, uint32_t id, char *buf, size_t cap);
+/* Strings refused by store_str_intern() (pool full or out of memory). */
+uint64_t store_str_dropped(struct store *st);
+
+/* Bytes of memory the store holds now (for the benchmarks). */
+size_t store_mem_bytes(struct store *st);
+
+#endif
