@@ -1,0 +1,53 @@
+/* nlproc: the netlink process-events connector. nlproc_parse() is pure (bytes
+ * in, events out); the socket functions set up a subscription. */
+#ifndef SPACETIME_NLPROC_H
+#define SPACETIME_NLPROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum nlproc_type {
+	NLPROC_NONE = 0,
+	NLPROC_FORK,  /* a process or a thread was created */
+	NLPROC_EXEC,
+	NLPROC_EXIT,  /* a task (thread or process) ended */
+	NLPROC_ACK,   /* the subscription was acknowledged */
+};
+
+struct nlproc_event {
+	enum nlproc_type type;
+	uint64_t ts_ns;      /* kernel CLOCK_MONOTONIC timestamp */
+	pid_t pid, tgid;     /* fork: the child; exec/exit: the task */
+	pid_t ppid, ptgid;   /* fork: the parent; exit: the parent (kernel >= 4.18) */
+	uint32_t exit_code;  /* exit: wait(2) status; ack: the kernel's errno (0 = ok) */
+	uint32_t exit_signal;
+};
+
+/* Parses one datagram of netlink messages. Writes up to max events to out and
+ * returns how many; unknown event kinds are skipped. Returns -EINVAL on a
+ * truncated or malformed buffer (events parsed before the damage are kept in
+ * out and counted in *n_ok when n_ok is non-NULL), -ENOSPC when it holds more
+ * than max events (likewise), or an NLMSG_ERROR's -errno. buf must be 4-byte
+ * aligned, as any recv() buffer of a netlink socket is. */
+int nlproc_parse(const void *buf, size_t len, struct nlproc_event *out, size_t max,
+		 size_t *n_ok);
+
+/* What nlproc_open managed to set up. */
+struct nlproc_info {
+	int filtered;        /* the kernel filters to fork|exec|exit (>= 6.6) */
+	int rcvbuf_forced;   /* SO_RCVBUFFORCE worked */
+	int rcvbuf_bytes;    /* the buffer size the kernel reports */
+};
+
+/* Opens a non-blocking, close-on-exec connector socket, sizes its receive buffer
+ * to rcvbuf_bytes (forced if privileged, else up to rmem_max), binds to the
+ * process-events group and subscribes. Returns the fd or -errno: -EPERM when
+ * CAP_NET_ADMIN is missing (kernels before 6.6; from 6.6 anyone may listen),
+ * -EOPNOTSUPP when the kernel ignores us (a non-initial user, pid or network
+ * namespace, e.g. a container). */
+int nlproc_open(int rcvbuf_bytes, struct nlproc_info *info);
+/* Unsubscribes and closes. */
+void nlproc_close(int fd);
+
+#endif

@@ -1,0 +1,65 @@
+/* procfs: readers for /proc/PID files. The parse functions are pure (bytes in,
+ * struct out) so they are tested from fixtures; the I/O helpers reuse fds. */
+#ifndef SPACETIME_PROCFS_H
+#define SPACETIME_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* From smaps_rollup. Fields absent from the text keep their valid bit clear. */
+enum {
+	PROCFS_ROLLUP_RSS = 1u << 0,
+	PROCFS_ROLLUP_PSS = 1u << 1,
+	PROCFS_ROLLUP_SPLIT = 1u << 2, /* Pss_Anon/Pss_File/Pss_Shmem (kernel >= 5.7) */
+	PROCFS_ROLLUP_SWAP = 1u << 3,
+	PROCFS_ROLLUP_ANON = 1u << 4,  /* anon_kib: the Anonymous line */
+};
+struct procfs_rollup {
+	uint64_t rss_kib, pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib, swap_kib;
+	uint64_t anon_kib; /* resident anonymous memory: Rss - anon_kib is file + shmem */
+	uint32_t valid;
+};
+/* Parses smaps_rollup text. Returns 0, or -EINVAL when no Pss line is present. */
+int procfs_parse_smaps_rollup(const char *buf, size_t len, struct procfs_rollup *out);
+
+/* From /proc/PID/stat (the fields spacetime uses). Times in clock ticks. */
+struct procfs_stat {
+	pid_t pid, ppid;
+	char comm[16];
+	char state;
+	uint64_t minflt, majflt;
+	uint64_t utime_ticks, stime_ticks;
+	uint32_t num_threads;
+	uint64_t starttime_ticks;
+	uint64_t rss_pages;
+};
+/* Parses a stat line; comm may hold spaces and parentheses (the last ')' ends
+ * it). Returns 0 or -EINVAL. */
+int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out);
+
+struct procfs_statm {
+	uint64_t size_pages, resident_pages, shared_pages, text_pages, data_pages;
+};
+/* Parses /proc/PID/statm. Returns 0 or -EINVAL. */
+int procfs_parse_statm(const char *buf, size_t len, struct procfs_statm *out);
+
+/* Parses a children file ("12 34 56 "): up to max pids into out. Returns the
+ * number found (may exceed max), or -EINVAL on garbage. */
+int procfs_parse_children(const char *buf, size_t len, pid_t *out, size_t max);
+
+/* Opens /proc/PID/NAME (or /proc/PID/task/TID/NAME when tid > 0) read-only,
+ * close-on-exec. Returns the fd or -errno (-ENOENT: the process is gone). */
+int procfs_open(pid_t pid, pid_t tid, const char *name);
+/* Reads the whole file behind fd from offset 0 into buf (NUL-terminated, at
+ * most cap - 1 bytes). Returns the length or -errno (-ESRCH: the process is
+ * gone). */
+ssize_t procfs_pread(int fd, char *buf, size_t cap);
+/* One-shot read of /proc/PID/NAME into buf. Returns the length or -errno. */
+ssize_t procfs_read(pid_t pid, const char *name, char *buf, size_t cap);
+
+/* Clock ticks per second and page size, looked up once. */
+long procfs_hz(void);
+long procfs_page_kib(void);
+
+#endif
