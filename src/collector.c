@@ -1,0 +1,785 @@
+/* collector.c: follows the command's process tree and samples it into the store.
+ *
+ * Netlink mode tracks tree membership from fork/exec/exit events (exact); poll
+ * mode rediscovers the tree from /proc/PID/task/TID/children every tick. Each
+ * tick reads the cheap counters (stat, statm) of every live process and spends
+ * what is left of a CPU budget on smaps_rollup reads, chosen by priority; in
+ * between, each process's PSS is scaled from its last read by the change of
+ * its anonymous and shared RSS. */
+#include "collector.h"
+
+#include "nlproc.h"
+#include "procfs.h"
+#include "ptable.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define COLLECTOR_NLBUF (64 * 1024)
+#define COLLECTOR_ARGV_MAX (64 * 1024)
+#define COLLECTOR_MAX_EVENTS 1024
+/* Estimated smaps_rollup cost before any is measured: ~10 us per MiB + 5 us. */
+#define COLLECTOR_COST_FIXED_NS 5000.0
+#define COLLECTOR_COST_NS_PER_KIB 10.0
+
+struct collector {
+	struct store *st;
+	struct collector_config cfg;
+	int nl_fd, ep_fd, timer_fd, wake_fd, notify_fd, pidfd;
+	pid_t root;
+	pthread_t th;
+	int started;
+	atomic_int finished;
+	struct ptable *pt;
+	uint64_t next_id;
+	/* totals over the tree */
+	uint32_t total_procs, total_threads, total_execs;
+	uint64_t gone_minflt, gone_majflt, gone_utime_us, gone_stime_us;
+	/* PSS budget */
+	double tokens_ns, cost_ns_per_kib, shared_ratio;
+	uint64_t last_tick_ns;
+	uint64_t age_sum_ns, age_n;
+	struct store_summary sum;
+	char nlbuf[COLLECTOR_NLBUF];
+	char rbuf[16384];
+	char argv[COLLECTOR_ARGV_MAX];
+};
+
+uint64_t collector_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t ticks_to_us(uint64_t t)
+{
+	return t * 1000000u / (uint64_t)procfs_hz();
+}
+
+struct collector *collector_new(struct store *st, const struct collector_config *cfg)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->st = st;
+	c->cfg = *cfg;
+	if (!c->cfg.interval_ms)
+		c->cfg.interval_ms = 100;
+	if (c->cfg.budget <= 0)
+		c->cfg.budget = 0.01;
+	c->nl_fd = cfg->nl_fd;
+	c->ep_fd = c->timer_fd = c->wake_fd = c->notify_fd = c->pidfd = -1;
+	c->cost_ns_per_kib = COLLECTOR_COST_NS_PER_KIB;
+	c->shared_ratio = 1.0;
+	c->pt = ptable_new();
+	c->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!c->pt || c->notify_fd < 0 || c->wake_fd < 0) {
+		int e = errno ? errno : ENOMEM;
+		collector_free(c);
+		errno = e;
+		return NULL;
+	}
+	c->sum.mode = c->nl_fd >= 0 ? COLLECTOR_NETLINK : COLLECTOR_POLL;
+	c->sum.interval_ms = c->cfg.interval_ms;
+	return c;
+}
+
+static void notify(struct collector *c)
+{
+	uint64_t one = 1;
+
+	if (write(c->notify_fd, &one, sizeof(one)) < 0) {
+		/* counter saturated or closed: the UI will poll anyway */
+	}
+}
+
+/* Publishes an entry's record to the store. */
+static void publish(struct collector *c, struct pentry *e)
+{
+	store_proc_update(c->st, &e->rec);
+}
+
+/* Reads the command line of pid into the string pool; 0 if it is gone. */
+static uint32_t read_argv(struct collector *c, pid_t pid)
+{
+	ssize_t n = procfs_read(pid, "cmdline", c->argv, sizeof(c->argv));
+
+	if (n <= 0)
+		return 0;
+	if (c->argv[n - 1] == '\0')
+		n--; /* drop the final separator: args are NUL-separated */
+	return store_str_intern(c->st, c->argv, (size_t)n);
+}
+
+/* Records an exec by e (netlink event or detected by polling). */
+static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
+{
+	struct store_exec ex = {.t_ns = t_ns, .pid = e->rec.pid, .ppid = e->rec.ppid};
+	struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXEC, .pid = e->rec.pid,
+				 .ppid = e->rec.ppid};
+	char buf[64];
+
+	ex.argv_id = read_argv(c, e->rec.pid);
+	if (procfs_read(e->rec.pid, "comm", buf, sizeof(buf)) > 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		buf[sizeof(e->rec.comm) - 1] = '\0';
+		memcpy(e->rec.comm, buf, sizeof(e->rec.comm));
+	}
+	memcpy(ex.comm, e->rec.comm, sizeof(ex.comm));
+	e->rec.argv_id = ex.argv_id;
+	if (ex.argv_id)
+		e->rec.valid |= PROC_V_ARGV;
+	else
+		e->rec.valid &= ~PROC_V_ARGV;
+	e->rec.nexec++;
+	c->total_execs++;
+	/* A new program has a new address space: the old smaps fd shows the old one. */
+	if (e->fd_smaps >= 0) {
+		close(e->fd_smaps);
+		e->fd_smaps = -1;
+	}
+	e->pss_t_ns = 0;
+	store_push_exec(c->st, &ex);
+	store_push_event(c->st, &ev);
+}
+
+/* Reads stat for e, checking identity; returns 0, -ESRCH when gone or reused. */
+static int read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps)
+{
+	if (e->fd_stat < 0) {
+		int fd = procfs_open(e->rec.pid, 0, "stat");
+		if (fd < 0)
+			return -ESRCH;
+		e->fd_stat = fd;
+	}
+	ssize_t n = procfs_pread(e->fd_stat, c->rbuf, sizeof(c->rbuf));
+	if (n <= 0 || procfs_parse_stat(c->rbuf, (size_t)n, ps) < 0)
+		return -ESRCH;
+	if (e->start_ticks && ps->starttime_ticks != e->start_ticks)
+		return -ESRCH; /* the pid now belongs to another process */
+	e->start_ticks = ps->starttime_ticks;
+	return 0;
+}
+
+/* Copies the cumulative counters of a stat read into the record. */
+static void take_stat(struct pentry *e, const struct procfs_stat *ps)
+{
+	e->rec.utime_us = ticks_to_us(ps->utime_ticks);
+	e->rec.stime_us = ticks_to_us(ps->stime_ticks);
+	e->rec.minflt = ps->minflt;
+	e->rec.majflt = ps->majflt;
+	e->rec.threads = ps->num_threads;
+	if (ps->num_threads > e->max_threads)
+		e->max_threads = ps->num_threads;
+	e->rec.valid |= PROC_V_CPU | PROC_V_FAULTS;
+	if (!e->rec.comm[0])
+		memcpy(e->rec.comm, ps->comm, sizeof(e->rec.comm));
+}
+
+/* Adds a process of the tree to the table; parent may be NULL (the root). */
+static struct pentry *add_proc(struct collector *c, pid_t pid, pid_t ppid, uint64_t t_ns,
+			       const struct pentry *parent)
+{
+	struct pentry *e = ptable_add(c->pt, pid);
+	struct procfs_stat ps;
+
+	if (!e)
+		return NULL;
+	e->rec.id = ++c->next_id;
+	e->rec.ppid = ppid;
+	e->rec.start_ns = t_ns;
+	e->rec.exit_status = -1;
+	if (parent) {
+		e->rec.argv_id = parent->rec.argv_id;
+		e->rec.valid |= parent->rec.valid & PROC_V_ARGV;
+		memcpy(e->rec.comm, parent->rec.comm, sizeof(e->rec.comm));
+	}
+	if (read_stat(c, e, &ps) == 0) {
+		take_stat(e, &ps);
+		/* Counters a forked child starts with were counted in its parent. */
+		e->rec.threads = ps.num_threads ? ps.num_threads : 1;
+	}
+	e->max_threads = e->rec.threads ? e->rec.threads : 1;
+	c->total_procs++;
+	c->total_threads++;
+	return e;
+}
+
+/* Moves e out of the live table: final counters, exit status, published. */
+static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int status, int known)
+{
+	struct procfs_stat ps;
+	struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXIT, .pid = e->rec.pid,
+				 .ppid = e->rec.ppid, .arg = status};
+
+	if (read_stat(c, e, &ps) == 0)
+		take_stat(e, &ps);
+	c->gone_minflt += e->rec.minflt;
+	c->gone_majflt += e->rec.majflt;
+	c->gone_utime_us += e->rec.utime_us;
+	c->gone_stime_us += e->rec.stime_us;
+	e->rec.end_ns = t_ns ? t_ns : collector_now_ns();
+	e->rec.threads = e->max_threads;
+	if (known) {
+		e->rec.exit_status = status;
+		e->rec.valid |= PROC_V_EXIT;
+	}
+	publish(c, e);
+	store_push_event(c->st, &ev);
+	ptable_remove(c->pt, e->rec.pid);
+}
+
+/* Handles one netlink event. */
+static void on_event(struct collector *c, const struct nlproc_event *ev)
+{
+	struct pentry *e, *p;
+
+	switch (ev->type) {
+	case NLPROC_FORK:
+		if (ev->pid != ev->tgid) {
+			if (ptable_get(c->pt, ev->tgid))
+				c->total_threads++;
+			return;
+		}
+		p = ptable_get(c->pt, ev->ptgid);
+		if (!p || ptable_get(c->pt, ev->pid))
+			return;
+		pid_t parent_pid = p->rec.pid;
+		e = add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
+		if (e) {
+			struct store_event se = {.t_ns = ev->ts_ns, .type = STORE_EV_FORK,
+						 .pid = ev->pid, .ppid = parent_pid};
+			store_push_event(c->st, &se);
+			publish(c, e);
+		}
+		return;
+	case NLPROC_EXEC:
+		e = ptable_get(c->pt, ev->tgid);
+		if (e)
+			note_exec(c, e, ev->ts_ns);
+		return;
+	case NLPROC_EXIT:
+		if (ev->pid != ev->tgid)
+			return;
+		e = ptable_get(c->pt, ev->pid);
+		if (e)
+			retire(c, e, ev->ts_ns, (int)ev->exit_code, 1);
+		return;
+	default:
+		return;
+	}
+}
+
+/* Finds every live process under root through the children files, adding the
+ * ones missing from the table; marks found entries seen. */
+static void scan_tree(struct collector *c, uint64_t now)
+{
+	pid_t stack[4096], kids[1024];
+	size_t sp = 0;
+	char path[64];
+
+	for (size_t i = 0; i < ptable_count(c->pt); i++)
+		ptable_at(c->pt, i)->seen = 0;
+	stack[sp++] = c->root;
+	while (sp) {
+		pid_t pid = stack[--sp];
+		struct pentry *e = ptable_get(c->pt, pid);
+		if (!e)
+			continue;
+		e->seen = 1;
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		DIR *d = e->rec.threads > 1 ? opendir(path) : NULL;
+		struct dirent *de;
+		pid_t tid = pid;
+		do {
+			if (d) {
+				de = readdir(d);
+				if (!de)
+					break;
+				if (de->d_name[0] == '.')
+					continue;
+				tid = (pid_t)atoi(de->d_name);
+			}
+			char kbuf[8192];
+			int fd = procfs_open(pid, tid, "children");
+			ssize_t n = fd >= 0 ? procfs_pread(fd, kbuf, sizeof(kbuf)) : -1;
+			if (fd >= 0)
+				close(fd);
+			int k = n > 0 ? procfs_parse_children(kbuf, (size_t)n, kids, 1024) : 0;
+			for (int j = 0; j < k && j < 1024; j++) {
+				struct pentry *ce = ptable_get(c->pt, kids[j]);
+				if (!ce) {
+					ce = add_proc(c, kids[j], pid, now, e);
+					if (!ce)
+						continue;
+					if (c->sum.mode == COLLECTOR_POLL)
+						note_exec(c, ce, now);
+					c->sum.rescans += c->sum.mode == COLLECTOR_NETLINK;
+					e = ptable_get(c->pt, pid); /* add may move entries */
+				}
+				if (sp < sizeof(stack) / sizeof(stack[0]))
+					stack[sp++] = kids[j];
+			}
+		} while (d);
+		if (d)
+			closedir(d);
+	}
+}
+
+/* Reads stat and statm of e and updates its record and PSS estimate. Returns
+ * -ESRCH when the process is gone. */
+static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
+{
+	struct procfs_stat ps;
+	struct procfs_statm sm;
+	char comm[16];
+
+	memcpy(comm, e->rec.comm, sizeof(comm));
+	if (read_stat(c, e, &ps) < 0)
+		return -ESRCH;
+	take_stat(e, &ps);
+	if (c->sum.mode == COLLECTOR_POLL && e->rec.nexec && strncmp(comm, ps.comm, 16) != 0) {
+		memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
+		note_exec(c, e, now); /* the program changed: an exec we did not see */
+	}
+	if (e->fd_statm < 0) {
+		int fd = procfs_open(e->rec.pid, 0, "statm");
+		if (fd < 0)
+			return -ESRCH;
+		e->fd_statm = fd;
+	}
+	ssize_t n = procfs_pread(e->fd_statm, c->rbuf, sizeof(c->rbuf));
+	if (n < 0)
+		return -ESRCH;
+	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0)
+		return 0; /* a zombie or kernel thread: no memory */
+	uint64_t pk = (uint64_t)procfs_page_kib();
+	uint64_t res = sm.resident_pages * pk, shr = sm.shared_pages * pk;
+	if (shr > res)
+		shr = res;
+	e->anon_rss = res - shr;
+	e->shared_rss = shr;
+	e->rec.rss_kib = res;
+	e->rec.valid |= PROC_V_RSS;
+	if (res > e->rec.peak_rss_kib)
+		e->rec.peak_rss_kib = res;
+	return 0;
+}
+
+/* Scales x by now/then; when then is 0 the best guess is now itself. */
+static uint64_t scale(uint64_t x, uint64_t now, uint64_t then, double fallback)
+{
+	if (!then)
+		return (uint64_t)((double)now * fallback);
+	return (uint64_t)((double)x * (double)now / (double)then);
+}
+
+/* Updates e's PSS estimate (and its anon/file/shmem split) from its last
+ * smaps_rollup read, scaled by the change of anonymous and shared RSS since. */
+static void estimate_pss(struct collector *c, struct pentry *e, uint64_t now)
+{
+	uint64_t shared_rd = e->rd_pss_file + e->rd_pss_shmem, shared;
+
+	if (!(e->rec.valid & PROC_V_RSS))
+		return;
+	if (!e->pss_t_ns) {
+		e->est_anon_kib = e->anon_rss;
+		shared = (uint64_t)((double)e->shared_rss * c->shared_ratio);
+		e->est_shmem_kib = 0;
+	} else {
+		e->est_anon_kib = scale(e->rd_pss_anon, e->anon_rss, e->rd_anon_rss, 1.0);
+		shared = scale(shared_rd, e->shared_rss, e->rd_shared_rss, c->shared_ratio);
+		e->est_shmem_kib = shared_rd ? (uint64_t)((double)shared * (double)e->rd_pss_shmem /
+							   (double)shared_rd)
+					     : 0;
+	}
+	e->est_file_kib = shared - e->est_shmem_kib;
+	e->rec.pss_kib = e->est_anon_kib + shared;
+	e->rec.valid |= PROC_V_PSS;
+	if (e->pss_t_ns && e->anon_rss == e->rd_anon_rss && e->shared_rss == e->rd_shared_rss)
+		e->rec.valid &= ~PROC_V_PSS_EST;
+	else
+		e->rec.valid |= PROC_V_PSS_EST;
+	e->rec.pss_age_ns = e->pss_t_ns ? now - e->pss_t_ns : 0;
+	if (e->rec.pss_kib > e->rec.peak_pss_kib) {
+		e->rec.peak_pss_kib = e->rec.pss_kib;
+		e->rec.peak_pss_t_ns = now;
+	}
+}
+
+/* Reads smaps_rollup of e; returns the thread CPU time it cost. */
+static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
+{
+	struct procfs_rollup r;
+	uint64_t t0 = thread_cpu_ns();
+	ssize_t n = -1;
+
+	if (e->fd_smaps < 0)
+		e->fd_smaps = procfs_open(e->rec.pid, 0, "smaps_rollup");
+	if (e->fd_smaps >= 0)
+		n = procfs_pread(e->fd_smaps, c->rbuf, sizeof(c->rbuf));
+	uint64_t cost = thread_cpu_ns() - t0;
+	e->pss_t_ns = now; /* even a failed read waits its turn again */
+	if (n <= 0 || procfs_parse_smaps_rollup(c->rbuf, (size_t)n, &r) < 0) {
+		e->rd_anon_rss = e->anon_rss;
+		e->rd_shared_rss = e->shared_rss;
+		e->rd_pss_anon = e->anon_rss;
+		e->rd_pss_file = e->shared_rss;
+		e->rd_pss_shmem = 0;
+		return cost;
+	}
+	c->sum.pss_reads++;
+	if (r.valid & PROCFS_ROLLUP_SPLIT) {
+		e->rd_pss_anon = r.pss_anon_kib;
+		e->rd_pss_file = r.pss_file_kib;
+		e->rd_pss_shmem = r.pss_shmem_kib;
+	} else {
+		e->rd_pss_anon = r.pss_kib;
+		e->rd_pss_file = e->rd_pss_shmem = 0;
+	}
+	/* The RSS the PSS figures go with comes from the same read: memory that
+	 * grows between the statm and the smaps_rollup read must not skew the ratio. */
+	if ((r.valid & (PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_ANON)) == (PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_ANON) &&
+	    r.anon_kib <= r.rss_kib) {
+		e->rd_anon_rss = r.anon_kib;
+		e->rd_shared_rss = r.rss_kib - r.anon_kib;
+	} else {
+		e->rd_anon_rss = e->anon_rss;
+		e->rd_shared_rss = e->shared_rss;
+	}
+	if (e->rd_shared_rss > 256) {
+		double ratio = (double)(e->rd_pss_file + e->rd_pss_shmem) / (double)e->rd_shared_rss;
+		c->shared_ratio = 0.8 * c->shared_ratio + 0.2 * ratio;
+	}
+	uint64_t kib = r.rss_kib ? r.rss_kib : 1;
+	if (cost > COLLECTOR_COST_FIXED_NS) {
+		double per = ((double)cost - COLLECTOR_COST_FIXED_NS) / (double)kib;
+		c->cost_ns_per_kib = 0.9 * c->cost_ns_per_kib + 0.1 * per;
+	}
+	return cost;
+}
+
+/* The expected cost in ns of reading e's smaps_rollup. */
+static double pss_cost(const struct collector *c, const struct pentry *e)
+{
+	return COLLECTOR_COST_FIXED_NS + c->cost_ns_per_kib * (double)e->rec.rss_kib;
+}
+
+/* How much a fresh read of e would improve the estimate, per ns of cost:
+ * never-read processes first, then RSS change and staleness. */
+static double pss_priority(const struct collector *c, const struct pentry *e, uint64_t now)
+{
+	if (!(e->rec.valid & PROC_V_RSS) || !e->rec.rss_kib)
+		return -1;
+	if (!e->pss_t_ns)
+		return 1e12 / pss_cost(c, e);
+	double d_anon = (double)e->anon_rss - (double)e->rd_anon_rss;
+	double d_sh = (double)e->shared_rss - (double)e->rd_shared_rss;
+	double age_s = (double)(now - e->pss_t_ns) / 1e9;
+	double gain = (d_anon < 0 ? -d_anon : d_anon) + (d_sh < 0 ? -d_sh : d_sh) + age_s * 1024.0;
+	return gain / pss_cost(c, e);
+}
+
+/* Spends the CPU budget left this tick on the most useful smaps_rollup reads. */
+static void schedule_pss(struct collector *c, uint64_t now, uint64_t cheap_ns)
+{
+	double dt = c->last_tick_ns ? (double)(now - c->last_tick_ns) : c->cfg.interval_ms * 1e6;
+	double budget = dt * c->cfg.budget;
+	double pss_share = budget - (double)cheap_ns;
+
+	/* However costly the cheap reads, PSS keeps a quarter of the budget. */
+	if (pss_share < budget / 4)
+		pss_share = budget / 4;
+	c->tokens_ns += pss_share;
+	if (c->tokens_ns > c->cfg.budget * 5e9)
+		c->tokens_ns = c->cfg.budget * 5e9;
+	while (c->tokens_ns > 0) {
+		struct pentry *best = NULL;
+		double bp = 0;
+		for (size_t i = 0; i < ptable_count(c->pt); i++) {
+			struct pentry *e = ptable_at(c->pt, i);
+			if (e->pss_t_ns == now)
+				continue;
+			double p = pss_priority(c, e, now);
+			if (p > bp) {
+				bp = p;
+				best = e;
+			}
+		}
+		if (!best)
+			break;
+		c->tokens_ns -= (double)read_pss(c, best, now);
+	}
+}
+
+/* One sampling tick: cheap counters for all, PSS within budget, a sample. */
+static void tick(struct collector *c)
+{
+	uint64_t now = collector_now_ns();
+	uint64_t cpu0 = thread_cpu_ns();
+	struct sample s = {.t_ns = now};
+
+	if (c->sum.mode == COLLECTOR_POLL)
+		scan_tree(c, now);
+	for (size_t i = 0; i < ptable_count(c->pt);) {
+		struct pentry *e = ptable_at(c->pt, i);
+		if (sample_cheap(c, e, now) < 0 && e->rec.pid != c->root) {
+			/* Gone without an exit event: poll mode, or lost events. */
+			retire(c, e, now, 0, 0);
+			continue;
+		}
+		i++;
+	}
+	schedule_pss(c, now, thread_cpu_ns() - cpu0);
+	s.minflt = c->gone_minflt;
+	s.majflt = c->gone_majflt;
+	s.utime_us = c->gone_utime_us;
+	s.stime_us = c->gone_stime_us;
+	for (size_t i = 0; i < ptable_count(c->pt); i++) {
+		struct pentry *e = ptable_at(c->pt, i);
+		estimate_pss(c, e, now);
+		s.pss_kib += e->rec.pss_kib;
+		s.pss_anon_kib += e->est_anon_kib;
+		s.pss_file_kib += e->est_file_kib;
+		s.pss_shmem_kib += e->est_shmem_kib;
+		s.rss_kib += e->rec.rss_kib;
+		s.minflt += e->rec.minflt;
+		s.majflt += e->rec.majflt;
+		s.utime_us += e->rec.utime_us;
+		s.stime_us += e->rec.stime_us;
+		s.live_threads += e->rec.threads;
+		if (e->pss_t_ns) {
+			c->age_sum_ns += now - e->pss_t_ns;
+			c->age_n++;
+			if (now - e->pss_t_ns > c->sum.pss_max_age_ns)
+				c->sum.pss_max_age_ns = now - e->pss_t_ns;
+		}
+		publish(c, e);
+	}
+	s.live_procs = (uint32_t)ptable_count(c->pt);
+	s.total_procs = c->total_procs;
+	s.total_threads = c->total_threads;
+	s.valid = SAMPLE_PSS | SAMPLE_RSS | SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS;
+	store_push_sample(c->st, &s);
+	if (s.pss_kib > c->sum.peak.pss_kib || !c->sum.peak.t_ns)
+		c->sum.peak = s;
+	c->sum.last = s;
+	c->sum.total_execs = c->total_execs;
+	c->sum.pss_mean_age_ns = c->age_n ? c->age_sum_ns / c->age_n : 0;
+	c->sum.collector_cpu_ns = thread_cpu_ns();
+	c->last_tick_ns = now;
+	store_summary_set(c->st, &c->sum);
+	notify(c);
+}
+
+/* Reads every pending netlink datagram; counts and repairs lost events. */
+static void drain_netlink(struct collector *c)
+{
+	struct nlproc_event evs[128];
+
+	for (;;) {
+		ssize_t n = recv(c->nl_fd, c->nlbuf, sizeof(c->nlbuf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				struct store_event ev = {.t_ns = collector_now_ns(), .type = STORE_EV_LOST,
+							 .arg = 1};
+				c->sum.lost_events++;
+				store_push_event(c->st, &ev);
+				ev.type = STORE_EV_RESCAN;
+				store_push_event(c->st, &ev);
+				scan_tree(c, ev.t_ns);
+				continue;
+			}
+			return;
+		}
+		size_t ok = 0;
+		int k = nlproc_parse(c->nlbuf, (size_t)n, evs, 128, &ok);
+		size_t cnt = k >= 0 ? (size_t)k : ok;
+		for (size_t i = 0; i < cnt; i++)
+			on_event(c, &evs[i]);
+	}
+}
+
+/* Reaps the command if it has ended; returns 1 when it has. */
+static int reap(struct collector *c)
+{
+	struct rusage ru;
+	int status;
+	pid_t r = wait4(c->root, &status, WNOHANG, &ru);
+
+	if (r != c->root)
+		return 0;
+	uint64_t now = collector_now_ns();
+	c->sum.end_ns = now;
+	c->sum.wait_status = status;
+	c->sum.ru_utime_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+	c->sum.ru_stime_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+	c->sum.ru_maxrss_kib = (uint64_t)ru.ru_maxrss;
+	c->sum.ru_minflt = (uint64_t)ru.ru_minflt;
+	c->sum.ru_majflt = (uint64_t)ru.ru_majflt;
+	c->sum.ru_nvcsw = (uint64_t)ru.ru_nvcsw;
+	c->sum.ru_nivcsw = (uint64_t)ru.ru_nivcsw;
+	c->sum.ru_inblock = (uint64_t)ru.ru_inblock;
+	c->sum.ru_oublock = (uint64_t)ru.ru_oublock;
+	if (c->nl_fd >= 0)
+		drain_netlink(c);
+	struct pentry *e = ptable_get(c->pt, c->root);
+	if (e)
+		retire(c, e, now, status, 1);
+	tick(c);
+	c->sum.exited = 1;
+	store_summary_set(c->st, &c->sum);
+	atomic_store(&c->finished, 1);
+	notify(c);
+	return 1;
+}
+
+static void *collector_main(void *arg)
+{
+	struct collector *c = arg;
+	struct epoll_event evs[8];
+
+	tick(c);
+	while (!atomic_load(&c->finished)) {
+		int n = epoll_wait(c->ep_fd, evs, 8, c->pidfd < 0 ? (int)c->cfg.interval_ms : -1);
+		if (n < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+			if (fd == c->nl_fd) {
+				drain_netlink(c);
+			} else if (fd == c->timer_fd) {
+				uint64_t x;
+				if (read(fd, &x, sizeof(x)) > 0)
+					tick(c);
+			} else if (fd == c->pidfd) {
+				reap(c);
+			} else if (fd == c->wake_fd) {
+				return NULL;
+			}
+		}
+		if (c->pidfd < 0 && !atomic_load(&c->finished))
+			reap(c);
+	}
+	return NULL;
+}
+
+static int ep_add(int ep, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	return fd < 0 ? 0 : epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+/* Raises the fd limit: three /proc fds are kept per live process. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns)
+{
+	struct itimerspec its = {0};
+	sigset_t all, old;
+	int r;
+
+	raise_nofile();
+	c->root = pid;
+	c->pidfd = pidfd;
+	c->sum.start_ns = start_ns;
+	struct pentry *e = add_proc(c, pid, getpid(), start_ns, NULL);
+	if (!e)
+		return -ENOMEM;
+	if (c->sum.mode == COLLECTOR_POLL)
+		note_exec(c, e, start_ns);
+	c->ep_fd = epoll_create1(EPOLL_CLOEXEC);
+	c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (c->ep_fd < 0 || c->timer_fd < 0)
+		return -errno;
+	its.it_interval.tv_sec = c->cfg.interval_ms / 1000;
+	its.it_interval.tv_nsec = (long)(c->cfg.interval_ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	if (timerfd_settime(c->timer_fd, 0, &its, NULL))
+		return -errno;
+	if ((r = ep_add(c->ep_fd, c->nl_fd)) < 0 || (r = ep_add(c->ep_fd, c->timer_fd)) < 0 ||
+	    (r = ep_add(c->ep_fd, c->pidfd)) < 0 || (r = ep_add(c->ep_fd, c->wake_fd)) < 0)
+		return r;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&c->th, NULL, collector_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r == 0)
+		c->started = 1;
+	return r;
+}
+
+int collector_notify_fd(const struct collector *c)
+{
+	return c->notify_fd;
+}
+
+int collector_finished(struct collector *c)
+{
+	return atomic_load(&c->finished);
+}
+
+void collector_stop(struct collector *c)
+{
+	uint64_t one = 1;
+
+	if (!c->started)
+		return;
+	if (write(c->wake_fd, &one, sizeof(one)) < 0) {
+		/* cannot fail for a fresh eventfd */
+	}
+	pthread_join(c->th, NULL);
+	c->started = 0;
+}
+
+void collector_free(struct collector *c)
+{
+	if (!c)
+		return;
+	collector_stop(c);
+	ptable_free(c->pt);
+	if (c->nl_fd >= 0)
+		nlproc_close(c->nl_fd); /* unsubscribes: the kernel counts listeners */
+	int fds[] = {c->ep_fd, c->timer_fd, c->wake_fd, c->notify_fd};
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(c);
+}

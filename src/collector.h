@@ -1,0 +1,42 @@
+/* collector: the thread that follows the command's process tree and fills the
+ * store. epoll over the netlink socket, a timerfd for sampling, the command's
+ * pidfd and a wakeup eventfd. It never waits for the UI. */
+#ifndef SPACETIME_COLLECTOR_H
+#define SPACETIME_COLLECTOR_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "store.h"
+
+enum collector_mode {
+	COLLECTOR_NETLINK = 1, /* exact: every fork, exec and exit is seen */
+	COLLECTOR_POLL = 2,    /* /proc children polled each tick: short lives missed */
+};
+
+struct collector_config {
+	uint32_t interval_ms; /* sampling tick (default 100) */
+	double budget;        /* collector CPU budget, fraction of one core (default 0.01) */
+	int nl_fd;            /* subscribed netlink socket, or -1 to poll /proc */
+};
+
+struct collector;
+
+/* Creates a collector writing into st; takes ownership of cfg->nl_fd. */
+struct collector *collector_new(struct store *st, const struct collector_config *cfg);
+/* Starts the thread following the tree rooted at pid (already forked, not yet
+ * exec'd); pidfd may be -1. start_ns is the command's start. Returns 0 or
+ * -errno. Signals are blocked in the new thread. */
+int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns);
+/* An fd that becomes readable when the store has new data or the command
+ * ended; read 8 bytes to clear it. */
+int collector_notify_fd(const struct collector *c);
+/* Tells whether the command has been reaped (the summary is final). */
+int collector_finished(struct collector *c);
+/* Stops the thread (if running) and joins it. */
+void collector_stop(struct collector *c);
+void collector_free(struct collector *c);
+/* The current time on the one clock (CLOCK_MONOTONIC), ns. */
+uint64_t collector_now_ns(void);
+
+#endif

@@ -1,0 +1,44 @@
+/* ptable: the collector's table of live processes in the watched tree, keyed
+ * by pid and start time, with the open /proc fds reused for every tick. */
+#ifndef SPACETIME_PTABLE_H
+#define SPACETIME_PTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "store.h"
+
+struct pentry {
+	struct proc_rec rec;      /* what is published to the store */
+	uint64_t start_ticks;     /* stat starttime: with pid, the identity */
+	int fd_stat, fd_statm, fd_smaps;
+	/* PSS bookkeeping: the last smaps_rollup read and the RSS at that time */
+	uint64_t pss_t_ns;        /* 0: never read */
+	uint64_t rd_pss_anon, rd_pss_file, rd_pss_shmem;
+	uint64_t rd_anon_rss, rd_shared_rss;
+	uint64_t anon_rss, shared_rss; /* from the latest statm, KiB */
+	uint64_t est_anon_kib, est_file_kib, est_shmem_kib; /* the current estimate */
+	uint32_t max_threads;
+	int seen;                 /* poll mode: found in this scan */
+};
+
+struct ptable;
+
+struct ptable *ptable_new(void);
+/* Closes every fd and frees the table. */
+void ptable_free(struct ptable *pt);
+/* The live entry for pid, or NULL. */
+struct pentry *ptable_get(struct ptable *pt, pid_t pid);
+/* Adds a zeroed entry for pid (fds -1); NULL + errno on failure. The pointer is
+ * valid until the next add or remove. */
+struct pentry *ptable_add(struct ptable *pt, pid_t pid);
+/* Removes pid's entry, closing its fds. */
+void ptable_remove(struct ptable *pt, pid_t pid);
+/* Number of live entries and access by index (0..n-1) for iteration. */
+size_t ptable_count(const struct ptable *pt);
+struct pentry *ptable_at(struct ptable *pt, size_t i);
+/* Closes the fds of an entry. */
+void ptable_close_fds(struct pentry *e);
+
+#endif

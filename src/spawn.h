@@ -1,0 +1,36 @@
+/* spawn: fork and exec the command. The child waits on a pipe until the
+ * collector is ready, so its first exec is already seen; exec failures come
+ * back through a close-on-exec pipe as an errno. */
+#ifndef SPACETIME_SPAWN_H
+#define SPACETIME_SPAWN_H
+
+#include <sys/types.h>
+
+struct spawn {
+	pid_t pid;
+	int pidfd;      /* -1 if pidfd_open is unavailable */
+	int pty_master; /* -1 unless use_pty */
+	int go_fd;      /* write end: closing it lets the child exec */
+	int err_fd;     /* read end: errno of a failed exec, or EOF on success */
+};
+
+struct spawn_opts {
+	int use_pty;        /* give the command a new pseudo-terminal (dashboard) */
+	unsigned short rows, cols; /* its size when use_pty */
+};
+
+/* Forks the child, which waits for spawn_release() before exec. Returns 0 or
+ * -errno. */
+int spawn_start(struct spawn *sp, char *const argv[], const struct spawn_opts *opts);
+/* Lets the child exec and waits until it has: returns 0, or -errno of the
+ * failed exec (-ENOENT: not found, -EACCES: not executable). */
+int spawn_release(struct spawn *sp);
+/* Maps a wait(2) status to the exit code a shell would show (128+N for a
+ * signal). */
+int spawn_exit_code(int wait_status);
+/* Sends sig to the command's process group (or the command if it has none). */
+int spawn_signal(const struct spawn *sp, int sig);
+/* Closes what spawn_start opened (not the pty master if the caller took it). */
+void spawn_close(struct spawn *sp);
+
+#endif

@@ -1,0 +1,304 @@
+/* main.c: options, privileges, mode dispatch and the exit status. */
+#include "caps.h"
+#include "collector.h"
+#include "export_json.h"
+#include "nlproc.h"
+#include "report.h"
+#include "spawn.h"
+#include "store.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#define SPACETIME_VERSION "0.1.0"
+#define MAIN_EXIT_USAGE 2
+#define MAIN_EXIT_FAIL 125
+#define MAIN_RCVBUF (16 * 1024 * 1024)
+
+struct options {
+	int summary, verbose, no_netlink, caps;
+	unsigned interval_ms;
+	double budget;
+	const char *output, *json;
+	char **argv;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: spacetime [options] [--] COMMAND [ARGS...]\n"
+	      "Run COMMAND and show where its time and memory go, for its whole process tree.\n"
+	      "\n"
+	      "  -s, --summary        no dashboard: the command keeps the terminal and a\n"
+	      "                       summary is printed on stderr when it ends\n"
+	      "  -o, --output FILE    write the summary to FILE instead of stderr\n"
+	      "      --json FILE      also write the summary as JSON to FILE\n"
+	      "  -i, --interval MS    sampling interval in ms (default 100, 10..60000)\n"
+	      "      --budget PCT     CPU budget of the collector, percent of one core\n"
+	      "                       (default 1); PSS reads are scheduled within it\n"
+	      "  -v, --verbose        list every EXEC line (default: the first 20)\n"
+	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
+	      "      --caps           print which features privileges enable, and exit\n"
+	      "  -h, --help           this help\n"
+	      "  -V, --version        print the version\n"
+	      "\n"
+	      "Exit status: the command's (128+N if signal N killed it), 127 if it was\n"
+	      "not found, 126 if it could not be executed, 2 for a usage error, 125 if\n"
+	      "spacetime itself failed.\n",
+	      f);
+}
+
+/* Prints one error line and exits with the usage status. */
+static void die_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "spacetime: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see spacetime --help)\n");
+	exit(MAIN_EXIT_USAGE);
+}
+
+/* Parses a number within [lo, hi] or exits with a usage error. */
+static double parse_num(const char *s, double lo, double hi, const char *what)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+
+	if (errno || end == s || *end || v < lo || v > hi) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "invalid %s '%%s': expected %g..%g", what, lo, hi);
+		die_usage(msg, s);
+	}
+	return v;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS };
+	static const struct option lo[] = {
+		{"summary", no_argument, NULL, 's'},
+		{"output", required_argument, NULL, 'o'},
+		{"json", required_argument, NULL, OPT_JSON},
+		{"interval", required_argument, NULL, 'i'},
+		{"budget", required_argument, NULL, OPT_BUDGET},
+		{"verbose", no_argument, NULL, 'v'},
+		{"no-netlink", no_argument, NULL, OPT_NO_NETLINK},
+		{"caps", no_argument, NULL, OPT_CAPS},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{0},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->interval_ms = 100;
+	o->budget = 1.0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+so:i:vhV", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': o->summary = 1; break;
+		case 'o': o->output = optarg; break;
+		case OPT_JSON: o->json = optarg; break;
+		case 'i': o->interval_ms = (unsigned)parse_num(optarg, 10, 60000, "interval"); break;
+		case OPT_BUDGET: o->budget = parse_num(optarg, 0.01, 100, "budget"); break;
+		case 'v': o->verbose = 1; break;
+		case OPT_NO_NETLINK: o->no_netlink = 1; break;
+		case OPT_CAPS: o->caps = 1; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("spacetime %s\n", SPACETIME_VERSION); exit(0);
+		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
+		default:
+			die_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	o->argv = argv + optind;
+	if (!o->caps && !o->argv[0])
+		die_usage("no command given%s", "");
+}
+
+/* Why netlink is off, in words a user can act on. */
+static const char *nl_reason(int err, int by_option)
+{
+	static char buf[128];
+
+	if (by_option)
+		return "--no-netlink";
+	if (err == -EPERM || err == -EACCES)
+		return "netlink process events need CAP_NET_ADMIN (run `make setcap` or use sudo)";
+	if (err == -EOPNOTSUPP || err == -ECONNREFUSED)
+		return "the kernel ignores process-event subscriptions here (a container or namespace)";
+	snprintf(buf, sizeof(buf), "netlink process events unavailable (%s)", strerror(-err));
+	return buf;
+}
+
+/* Prints what privileges enable (--caps). */
+static int print_caps(const struct caps_state *cs, int nl_err, const struct nlproc_info *ni)
+{
+	static const char *kind[] = {"unprivileged user", "sudo", "root", "file capabilities"};
+	char text[256];
+
+	caps_text(text, sizeof(text));
+	printf("privileges:   %s (uid %d), capabilities %s\n", kind[cs->kind], (int)getuid(), text);
+	if (nl_err == 0)
+		printf("netlink:      on: every fork, exec and exit is seen%s; receive buffer %d KiB%s\n",
+		       ni->filtered ? " (kernel-filtered to fork|exec|exit)" : "",
+		       ni->rcvbuf_bytes / 1024, ni->rcvbuf_forced ? " (forced)" : "");
+	else
+		printf("netlink:      off: %s;\n"
+		       "              the tree is polled from /proc, processes shorter than the\n"
+		       "              interval are missed\n",
+		       nl_reason(nl_err, 0));
+	printf("command runs: as uid %d with no capabilities%s\n", (int)cs->uid,
+	       cs->kind == CAPS_ROOT ? " dropped (really root: it keeps root, as without spacetime)" : "");
+	printf("PSS:          smaps_rollup of your own processes, within a CPU budget\n");
+	return 0;
+}
+
+/* Opens an output file as the (already unprivileged) user, or exits. */
+static FILE *open_out(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "spacetime: cannot write %s: %s\n", path, strerror(errno));
+		exit(MAIN_EXIT_USAGE);
+	}
+	return f;
+}
+
+/* Waits for the command to end, forwarding termination signals to it. */
+static void wait_child(struct collector *col, const struct spawn *sp, int sfd)
+{
+	struct pollfd pf[2] = {{.fd = collector_notify_fd(col), .events = POLLIN},
+			       {.fd = sfd, .events = POLLIN}};
+
+	while (!collector_finished(col)) {
+		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents & POLLIN) {
+			uint64_t x;
+			if (read(pf[0].fd, &x, sizeof(x)) < 0) {
+				/* nothing pending */
+			}
+		}
+		if (pf[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGINT &&
+			    si.ssi_signo != SIGQUIT)
+				spawn_signal(sp, (int)si.ssi_signo);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct caps_state cs;
+	struct nlproc_info ni = {0};
+	struct spawn sp;
+	int nl_fd = -ENOSYS, r;
+
+	setlocale(LC_ALL, "");
+	parse_options(argc, argv, &o);
+	if ((r = caps_probe(&cs)) < 0) {
+		fprintf(stderr, "spacetime: SUDO_UID/SUDO_GID do not name a user; refusing to run\n");
+		return MAIN_EXIT_FAIL;
+	}
+	/* Privileged setup: the netlink socket only. */
+	if (o.no_netlink) {
+		nl_fd = -ENOTSUP;
+	} else {
+		if (cs.net_admin)
+			caps_raise_net_admin();
+		nl_fd = nlproc_open(MAIN_RCVBUF, &ni);
+	}
+	if ((r = caps_drop(&cs)) < 0) {
+		fprintf(stderr, "spacetime: cannot drop privileges (%s); refusing to run the command\n",
+			strerror(-r));
+		return MAIN_EXIT_FAIL;
+	}
+	if (o.caps) {
+		print_caps(&cs, nl_fd < 0 ? nl_fd : 0, &ni);
+		if (nl_fd >= 0)
+			nlproc_close(nl_fd);
+		return 0;
+	}
+	FILE *out = o.output ? open_out(o.output) : stderr;
+	FILE *json = o.json ? open_out(o.json) : NULL;
+
+	struct store *st = store_new(NULL);
+	struct collector_config cc = {.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
+				      .nl_fd = nl_fd >= 0 ? nl_fd : -1};
+	struct collector *col = st ? collector_new(st, &cc) : NULL;
+	if (!col) {
+		fprintf(stderr, "spacetime: out of memory\n");
+		return MAIN_EXIT_FAIL;
+	}
+	/* Terminal signals reach the command directly (same process group); we
+	 * take the others through a signalfd and pass them on. */
+	sigset_t ss;
+	sigemptyset(&ss);
+	int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&ss, sigs[i]);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	int sfd = signalfd(-1, &ss, SFD_CLOEXEC);
+
+	if ((r = spawn_start(&sp, o.argv, NULL)) < 0) {
+		fprintf(stderr, "spacetime: cannot start %s: %s\n", o.argv[0], strerror(-r));
+		return MAIN_EXIT_FAIL;
+	}
+	uint64_t t0 = collector_now_ns();
+	if (nl_fd >= 0)
+		r = collector_start(col, sp.pid, sp.pidfd, t0);
+	r = spawn_release(&sp);
+	if (r < 0) {
+		int code = r == -ENOENT ? 127 : 126;
+		if (r == -ENOENT)
+			fprintf(stderr, "spacetime: %s: command not found\n", o.argv[0]);
+		else
+			fprintf(stderr, "spacetime: %s: cannot execute: %s\n", o.argv[0], strerror(-r));
+		collector_free(col);
+		return code;
+	}
+	if (nl_fd < 0 && (r = collector_start(col, sp.pid, sp.pidfd, t0)) < 0) {
+		fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
+		return MAIN_EXIT_FAIL;
+	}
+	wait_child(col, &sp, sfd);
+	collector_stop(col);
+
+	struct store_summary sum;
+	store_summary_get(st, &sum);
+	const char *utf = nl_langinfo(CODESET);
+	char notice[320] = "";
+	if (nl_fd < 0)
+		snprintf(notice, sizeof(notice),
+			 "%s: the tree was polled from /proc every %u ms, so processes that lived "
+			 "shorter were missed and counts are lower bounds",
+			 nl_reason(nl_fd, o.no_netlink), o.interval_ms);
+	struct report_opts ro = {.verbose = o.verbose, .utf8 = utf && !strcmp(utf, "UTF-8"),
+				 .notice = notice[0] ? notice : NULL};
+	int status = spawn_exit_code(sum.wait_status);
+	if (report_text(out, st, o.argv, &ro) < 0 || (out != stderr && fclose(out) != 0))
+		fprintf(stderr, "spacetime: writing the summary to %s failed: %s\n",
+			o.output ? o.output : "stderr", strerror(errno));
+	if (json) {
+		r = export_json_summary(json, st, o.argv);
+		fputc('\n', json);
+		if (r < 0 || fclose(json) != 0)
+			fprintf(stderr, "spacetime: writing %s failed: %s\n", o.json, strerror(errno));
+	}
+	collector_free(col);
+	store_free(st);
+	spawn_close(&sp);
+	return status;
+}

@@ -1,0 +1,247 @@
+/* report.c: the time(1)-like summary, with EXEC lines and a PSS chart. */
+#include "report.h"
+
+#include "collector.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <wchar.h>
+#include <wctype.h>
+
+#define REPORT_CHART_W 60
+#define REPORT_CHART_H 8
+
+void report_size(char *buf, size_t cap, uint64_t kib)
+{
+	static const char *unit[] = {"KiB", "MiB", "GiB", "TiB"};
+	double v = (double)kib;
+	int u = 0;
+
+	if (kib == 0) {
+		snprintf(buf, cap, "0 B");
+		return;
+	}
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, unit[u]);
+}
+
+/* Writes a count with thousands separators. */
+static void put_count(FILE *f, uint64_t n)
+{
+	char d[32];
+	int len = snprintf(d, sizeof(d), "%" PRIu64, n);
+
+	for (int i = 0; i < len; i++) {
+		fputc(d[i], f);
+		if ((len - i - 1) % 3 == 0 && i != len - 1)
+			fputc(',', f);
+	}
+}
+
+/* Prints argv bytes, with non-printable bytes as U+FFFD (or '?'). */
+static void put_argv(FILE *f, const char *b, size_t len, int utf8)
+{
+	mbstate_t ms;
+
+	memset(&ms, 0, sizeof(ms));
+	for (size_t i = 0; i < len;) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, b + i, len - i, &ms);
+		if (b[i] == '\0') {
+			fputc(' ', f);
+			i++;
+			continue;
+		}
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0 || !iswprint((wint_t)wc)) {
+			fputs(utf8 ? "\xef\xbf\xbd" : "?", f);
+			memset(&ms, 0, sizeof(ms));
+			i++;
+			continue;
+		}
+		fwrite(b + i, 1, n, f);
+		i += n;
+	}
+}
+
+/* Prints the EXEC lines (all with verbose, else the first REPORT_EXECS). */
+static void put_execs(FILE *f, struct store *st, uint64_t start_ns, const struct report_opts *o)
+{
+	struct store_exec ex[64];
+	size_t total = store_execs(st, 0, NULL, 0);
+	size_t show = o->verbose || total <= REPORT_EXECS ? total : REPORT_EXECS;
+	char *buf = malloc(65536);
+
+	for (size_t i = 0; i < show && buf;) {
+		size_t n = store_execs(st, i, ex, 64);
+		if (n > 64)
+			n = 64;
+		if (i + n > show)
+			n = show - i;
+		if (!n)
+			break;
+		for (size_t j = 0; j < n; j++) {
+			double t = ex[j].t_ns > start_ns ? (double)(ex[j].t_ns - start_ns) / 1e9 : 0;
+			fprintf(f, "EXEC %9.3fs %7d %7d  ", t, (int)ex[j].pid, (int)ex[j].ppid);
+			ssize_t len = ex[j].argv_id ? store_str_get(st, ex[j].argv_id, buf, 65536) : -1;
+			if (len > 65536)
+				len = 65536;
+			if (len >= 0)
+				put_argv(f, buf, (size_t)len, o->utf8);
+			else
+				fprintf(f, "[%.16s] (exited before its command line was read)", ex[j].comm);
+			fputc('\n', f);
+		}
+		i += n;
+	}
+	if (show < total)
+		fprintf(f, "EXEC ... %zu more (-v lists them all, --json keeps them)\n", total - show);
+	free(buf);
+}
+
+/* Draws the PSS-over-time chart: REPORT_CHART_H rows of columns, each the max
+ * of its time bucket, y axis in human units, time axis below. */
+static void put_chart(FILE *f, struct store *st, uint64_t t0, uint64_t t1, int utf8)
+{
+	static const char *blocks[] = {" ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83",
+				       "\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87",
+				       "\xe2\x96\x88"};
+	static const char *ascii[] = {" ", ".", ".", "_", "_", "o", "o", "#", "#"};
+	struct bucket *b = calloc(REPORT_CHART_W * 4, sizeof(*b));
+	uint64_t col[REPORT_CHART_W] = {0}, top = 0;
+	char lab[32];
+
+	if (!b)
+		return;
+	size_t n = t1 > t0 ? store_query(st, t0, t1, b, REPORT_CHART_W * 4) : 0;
+	if (n == 0) {
+		free(b);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t mid = b[i].t0_ns / 2 + b[i].t1_ns / 2;
+		size_t x = mid <= t0 ? 0 : (size_t)((double)(mid - t0) * REPORT_CHART_W / (double)(t1 - t0 + 1));
+		if (x >= REPORT_CHART_W)
+			x = REPORT_CHART_W - 1;
+		if (b[i].max.pss_kib > col[x])
+			col[x] = b[i].max.pss_kib;
+	}
+	/* carry the last value across empty columns so the line has no holes */
+	for (size_t x = 1; x < REPORT_CHART_W; x++)
+		if (!col[x] && col[x - 1] && x * (t1 - t0) / REPORT_CHART_W < t1 - t0)
+			col[x] = col[x - 1];
+	for (size_t x = 0; x < REPORT_CHART_W; x++)
+		top = col[x] > top ? col[x] : top;
+	free(b);
+	if (!top)
+		return;
+	fprintf(f, "\nPSS of the whole tree over time (max per column)\n");
+	for (int row = REPORT_CHART_H - 1; row >= 0; row--) {
+		if (row == REPORT_CHART_H - 1)
+			report_size(lab, sizeof(lab), top);
+		else if (row == REPORT_CHART_H / 2 - 1)
+			report_size(lab, sizeof(lab), top / 2);
+		else
+			lab[0] = '\0';
+		fprintf(f, "%10s %s", lab, utf8 ? "\xe2\x94\xa4" : "|");
+		for (size_t x = 0; x < REPORT_CHART_W; x++) {
+			double h = (double)col[x] * REPORT_CHART_H / (double)top - row;
+			int k = h >= 1 ? 8 : h <= 0 ? 0 : (int)(h * 8 + 0.5);
+			fputs(utf8 ? blocks[k] : ascii[k], f);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "%10s %s", "0", utf8 ? "\xe2\x94\x94" : "+");
+	for (size_t x = 0; x < REPORT_CHART_W; x++)
+		fputs(utf8 ? "\xe2\x94\x80" : "-", f);
+	fprintf(f, "\n%12s%-*s%.1fs\n", "0s", REPORT_CHART_W - 4, "", (double)(t1 - t0) / 1e9);
+}
+
+/* Describes how the command ended. */
+static void put_status(FILE *f, const struct store_summary *s)
+{
+	if (!s->exited)
+		fprintf(f, "  status          still running\n");
+	else if (WIFSIGNALED(s->wait_status))
+		fprintf(f, "  status          killed by signal %d (%s)%s, exit %d\n", WTERMSIG(s->wait_status),
+			strsignal(WTERMSIG(s->wait_status)), WCOREDUMP(s->wait_status) ? ", core dumped" : "",
+			128 + WTERMSIG(s->wait_status));
+	else
+		fprintf(f, "  status          exited %d\n", WEXITSTATUS(s->wait_status));
+}
+
+int report_text(FILE *f, struct store *st, char *const argv[], const struct report_opts *o)
+{
+	struct store_summary s;
+	char a[32], b[32], c[32], d[32];
+
+	store_summary_get(st, &s);
+	uint64_t end = s.end_ns ? s.end_ns : s.last.t_ns;
+	double wall = end > s.start_ns ? (double)(end - s.start_ns) / 1e9 : 0;
+	double user = (double)(s.exited ? s.ru_utime_us : s.last.utime_us) / 1e6;
+	double sys = (double)(s.exited ? s.ru_stime_us : s.last.stime_us) / 1e6;
+	uint64_t minflt = s.exited ? s.ru_minflt : s.last.minflt;
+	uint64_t majflt = s.exited ? s.ru_majflt : s.last.majflt;
+
+	put_execs(f, st, s.start_ns, o);
+	put_chart(f, st, s.start_ns, end, o->utf8);
+	fprintf(f, "\nspacetime:");
+	for (int i = 0; argv[i]; i++) {
+		fputc(' ', f);
+		put_argv(f, argv[i], strlen(argv[i]), o->utf8);
+	}
+	fputc('\n', f);
+	put_status(f, &s);
+	fprintf(f, "  wall            %.6f s\n", wall);
+	fprintf(f, "  user            %.6f s\n", user);
+	fprintf(f, "  system          %.6f s\n", sys);
+	if (wall > 0)
+		fprintf(f, "  cpu             %.0f%% of one core\n", (user + sys) * 100 / wall);
+	report_size(a, sizeof(a), s.peak.pss_kib);
+	report_size(b, sizeof(b), s.peak.pss_anon_kib);
+	report_size(c, sizeof(c), s.peak.pss_file_kib);
+	report_size(d, sizeof(d), s.peak.pss_shmem_kib);
+	fprintf(f, "  peak PSS        %s at %.3f s (anon %s, file %s, shmem %s)\n", a,
+		s.peak.t_ns > s.start_ns ? (double)(s.peak.t_ns - s.start_ns) / 1e9 : 0, b, c, d);
+	report_size(a, sizeof(a), s.ru_maxrss_kib);
+	report_size(b, sizeof(b), s.peak.rss_kib);
+	fprintf(f, "  peak RSS        %s largest process (rusage); tree %s at the PSS peak\n", a, b);
+	fprintf(f, "  processes       ");
+	put_count(f, s.last.total_procs);
+	fprintf(f, " created\n  threads         ");
+	put_count(f, s.last.total_threads);
+	fprintf(f, " created\n  execs           ");
+	put_count(f, s.total_execs);
+	fprintf(f, "\n  minor faults    ");
+	put_count(f, minflt);
+	if (minflt + majflt)
+		fprintf(f, " (%.1f%% of faults: served from memory, no I/O)", 100.0 * (double)minflt / (double)(minflt + majflt));
+	fprintf(f, "\n  major faults    ");
+	put_count(f, majflt);
+	fprintf(f, " (needed I/O)\n  ctx switches    ");
+	put_count(f, s.ru_nvcsw);
+	fprintf(f, " voluntary, ");
+	put_count(f, s.ru_nivcsw);
+	fprintf(f, " involuntary\n  block I/O       ");
+	put_count(f, s.ru_inblock);
+	fprintf(f, " in, ");
+	put_count(f, s.ru_oublock);
+	fprintf(f, " out (512-byte blocks)\n");
+	fprintf(f, "  collection      %s, every %" PRIu64 " ms, %" PRIu64 " lost events; %" PRIu64
+		   " PSS reads, refresh age mean %.2f s max %.2f s; collector CPU %.3f s\n",
+		s.mode == COLLECTOR_NETLINK ? "netlink" : "polling /proc", s.interval_ms, s.lost_events,
+		s.pss_reads, (double)s.pss_mean_age_ns / 1e9, (double)s.pss_max_age_ns / 1e9,
+		(double)s.collector_cpu_ns / 1e9);
+	if (s.lost_events)
+		fprintf(f, "  warning         %" PRIu64 " netlink overruns: the tree was rescanned from /proc, counts are a lower bound\n", s.lost_events);
+	if (o->notice)
+		fprintf(f, "  note            %s\n", o->notice);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
