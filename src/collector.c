@@ -10,6 +10,7 @@
 
 #include "nlproc.h"
 #include "procfs.h"
+#include "pssched.h"
 #include "ptable.h"
 
 #include <dirent.h>
@@ -31,10 +32,11 @@
 
 #define COLLECTOR_NLBUF (64 * 1024)
 #define COLLECTOR_ARGV_MAX (64 * 1024)
-#define COLLECTOR_MAX_EVENTS 1024
-/* Estimated smaps_rollup cost before any is measured: ~10 us per MiB + 5 us. */
-#define COLLECTOR_COST_FIXED_NS 5000.0
-#define COLLECTOR_COST_NS_PER_KIB 10.0
+#define COLLECTOR_EARLY 256
+#define COLLECTOR_NLBATCH 64
+#define COLLECTOR_NLEVENTS 256
+/* How far back an early event may lie before the fork event it belongs to. */
+#define COLLECTOR_EARLY_NS (50 * 1000000ull)
 
 struct collector {
 	struct store *st;
@@ -51,6 +53,17 @@ struct collector {
 	uint64_t gone_minflt, gone_majflt, gone_utime_us, gone_stime_us;
 	/* PSS budget */
 	double tokens_ns, cost_ns_per_kib, shared_ratio;
+	uint64_t sched_cpu_ns; /* thread CPU time when the last PSS round ended */
+	struct pssched_item *sched_items;
+	uint32_t *sched_picks;
+	size_t sched_cap;
+	double tree_cores;     /* CPU the tree used over the last tick, in cores */
+	uint64_t tree_cpu_us;  /* the tree's cumulative CPU at the last tick */
+	/* exec/exit events that came before their process's fork event (the
+	 * kernel sends the fork event after the child may already have run) */
+	struct nlproc_event early[COLLECTOR_EARLY];
+	size_t nearly;
+	struct nlproc_event evs[COLLECTOR_NLEVENTS]; /* one batch of netlink events */
 	uint64_t last_tick_ns;
 	uint64_t age_sum_ns, age_n;
 	struct store_summary sum;
@@ -94,7 +107,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 		c->cfg.budget = 0.01;
 	c->nl_fd = cfg->nl_fd;
 	c->ep_fd = c->timer_fd = c->wake_fd = c->notify_fd = c->pidfd = -1;
-	c->cost_ns_per_kib = COLLECTOR_COST_NS_PER_KIB;
+	c->cost_ns_per_kib = PSSCHED_COST_NS_PER_KIB;
 	c->shared_ratio = 1.0;
 	c->pt = ptable_new();
 	c->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -146,6 +159,8 @@ static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	char buf[64];
 
 	ex.argv_id = read_argv(c, e->rec.pid);
+	if (!ex.argv_id)
+		e->rec.comm[0] = '\0'; /* gone already: the parent's name would be wrong */
 	if (procfs_read(e->rec.pid, "comm", buf, sizeof(buf)) > 0) {
 		buf[strcspn(buf, "\n")] = '\0';
 		buf[sizeof(e->rec.comm) - 1] = '\0';
@@ -220,14 +235,17 @@ static struct pentry *add_proc(struct collector *c, pid_t pid, pid_t ppid, uint6
 		e->rec.valid |= parent->rec.valid & PROC_V_ARGV;
 		memcpy(e->rec.comm, parent->rec.comm, sizeof(e->rec.comm));
 	}
-	if (read_stat(c, e, &ps) == 0) {
+	/* A forked child is read at the next tick: reading it here would delay
+	 * the events behind this one, and a short process's exec with them. */
+	if ((!parent || c->sum.mode == COLLECTOR_POLL) && read_stat(c, e, &ps) == 0) {
 		take_stat(e, &ps);
 		/* Counters a forked child starts with were counted in its parent. */
 		e->rec.threads = ps.num_threads ? ps.num_threads : 1;
 	}
 	e->max_threads = e->rec.threads ? e->rec.threads : 1;
 	c->total_procs++;
-	c->total_threads++;
+	/* A new process has one thread; one found by polling has what it has. */
+	c->total_threads += c->sum.mode == COLLECTOR_POLL ? e->max_threads : 1;
 	return e;
 }
 
@@ -255,6 +273,45 @@ static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int sta
 	ptable_remove(c->pt, e->rec.pid);
 }
 
+/* Keeps an exec or exit event of a pid not (yet) in the tree: its fork event
+ * may still be on the way. The oldest is dropped when full. */
+static void keep_early(struct collector *c, const struct nlproc_event *ev)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->nearly; i++)
+		if (c->early[i].ts_ns + COLLECTOR_EARLY_NS >= ev->ts_ns)
+			c->early[k++] = c->early[i];
+	c->nearly = k;
+	if (c->nearly == COLLECTOR_EARLY) {
+		memmove(c->early, c->early + 1, (COLLECTOR_EARLY - 1) * sizeof(c->early[0]));
+		c->nearly--;
+	}
+	c->early[c->nearly++] = *ev;
+}
+
+static void on_event(struct collector *c, const struct nlproc_event *ev);
+
+/* Replays, in order, the early events of the process a fork event just added;
+ * drops early events too old to belong to any fork still to come. */
+static void replay_early(struct collector *c, const struct nlproc_event *fork)
+{
+	size_t k = 0;
+	struct nlproc_event mine[COLLECTOR_EARLY];
+	size_t nmine = 0;
+
+	for (size_t i = 0; i < c->nearly; i++) {
+		const struct nlproc_event *ev = &c->early[i];
+		if (ev->tgid == fork->pid && ev->ts_ns + COLLECTOR_EARLY_NS >= fork->ts_ns)
+			mine[nmine++] = *ev;
+		else if (ev->ts_ns + COLLECTOR_EARLY_NS >= fork->ts_ns)
+			c->early[k++] = *ev;
+	}
+	c->nearly = k;
+	for (size_t i = 0; i < nmine; i++)
+		on_event(c, &mine[i]);
+}
+
 /* Handles one netlink event. */
 static void on_event(struct collector *c, const struct nlproc_event *ev)
 {
@@ -277,12 +334,15 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 						 .pid = ev->pid, .ppid = parent_pid};
 			store_push_event(c->st, &se);
 			publish(c, e);
+			replay_early(c, ev);
 		}
 		return;
 	case NLPROC_EXEC:
 		e = ptable_get(c->pt, ev->tgid);
 		if (e)
 			note_exec(c, e, ev->ts_ns);
+		else
+			keep_early(c, ev);
 		return;
 	case NLPROC_EXIT:
 		if (ev->pid != ev->tgid)
@@ -290,6 +350,8 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 		e = ptable_get(c->pt, ev->pid);
 		if (e)
 			retire(c, e, ev->ts_ns, (int)ev->exit_code, 1);
+		else
+			keep_early(c, ev);
 		return;
 	default:
 		return;
@@ -361,9 +423,13 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 	char comm[16];
 
 	memcpy(comm, e->rec.comm, sizeof(comm));
+	uint32_t max_threads = e->max_threads;
 	if (read_stat(c, e, &ps) < 0)
 		return -ESRCH;
 	take_stat(e, &ps);
+	/* Polling sees no thread creation: count threads seen alive at once. */
+	if (c->sum.mode == COLLECTOR_POLL && e->max_threads > max_threads)
+		c->total_threads += e->max_threads - max_threads;
 	if (c->sum.mode == COLLECTOR_POLL && e->rec.nexec && strncmp(comm, ps.comm, 16) != 0) {
 		memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
 		note_exec(c, e, now); /* the program changed: an exec we did not see */
@@ -478,85 +544,98 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 		c->shared_ratio = 0.8 * c->shared_ratio + 0.2 * ratio;
 	}
 	uint64_t kib = r.rss_kib ? r.rss_kib : 1;
-	if (cost > COLLECTOR_COST_FIXED_NS) {
-		double per = ((double)cost - COLLECTOR_COST_FIXED_NS) / (double)kib;
+	if (cost > PSSCHED_COST_FIXED_NS) {
+		double per = ((double)cost - PSSCHED_COST_FIXED_NS) / (double)kib;
 		c->cost_ns_per_kib = 0.9 * c->cost_ns_per_kib + 0.1 * per;
 	}
 	return cost;
 }
 
-/* The expected cost in ns of reading e's smaps_rollup. */
-static double pss_cost(const struct collector *c, const struct pentry *e)
-{
-	return COLLECTOR_COST_FIXED_NS + c->cost_ns_per_kib * (double)e->rec.rss_kib;
-}
-
-/* How much a fresh read of e would improve the estimate, per ns of cost:
- * never-read processes first, then RSS change and staleness. */
-static double pss_priority(const struct collector *c, const struct pentry *e, uint64_t now)
-{
-	if (!(e->rec.valid & PROC_V_RSS) || !e->rec.rss_kib)
-		return -1;
-	if (!e->pss_t_ns)
-		return 1e12 / pss_cost(c, e);
-	double d_anon = (double)e->anon_rss - (double)e->rd_anon_rss;
-	double d_sh = (double)e->shared_rss - (double)e->rd_shared_rss;
-	double age_s = (double)(now - e->pss_t_ns) / 1e9;
-	double gain = (d_anon < 0 ? -d_anon : d_anon) + (d_sh < 0 ? -d_sh : d_sh) + age_s * 1024.0;
-	return gain / pss_cost(c, e);
-}
-
-/* Spends the CPU budget left this tick on the most useful smaps_rollup reads. */
-static void schedule_pss(struct collector *c, uint64_t now, uint64_t cheap_ns)
+/* Spends what is left of the collector's CPU budget on the most useful
+ * smaps_rollup reads. The budget covers all the collector's work: everything
+ * it spent since the last call that was not a PSS read (events, cheap reads,
+ * publishing) is taken off first. */
+static void schedule_pss(struct collector *c, uint64_t now)
 {
 	double dt = c->last_tick_ns ? (double)(now - c->last_tick_ns) : c->cfg.interval_ms * 1e6;
-	double budget = dt * c->cfg.budget;
-	double pss_share = budget - (double)cheap_ns;
+	/* At most the budget of one core, and at most half of it per core the
+	 * command itself keeps busy: spacetime stays a small fraction of what it
+	 * watches, down to a tenth of the budget for an idle command. */
+	double frac = c->cfg.budget * c->tree_cores / 2;
+	if (frac > c->cfg.budget)
+		frac = c->cfg.budget;
+	if (frac < c->cfg.budget / 10)
+		frac = c->cfg.budget / 10;
+	double budget = dt * frac;
+	uint64_t cpu = thread_cpu_ns();
+	double other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
+	double pss_share = budget - other;
 
-	/* However costly the cheap reads, PSS keeps a quarter of the budget. */
-	if (pss_share < budget / 4)
-		pss_share = budget / 4;
+	/* However costly the rest, PSS keeps a tenth of the budget. */
+	if (pss_share < budget / 10)
+		pss_share = budget / 10;
 	c->tokens_ns += pss_share;
-	if (c->tokens_ns > c->cfg.budget * 5e9)
-		c->tokens_ns = c->cfg.budget * 5e9;
-	while (c->tokens_ns > 0) {
-		struct pentry *best = NULL;
-		double bp = 0;
-		for (size_t i = 0; i < ptable_count(c->pt); i++) {
-			struct pentry *e = ptable_at(c->pt, i);
-			if (e->pss_t_ns == now)
-				continue;
-			double p = pss_priority(c, e, now);
-			if (p > bp) {
-				bp = p;
-				best = e;
-			}
-		}
-		if (!best)
-			break;
-		c->tokens_ns -= (double)read_pss(c, best, now);
+	if (c->tokens_ns > frac * 5e9)
+		c->tokens_ns = frac * 5e9;
+	size_t n = ptable_count(c->pt);
+	if (c->tokens_ns <= 0 || !n)
+		goto out;
+	if (n > c->sched_cap) {
+		size_t cap = n * 2;
+		struct pssched_item *it = realloc(c->sched_items, cap * sizeof(*it));
+		uint32_t *pk = it ? realloc(c->sched_picks, cap * sizeof(*pk)) : NULL;
+		if (it)
+			c->sched_items = it;
+		if (pk)
+			c->sched_picks = pk;
+		if (!it || !pk)
+			goto out;
+		c->sched_cap = cap;
 	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pentry *e = ptable_at(c->pt, i);
+		c->sched_items[i] = (struct pssched_item){
+			.rss_kib = (e->rec.valid & PROC_V_RSS) ? e->rec.rss_kib : 0,
+			.anon_rss_kib = e->anon_rss, .shared_rss_kib = e->shared_rss,
+			.rd_anon_rss_kib = e->rd_anon_rss, .rd_shared_rss_kib = e->rd_shared_rss,
+			.age_ns = e->pss_t_ns ? now - e->pss_t_ns : 0, .never_read = !e->pss_t_ns};
+	}
+	size_t k = pssched_pick(c->sched_items, n, c->tokens_ns, c->cost_ns_per_kib, c->sched_picks, n);
+	/* Read in priority order, paying the real cost, while tokens last. */
+	for (size_t i = 0; i < k && c->tokens_ns > 0; i++)
+		c->tokens_ns -= (double)read_pss(c, ptable_at(c->pt, c->sched_picks[i]), now);
+out:
+	c->sched_cpu_ns = thread_cpu_ns();
 }
 
 /* One sampling tick: cheap counters for all, PSS within budget, a sample. */
+static void drain_netlink(struct collector *c);
+
 static void tick(struct collector *c)
 {
 	uint64_t now = collector_now_ns();
-	uint64_t cpu0 = thread_cpu_ns();
 	struct sample s = {.t_ns = now};
 
 	if (c->sum.mode == COLLECTOR_POLL)
 		scan_tree(c, now);
+	if (c->nl_fd >= 0)
+		drain_netlink(c); /* exits first: a process gone now has its event queued */
 	for (size_t i = 0; i < ptable_count(c->pt);) {
 		struct pentry *e = ptable_at(c->pt, i);
 		if (sample_cheap(c, e, now) < 0 && e->rec.pid != c->root) {
-			/* Gone without an exit event: poll mode, or lost events. */
-			retire(c, e, now, 0, 0);
-			continue;
+			/* Gone without an exit event: in netlink mode its event may
+			 * still be on the way (give it a second); when polling, or
+			 * after lost events, this is how a process is seen to end. */
+			if (!e->gone_ns)
+				e->gone_ns = now;
+			if (c->sum.mode == COLLECTOR_POLL || now - e->gone_ns > 1000000000ull) {
+				retire(c, e, e->gone_ns, 0, 0);
+				continue;
+			}
 		}
 		i++;
 	}
-	schedule_pss(c, now, thread_cpu_ns() - cpu0);
+	schedule_pss(c, now);
 	s.minflt = c->gone_minflt;
 	s.majflt = c->gone_majflt;
 	s.utime_us = c->gone_utime_us;
@@ -582,6 +661,10 @@ static void tick(struct collector *c)
 		}
 		publish(c, e);
 	}
+	uint64_t tree_cpu = s.utime_us + s.stime_us;
+	if (c->last_tick_ns && now > c->last_tick_ns && tree_cpu >= c->tree_cpu_us)
+		c->tree_cores = (double)(tree_cpu - c->tree_cpu_us) * 1000.0 / (double)(now - c->last_tick_ns);
+	c->tree_cpu_us = tree_cpu;
 	s.live_procs = (uint32_t)ptable_count(c->pt);
 	s.total_procs = c->total_procs;
 	s.total_threads = c->total_threads;
@@ -601,10 +684,16 @@ static void tick(struct collector *c)
 /* Reads every pending netlink datagram; counts and repairs lost events. */
 static void drain_netlink(struct collector *c)
 {
-	struct nlproc_event evs[128];
+	struct mmsghdr mm[COLLECTOR_NLBATCH];
+	struct iovec iov[COLLECTOR_NLBATCH];
+	size_t slot = sizeof(c->nlbuf) / COLLECTOR_NLBATCH;
 
 	for (;;) {
-		ssize_t n = recv(c->nl_fd, c->nlbuf, sizeof(c->nlbuf), MSG_DONTWAIT);
+		for (size_t i = 0; i < COLLECTOR_NLBATCH; i++) {
+			iov[i] = (struct iovec){.iov_base = c->nlbuf + i * slot, .iov_len = slot};
+			mm[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
+		}
+		int n = recvmmsg(c->nl_fd, mm, COLLECTOR_NLBATCH, MSG_DONTWAIT, NULL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -620,11 +709,17 @@ static void drain_netlink(struct collector *c)
 			}
 			return;
 		}
-		size_t ok = 0;
-		int k = nlproc_parse(c->nlbuf, (size_t)n, evs, 128, &ok);
-		size_t cnt = k >= 0 ? (size_t)k : ok;
+		size_t cnt = 0;
+		for (int i = 0; i < n && cnt < COLLECTOR_NLEVENTS; i++) {
+			size_t ok = 0;
+			int k = nlproc_parse(iov[i].iov_base, mm[i].msg_len, c->evs + cnt,
+					     COLLECTOR_NLEVENTS - cnt, &ok);
+			cnt += k >= 0 ? (size_t)k : ok;
+		}
 		for (size_t i = 0; i < cnt; i++)
-			on_event(c, &evs[i]);
+			on_event(c, &c->evs[i]);
+		if (n < COLLECTOR_NLBATCH)
+			return;
 	}
 }
 
@@ -655,6 +750,10 @@ static int reap(struct collector *c)
 	if (e)
 		retire(c, e, now, status, 1);
 	tick(c);
+	struct rusage self;
+	if (getrusage(RUSAGE_SELF, &self) == 0)
+		c->sum.self_cpu_ns = ((uint64_t)self.ru_utime.tv_sec + (uint64_t)self.ru_stime.tv_sec) * 1000000000u +
+				     ((uint64_t)self.ru_utime.tv_usec + (uint64_t)self.ru_stime.tv_usec) * 1000u;
 	c->sum.exited = 1;
 	store_summary_set(c->st, &c->sum);
 	atomic_store(&c->finished, 1);
@@ -775,6 +874,8 @@ void collector_free(struct collector *c)
 		return;
 	collector_stop(c);
 	ptable_free(c->pt);
+	free(c->sched_items);
+	free(c->sched_picks);
 	if (c->nl_fd >= 0)
 		nlproc_close(c->nl_fd); /* unsubscribes: the kernel counts listeners */
 	int fds[] = {c->ep_fd, c->timer_fd, c->wake_fd, c->notify_fd};

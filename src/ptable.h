@@ -21,6 +21,7 @@ struct pentry {
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib; /* the current estimate */
 	uint32_t max_threads;
 	int seen;                 /* poll mode: found in this scan */
+	uint64_t gone_ns;         /* when /proc first failed to read it, or 0 */
 };
 
 struct ptable;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -31,6 +32,24 @@ static int pty_open(char *name, size_t cap, unsigned short rows, unsigned short 
 		ioctl(m, TIOCSWINSZ, &ws);
 	}
 	return m;
+}
+
+/* Tells whether a file named name exists in some directory of $PATH. */
+static int path_has(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", name) < (int)sizeof(buf) &&
+		    access(buf, F_OK) == 0)
+			return 1;
+		path += n + (path[n] == ':');
+	}
+	return 0;
 }
 
 /* The child: reset what it inherited, wait for the go signal, exec. Never
@@ -62,8 +81,15 @@ static void child_run(char *const argv[], int gofd, int errfd, const char *pty_n
 		;
 	close(gofd);
 	execvp(argv[0], argv);
+	e = errno;
+	/* execvp says EACCES when a PATH directory is unsearchable even if the
+	 * command is nowhere: a shell calls that "not found", and so do we. */
+	if (e == EACCES && !strchr(argv[0], '/') && !path_has(argv[0]))
+		e = ENOENT;
+	goto report;
 fail:
 	e = errno;
+report:
 	while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
 		;
 	_exit(127);

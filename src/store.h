@@ -108,6 +108,7 @@ struct store_summary {
 	uint64_t pss_max_age_ns;   /* worst refresh age of a live process seen at a tick */
 	uint64_t pss_mean_age_ns;  /* mean refresh age over live processes and ticks */
 	uint64_t collector_cpu_ns; /* the collector thread's own CPU time */
+	uint64_t self_cpu_ns;      /* spacetime's whole process (all threads), at the end */
 	uint64_t interval_ms;
 };
 

@@ -101,7 +101,7 @@ static void put_execs(FILE *f, struct store *st, uint64_t start_ns, const struct
 		i += n;
 	}
 	if (show < total)
-		fprintf(f, "EXEC ... %zu more (-v lists them all, --json keeps them)\n", total - show);
+		fprintf(f, "(%zu more EXEC lines: -v lists them all, --json keeps them)\n", total - show);
 	free(buf);
 }
 

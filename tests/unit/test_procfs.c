@@ -277,8 +277,9 @@ static void test_rollup(void **state)
 
 	assert_int_equal(procfs_parse_smaps_rollup(b, len, &r), 0);
 	assert_int_equal(r.valid, PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_PSS | PROCFS_ROLLUP_SPLIT |
-					  PROCFS_ROLLUP_SWAP);
+					  PROCFS_ROLLUP_SWAP | PROCFS_ROLLUP_ANON);
 	assert_int_equal(r.rss_kib, 66872);
+	assert_int_equal(r.anon_kib, 65660);
 	assert_int_equal(r.pss_kib, 22095);
 	assert_int_equal(r.pss_anon_kib, 21926);
 	assert_int_equal(r.pss_file_kib, 169);
@@ -297,7 +298,8 @@ static void test_rollup(void **state)
 	/* Before 5.7 there is no split: its bit stays clear. */
 	b = load("old_kernel.smaps_rollup", &len);
 	assert_int_equal(procfs_parse_smaps_rollup(b, len, &r), 0);
-	assert_int_equal(r.valid, PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_PSS | PROCFS_ROLLUP_SWAP);
+	assert_int_equal(r.valid, PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_PSS | PROCFS_ROLLUP_SWAP |
+					  PROCFS_ROLLUP_ANON);
 	assert_int_equal(r.pss_kib, 22095);
 	assert_int_equal(r.pss_anon_kib, 0);
 	free(b);
