@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# make bench: overhead and accuracy figures, measured side by side in one run.
+# Prints each figure with its target; never fails on a figure (that is for a
+# person to read), only on a broken run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ST=./spacetime
+WL=build/workloads
+RUNS=${BENCH_RUNS:-5}
+COPIES=${BENCH_COPIES:-6}
+T=$(mktemp -d /tmp/spacetime-bench.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+now_us() { echo $(( $(date +%s%N) / 1000 )); }
+
+echo "== real build: spacetime's own sources x$COPIES, make -j2, $RUNS runs each, interleaved"
+build() { rm -rf "$T/b"; make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2 "$@"; }
+build >/dev/null # warm the page cache
+: >"$T/bare"; : >"$T/st"; : >"$T/cpu"; : >"$T/ccpu"
+for i in $(seq "$RUNS"); do
+	rm -rf "$T/b"; t0=$(now_us); make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2; t1=$(now_us)
+	echo $((t1 - t0)) >>"$T/bare"
+	rm -rf "$T/b"; t0=$(now_us)
+	$ST -s -o /dev/null --json "$T/s.json" -- make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2
+	t1=$(now_us)
+	echo $((t1 - t0)) >>"$T/st"
+	jq -r '(.spacetime_cpu_us / (.user_us + .sys_us) * 100)' "$T/s.json" >>"$T/cpu"
+	jq -r '(.collector_cpu_us / (.user_us + .sys_us) * 100)' "$T/s.json" >>"$T/ccpu"
+	jq -r '"  run '"$i"': processes \(.processes) execs \(.execs_count) peak PSS \(.peak_pss_bytes/1048576|floor) MiB, \(.pss_reads) PSS reads, refresh age mean \(.pss_refresh_mean_age_us/1000|floor) ms"' "$T/s.json"
+done
+mb=$(median <"$T/bare"); ms=$(median <"$T/st")
+printf 'build: bare median %.3f s, under spacetime -s median %.3f s\n' "$(echo "$mb/1000000" | bc -l)" "$(echo "$ms/1000000" | bc -l)"
+printf 'build: wall-time ratio (summary mode) %.4f   (target <= 1.01)\n' "$(echo "$ms/$mb" | bc -l)"
+printf 'build: spacetime CPU / build CPU %.3f%% median (collector thread %.3f%%)   (target <= 0.5%%)\n' \
+	"$(median <"$T/cpu")" "$(median <"$T/ccpu")"
+
+if [ -x tests/bench/bench_tui.sh ]; then
+	echo "== dashboard"
+	tests/bench/bench_tui.sh "$T" "$COPIES" "$RUNS" || echo "dashboard bench: failed"
+fi
+
+echo "== storm: 20,000 processes from 2 parallel spawners"
+$ST -s -o /dev/null --json "$T/storm.json" -- $WL/storm 20000 2
+jq -r '"storm: \(.processes) processes seen (truth 20003), \(.lost_events) lost events (target 0), mode \(.mode)"' "$T/storm.json"
+jq -r '"storm: spacetime CPU \(.spacetime_cpu_us/1000) ms for \(.processes) processes = \(.spacetime_cpu_us/(.processes*2)*1000|floor) ns per event (fork+exit)"' "$T/storm.json"
+
+echo "== accuracy under the default budget"
+$ST -s -o /dev/null --json "$T/fill.json" -- $WL/fill 1024
+jq -r '"accuracy: fill 1 GiB: peak PSS \(.peak_pss_bytes) B = \(.peak_pss_bytes/1073741824*100|.*100|floor/100)% of truth   (target 97..103%)"' "$T/fill.json"
+$ST -s -o /dev/null --json "$T/fill2.json" -- $WL/forkfill 2048
+jq -r '"accuracy: fork+fill 2 GiB: peak PSS \(.peak_pss_bytes/2147483648*100|.*100|floor/100)% of truth, \(.processes) processes   (target 97..103%, 2)"' "$T/fill2.json"
+$ST -s -o /dev/null --json "$T/short.json" -- $WL/fill 300 300
+jq -r '"accuracy: 300 MiB living 300 ms: peak PSS \(.peak_pss_bytes/314572800*100|.*100|floor/100)% of truth   (target: seen, >= 97%)"' "$T/short.json"
+
+if [ -x build/bench/bench_store ]; then
+	echo "== long run: 24 h of samples and 100,000 processes fed to the store"
+	build/bench/bench_store
+fi

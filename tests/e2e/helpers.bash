@@ -1,0 +1,220 @@
+# helpers.bash: shared setup and assertions for the end-to-end tests.
+#
+# Self-locating: the repository is two levels above this file. Override the
+# binary with SPACETIME=/path/to/spacetime, the workloads directory with
+# WORKLOADS=dir, the per-run time limit (seconds) with ST_TIMEOUT.
+#
+# Every run of spacetime goes through st (or stj / st_cached), which records
+# the command line, the exit status, stdout ($output) and stderr ($stderr);
+# every assertion below prints all of that, and the JSON, when it fails.
+
+bats_require_minimum_version 1.5.0
+
+ST_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+SPACETIME="${SPACETIME:-$ST_ROOT/spacetime}"
+case "$SPACETIME" in
+/*) ;;
+*/*) SPACETIME="$PWD/$SPACETIME" ;;
+*) SPACETIME="$(command -v "$SPACETIME" || echo "$SPACETIME")" ;;
+esac
+WL="${WORKLOADS:-$ST_ROOT/build/workloads}"
+ST_TIMEOUT="${ST_TIMEOUT:-180}"
+# The user spacetime drops to when run as root under sudo, and the one the
+# unprivileged suite runs as.
+ST_NOBODY=65534
+ST_SETPRIV=(setpriv --reuid=$ST_NOBODY --regid=$ST_NOBODY --clear-groups --inh-caps=-all)
+
+# Results must not depend on how the suite itself was started: under sudo
+# these would make spacetime drop privileges in every test.
+unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
+export LC_ALL=C
+
+# Defaults for the run helpers; a suite's setup() may change them.
+ST_WRAP=()          # words put before the binary (env ..., setpriv ...)
+ST_BIN="$SPACETIME" # the binary to run
+ST_OUTDIR=""        # where JSON and cached runs go (default BATS_FILE_TMPDIR)
+JSON=""
+
+# st_require: fails the test unless the binary and workloads are built.
+st_require() {
+	if [ ! -x "$ST_BIN" ]; then
+		echo "spacetime binary not found or not executable: $ST_BIN (run make spacetime, or set SPACETIME)" >&2
+		return 1
+	fi
+	local w
+	for w in fill forkfill threads forkn exitwith killself showcreds storm nlprobe; do
+		if [ ! -x "$WL/$w" ]; then
+			echo "workload $WL/$w missing (run make workloads, or set WORKLOADS)" >&2
+			return 1
+		fi
+	done
+}
+
+st_is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# st_capture CMD...: runs CMD under a time limit, stdin from /dev/null; sets
+# status, output (stdout) and stderr like bats' run --separate-stderr (without
+# run's warnings about statuses such as 127, which these tests expect).
+st_capture() {
+	local f="$BATS_TEST_TMPDIR/st-capture"
+	status=0
+	timeout -k 10 "$ST_TIMEOUT" "$@" </dev/null >"$f.out" 2>"$f.err" || status=$?
+	output=$(cat "$f.out")
+	stderr=$(cat "$f.err")
+}
+
+# st ARGS...: runs spacetime ARGS (through ST_WRAP) with st_capture.
+st() {
+	ST_CMD=("${ST_WRAP[@]}" "$ST_BIN" "$@")
+	st_capture "${ST_CMD[@]}"
+}
+
+# stj ARGS...: like st, with -s and --json into a fresh file named $JSON.
+stj() {
+	JSON="${ST_OUTDIR:-$BATS_FILE_TMPDIR}/t$BATS_TEST_NUMBER.json"
+	rm -f "$JSON"
+	st -s --json "$JSON" "$@"
+}
+
+# st_cached NAME ARGS...: like stj, but the run happens once per test file
+# (by the first test that asks for it) and later tests reuse its results, so
+# several tests can each assert one property of an expensive run. When
+# ST_BEFORE / ST_AFTER name functions, they run just before / after it.
+st_cached() {
+	local name=$1
+	shift
+	local d="${ST_OUTDIR:-$BATS_FILE_TMPDIR}/cache-$name"
+	JSON="$d.json"
+	if [ ! -e "$d.status" ]; then
+		rm -f "$JSON"
+		ST_CMD=("${ST_WRAP[@]}" "$ST_BIN" -s --json "$JSON" "$@")
+		printf '%q ' "${ST_CMD[@]}" >"$d.cmd"
+		[ -z "${ST_BEFORE:-}" ] || "$ST_BEFORE"
+		local rc=0
+		timeout -k 10 "$ST_TIMEOUT" "${ST_CMD[@]}" </dev/null >"$d.stdout" 2>"$d.stderr" || rc=$?
+		[ -z "${ST_AFTER:-}" ] || "$ST_AFTER"
+		echo "$rc" >"$d.status"
+	fi
+	status=$(cat "$d.status")
+	output=$(cat "$d.stdout")
+	stderr=$(cat "$d.stderr")
+	ST_CMD=("(cached run)" "$(cat "$d.cmd")")
+}
+
+# st_dump: prints what the last run did, for a failing assertion.
+st_dump() {
+	{
+		echo "--- command: ${ST_CMD[*]:-?}"
+		echo "--- exit status: ${status:-?}"
+		echo "--- stdout:"
+		printf '%s\n' "${output:-}" | head -n 40
+		echo "--- stderr:"
+		printf '%s\n' "${stderr:-}" | head -n 60
+		if [ -n "$JSON" ]; then
+			echo "--- json ($JSON):"
+			if [ -e "$JSON" ]; then
+				jq '.execs |= (if type == "array" and length > 3
+					then .[:3] + ["... \(length - 3) more"] else . end)' "$JSON" 2>/dev/null ||
+					head -c 4000 "$JSON"
+			else
+				echo "(no file)"
+			fi
+		fi
+	} >&2
+}
+
+# st_fail MESSAGE: prints MESSAGE and the last run, and fails.
+st_fail() {
+	echo "FAILED: $*" >&2
+	st_dump
+	return 1
+}
+
+assert_status() {
+	[ "$status" -eq "$1" ] || st_fail "exit status: expected $1, got $status"
+}
+
+# assert_json_valid: the last run wrote a JSON object to $JSON.
+assert_json_valid() {
+	[ -s "$JSON" ] || {
+		st_fail "no JSON written to $JSON"
+		return 1
+	}
+	jq -e 'type == "object"' "$JSON" >/dev/null 2>&1 || st_fail "$JSON is not a JSON object"
+}
+
+# jv EXPR: the jq -r value of EXPR in $JSON.
+jv() { jq -r "$1" "$JSON"; }
+
+# assert_json EXPR OP VALUE: OP is = or != (strings) or -eq -ne -ge -le -gt -lt
+# (integers; a non-integer value fails).
+assert_json() {
+	local expr=$1 op=$2 want=$3 got
+	assert_json_valid || return 1
+	got=$(jq -r "$expr" "$JSON" 2>&1) || {
+		st_fail "jq '$expr': $got"
+		return 1
+	}
+	case $op in
+	= | !=) [ "$got" "$op" "$want" ] ;;
+	*) [[ $got =~ ^-?[0-9]+$ ]] && [ "$got" "$op" "$want" ] ;;
+	esac || st_fail "JSON $expr: expected $op $want, got '$got'"
+}
+
+# assert_json_within EXPR TRUTH PCT: the number EXPR is within PCT percent of TRUTH.
+assert_json_within() {
+	local expr=$1 truth=$2 pct=$3 got
+	assert_json_valid || return 1
+	got=$(jq -r "$expr" "$JSON" 2>&1)
+	awk -v g="$got" -v t="$truth" -v p="$pct" 'BEGIN {
+		if (g !~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) exit 1
+		d = g - t; if (d < 0) d = -d
+		exit !(d <= t * p / 100) }' ||
+		st_fail "JSON $expr: expected $truth ± $pct%, got '$got'"
+}
+
+# assert_one_line TEXT WHAT: TEXT is exactly one non-empty line.
+assert_one_line() {
+	local n
+	n=$(printf '%s' "$1" | grep -c '')
+	[ -n "$1" ] && [ "$n" -eq 1 ] || st_fail "$2: expected exactly one line, got $n"
+}
+
+# summary_has TEXT LABEL: TEXT has a line starting with LABEL (any case) and
+# holding a number after it.
+summary_has() {
+	printf '%s\n' "$1" | grep -Eiq "^[[:space:]]*$2([^0-9]*)[0-9]" ||
+		st_fail "summary has no '$2' line with a number"
+}
+
+# creds_field LINE KEY: the value of KEY=... in a showcreds line.
+creds_field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# assert_creds LINE KEY VALUE: showcreds reported KEY=VALUE.
+assert_creds() {
+	local got
+	got=$(creds_field "$1" "$2")
+	[ "$got" = "$3" ] || st_fail "showcreds $2: expected '$3', got '$got' (line: $1)"
+}
+
+# st_world_dir: makes a directory any user can traverse, holding copies of
+# the binary (as spacetime, without file capabilities) and the workloads, and
+# an out/ subdirectory anyone can write; prints its path.
+st_world_dir() {
+	local d
+	d=$(mktemp -d "${ST_WORLD_TMP:-/tmp}/spacetime-e2e.XXXXXX") || return 1
+	if chmod 755 "$d" &&
+		mkdir "$d/out" "$d/workloads" && chmod 1777 "$d/out" &&
+		cp "$SPACETIME" "$d/spacetime" && chmod 755 "$d/spacetime" &&
+		cp "$WL"/* "$d/workloads/" && chmod 755 "$d/workloads" "$d/workloads"/*; then
+		echo "$d"
+	else
+		rm -rf "$d"
+		return 1
+	fi
+}
+
+# st_nobody_can_run DIR: uid 65534 can execute DIR/spacetime and DIR/workloads/fill.
+st_nobody_can_run() {
+	"${ST_SETPRIV[@]}" sh -c 'test -x "$1/spacetime" && test -x "$1/workloads/fill" && test -w "$1/out"' sh "$1"
+}

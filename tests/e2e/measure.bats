@@ -1,0 +1,235 @@
+#!/usr/bin/env bats
+# Measured figures against the truth the workloads know. Default mode: as root
+# spacetime follows the tree over netlink; the exact process/thread/exec counts
+# below need it (tests that need it skip when not root). The unprivileged
+# (poll) path has its own suite, unprivileged.bats.
+
+load helpers
+
+GIB=1073741824
+
+setup() {
+	st_require
+}
+
+require_netlink() {
+	st_is_root || skip "exact counts need netlink process events (run as root)"
+}
+
+# THP in "always" mode may fault 2 MiB at a time; otherwise every 4 KiB page
+# faults once.
+min_faults_for_mib() {
+	if grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+		echo $(($1 / 2))
+	else
+		echo $(($1 * 256))
+	fi
+}
+
+# --- fill 1024: one process, 1 GiB of anonymous PSS ---------------------------
+
+@test "fill 1024: exit 0, one process" {
+	st_cached fill1024 -- "$WL/fill" 1024
+	assert_status 0
+	assert_json .exit_status -eq 0
+	assert_json .processes -eq 1
+}
+
+@test "fill 1024: peak PSS within 3% of 1 GiB" {
+	st_cached fill1024 -- "$WL/fill" 1024
+	assert_json_within .peak_pss_bytes $GIB 3
+}
+
+@test "fill 1024: peak anonymous PSS within 3% of 1 GiB" {
+	st_cached fill1024 -- "$WL/fill" 1024
+	assert_json_within .peak_pss_anon_bytes $GIB 3
+}
+
+@test "fill 1024: peak RSS (rusage maxrss) within 3% of 1 GiB" {
+	st_cached fill1024 -- "$WL/fill" 1024
+	assert_json_within .peak_rss_kib $((GIB / 1024)) 3
+}
+
+# A lone process's PSS can never exceed its RSS; rusage's maxrss is the
+# largest RSS the process ever had, so it bounds every PSS sample.
+@test "fill 1024: peak PSS does not exceed the process's peak RSS" {
+	st_cached fill1024 -- "$WL/fill" 1024
+	assert_json '.peak_pss_bytes <= .peak_rss_kib * 1024' = true
+}
+
+@test "fill 1024: peak PSS time inside the run, wall covers the 600 ms hold" {
+	st_cached fill1024 -- "$WL/fill" 1024
+	assert_json .wall_us -ge 600000
+	assert_json .peak_pss_t_us -gt 0
+	assert_json '.peak_pss_t_us <= .wall_us' = true
+}
+
+@test "fill 1024: minor faults cover every page touched" {
+	st_cached fill1024 -- "$WL/fill" 1024
+	assert_json .minflt -ge "$(min_faults_for_mib 1024)"
+}
+
+# --- forkfill 2048: two processes, 2 GiB in the child --------------------------
+
+@test "forkfill 2048: two processes, peak PSS within 3% of 2 GiB" {
+	stj -- "$WL/forkfill" 2048
+	assert_status 0
+	assert_json .processes -eq 2
+	assert_json_within .peak_pss_bytes $((2 * GIB)) 3
+}
+
+# --- threads 8: nine threads in one process ------------------------------------
+
+@test "threads 8: 9 threads, 1 process" {
+	require_netlink
+	stj -- "$WL/threads" 8
+	assert_status 0
+	assert_json .mode = netlink
+	assert_json .processes -eq 1
+	assert_json .threads -eq 9
+}
+
+# --- forkn: processes and execs -------------------------------------------------
+
+@test "forkn 100: 101 processes, 1 exec (the command's own)" {
+	require_netlink
+	stj -- "$WL/forkn" 100
+	assert_status 0
+	assert_json .processes -eq 101
+	assert_json .execs_count -eq 1
+	assert_json '.execs | length' -eq 1
+}
+
+# Unrelated activity while forkn 2000 exec runs: a sleep started before
+# spacetime, and a loop exec'ing /bin/sleep throughout. Neither is in the tree.
+noise_start() {
+	sleep 300 </dev/null >/dev/null 2>&1 3>&- &
+	echo $! >"$BATS_FILE_TMPDIR/bg-sleep.pid"
+	local ticks="$BATS_FILE_TMPDIR/bg-loop.ticks"
+	(while :; do /bin/sleep 0.02 && echo >>"$ticks"; done) </dev/null >/dev/null 2>&1 3>&- &
+	echo $! >"$BATS_FILE_TMPDIR/bg-loop.pid"
+}
+noise_stop() {
+	# Record that the sleep was still alive when spacetime finished.
+	if kill "$(cat "$BATS_FILE_TMPDIR/bg-sleep.pid")" 2>/dev/null; then
+		echo alive >"$BATS_FILE_TMPDIR/bg-sleep.state"
+	fi
+	kill "$(cat "$BATS_FILE_TMPDIR/bg-loop.pid")" 2>/dev/null || true
+}
+
+forkn2000() {
+	require_netlink
+	ST_BEFORE=noise_start ST_AFTER=noise_stop st_cached forkn2000 -- "$WL/forkn" 2000 exec
+}
+
+@test "forkn 2000 exec: exit 0, 2001 processes" {
+	forkn2000
+	assert_status 0
+	assert_json .processes -eq 2001
+}
+
+@test "forkn 2000 exec: execs_count 2001 and 2001 entries in execs" {
+	forkn2000
+	assert_json .execs_count -eq 2001
+	assert_json '.execs | length' -eq 2001
+}
+
+@test "forkn 2000 exec: every execs entry has an argv array of strings, or null when it was gone" {
+	# A process that exits within microseconds of its exec can be gone before
+	# its /proc/PID/cmdline is read: its exec is still counted, with argv null
+	# (README documents this). Anything else must be a non-empty string array.
+	forkn2000
+	assert_json '[.execs[] | select(.argv != null and ((.argv | type) != "array" or (.argv | length) == 0
+		or any(.argv[]; type != "string")))] | length' -eq 0
+}
+
+@test "forkn 2000 exec: 2000 execs of /bin/true, one of the command itself, at most 10% unread" {
+	forkn2000
+	assert_json '[.execs[] | select(.argv == null or .argv[0] == "/bin/true")] | length' -eq 2000
+	assert_json '[.execs[] | select(.argv == null)] | length' -le 200
+	assert_json "[.execs[] | select(.argv != null and (.argv | join(\" \")) == \"$WL/forkn 2000 exec\")] | length" -eq 1
+}
+
+@test "forkn 2000 exec: every /bin/true exec is a child of the forkn process" {
+	forkn2000
+	local ppid
+	ppid=$(jv "[.execs[] | select(.argv != null and .argv[0] == \"$WL/forkn\") | .pid] | first")
+	[[ $ppid =~ ^[0-9]+$ ]] || st_fail "no exec entry for $WL/forkn"
+	assert_json "[.execs[] | select(.pid != $ppid) | .ppid] | unique | length" -eq 1
+	assert_json "[.execs[] | select(.pid != $ppid) | .ppid] | unique | .[0]" -eq "$ppid"
+}
+
+@test "forkn 2000 exec: processes outside the tree are not in execs" {
+	forkn2000
+	local bg ticks
+	bg=$(cat "$BATS_FILE_TMPDIR/bg-sleep.pid")
+	# The noise really ran alongside: otherwise this test could not fail.
+	[ "$(cat "$BATS_FILE_TMPDIR/bg-sleep.state" 2>/dev/null)" = alive ] ||
+		st_fail "the background sleep was not alive during the run"
+	ticks=$(grep -c '' "$BATS_FILE_TMPDIR/bg-loop.ticks" 2>/dev/null || echo 0)
+	[ "$ticks" -ge 10 ] || st_fail "the background exec loop ran only $ticks times during the run"
+	assert_json "[.execs[] | select(.pid == $bg)] | length" -eq 0
+	assert_json '[.execs[] | select(((.argv // [])[0] // "" | test("sleep")) or .comm == "sleep")] | length' -eq 0
+}
+
+@test "forkn 2000 exec: exec times lie within the run" {
+	forkn2000
+	assert_json '[.execs[] | .t_us >= 0] | all' = true
+	assert_json '(.wall_us) as $w | [.execs[] | .t_us <= $w] | all' = true
+}
+
+# --- tree-following mode --------------------------------------------------------
+
+@test "as root the tree is followed over netlink with no lost events" {
+	require_netlink
+	stj -- "$WL/forkn" 10
+	assert_status 0
+	assert_json .mode = netlink
+	assert_json .lost_events -eq 0
+}
+
+@test "--no-netlink: mode poll, fill 1024 within 3%, one process" {
+	st_cached poll1024 --no-netlink -- "$WL/fill" 1024
+	assert_status 0
+	assert_json .mode = poll
+	assert_json .processes -eq 1
+	assert_json_within .peak_pss_bytes $GIB 3
+}
+
+@test "--no-netlink: fill 1024: peak PSS does not exceed the process's peak RSS" {
+	st_cached poll1024 --no-netlink -- "$WL/fill" 1024
+	assert_json '.peak_pss_bytes <= .peak_rss_kib * 1024' = true
+}
+
+@test "--no-netlink: threads that live 2 s (20 intervals) are all seen: 9 threads" {
+	# Polling may miss threads shorter than an interval (so poll-mode thread
+	# counts are lower bounds), but not ones that outlive twenty samples.
+	stj --no-netlink -- "$WL/threads" 8 2000
+	assert_status 0
+	assert_json .mode = poll
+	assert_json .processes -eq 1
+	assert_json .threads -eq 9
+}
+
+@test "--no-netlink: forkfill 256 holding 2 s: 2 processes, peak within 3% of 256 MiB" {
+	stj --no-netlink -- "$WL/forkfill" 256 2000
+	assert_status 0
+	assert_json .mode = poll
+	assert_json .processes -eq 2
+	assert_json_within .peak_pss_bytes $((256 << 20)) 3
+}
+
+# --- storm: many short-lived processes ------------------------------------------
+
+@test "storm 400 4: 405 processes (when no events were lost)" {
+	require_netlink
+	stj -- "$WL/storm" 400 4
+	assert_status 0
+	assert_json .mode = netlink
+	if [ "$(jv .lost_events)" = 0 ]; then
+		assert_json .processes -eq 405
+	else
+		# Lost events must be admitted, and cannot invent processes.
+		assert_json .processes -le 405
+	fi
+}

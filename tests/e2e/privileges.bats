@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+# The privileged paths (root only): sudo (simulated by SUDO_* in the
+# environment), file capabilities on a copy of the binary, and plain root.
+# What the command sees is reported by the showcreds workload.
+
+load helpers
+
+ZERO_CAPS=0000000000000000
+
+setup_file() {
+	st_is_root || return 0
+	ST_PRIV_DIR=$(st_world_dir) || ST_PRIV_DIR=""
+	export ST_PRIV_DIR
+}
+
+teardown_file() {
+	if [ -n "${ST_PRIV_DIR:-}" ] && [ -d "$ST_PRIV_DIR" ]; then
+		rm -rf "$ST_PRIV_DIR"
+	fi
+}
+
+setup() {
+	st_is_root || skip "privileged paths need root"
+	st_require
+	[ -n "${ST_PRIV_DIR:-}" ] || {
+		echo "setup_file could not make a world-readable copy of the binary and workloads" >&2
+		return 1
+	}
+	st_nobody_can_run "$ST_PRIV_DIR" || {
+		echo "uid $ST_NOBODY cannot run $ST_PRIV_DIR/spacetime, $ST_PRIV_DIR/workloads/fill or write $ST_PRIV_DIR/out" >&2
+		return 1
+	}
+	# The workloads are run from the world-readable copy, so the dropped user
+	# can exec them; the binary under test is the real one.
+	WL="$ST_PRIV_DIR/workloads"
+	ST_OUTDIR="$ST_PRIV_DIR/out"
+	cd "$ST_PRIV_DIR"
+}
+
+# --- sudo: root with SUDO_UID/SUDO_GID/SUDO_USER set ---------------------------
+
+sudo_run() {
+	ST_WRAP=(env SUDO_UID=$ST_NOBODY SUDO_GID=$ST_NOBODY SUDO_USER=nobody)
+	ST_SUMMARY="$ST_OUTDIR/sudo-summary.txt"
+	st_cached sudo -o "$ST_SUMMARY" -- "$WL/showcreds"
+}
+
+@test "sudo: the command runs as SUDO_UID" {
+	sudo_run
+	assert_status 0
+	assert_one_line "$output" "showcreds stdout"
+	assert_creds "$output" uid $ST_NOBODY
+}
+
+@test "sudo: the command holds no capabilities (CapPrm, CapEff, CapAmb zero)" {
+	sudo_run
+	assert_status 0
+	assert_creds "$output" CapPrm $ZERO_CAPS
+	assert_creds "$output" CapEff $ZERO_CAPS
+	assert_creds "$output" CapAmb $ZERO_CAPS
+}
+
+@test "sudo: the command runs with SUDO_GID and without root's group" {
+	sudo_run
+	assert_status 0
+	assert_creds "$output" gid $ST_NOBODY
+	local groups
+	groups=$(creds_field "$output" groups)
+	[[ ,$groups, != *,0,* ]] || st_fail "supplementary groups include 0: $groups"
+}
+
+@test "sudo: spacetime keeps netlink for itself (mode netlink)" {
+	sudo_run
+	assert_json .mode = netlink
+}
+
+@test "sudo: the --json file is owned by SUDO_UID" {
+	sudo_run
+	assert_json_valid
+	local owner
+	owner=$(stat -c %u "$JSON")
+	[ "$owner" = $ST_NOBODY ] || st_fail "$JSON is owned by uid $owner, expected $ST_NOBODY"
+}
+
+@test "sudo: the -o summary file is owned by SUDO_UID" {
+	sudo_run
+	[ -s "$ST_SUMMARY" ] || st_fail "no summary written to $ST_SUMMARY"
+	local owner
+	owner=$(stat -c %u "$ST_SUMMARY")
+	[ "$owner" = $ST_NOBODY ] || st_fail "$ST_SUMMARY is owned by uid $owner, expected $ST_NOBODY"
+}
+
+# --- file capabilities: cap_net_admin=ep on a copy, run as nobody -------------
+
+# Makes $ST_PRIV_DIR/spacetime-caps with cap_net_admin=ep, or skips when the
+# filesystem cannot honour file capabilities.
+make_caps_copy() {
+	local copy="$ST_PRIV_DIR/spacetime-caps"
+	if findmnt -n -o OPTIONS --target "$ST_PRIV_DIR" | tr ',' '\n' | grep -qx nosuid; then
+		skip "$ST_PRIV_DIR is on a nosuid filesystem: file capabilities are ignored there"
+	fi
+	if [ ! -e "$copy" ]; then
+		cp "$SPACETIME" "$copy.tmp" && chmod 755 "$copy.tmp"
+		local err
+		err=$(setcap cap_net_admin=ep "$copy.tmp" 2>&1) || {
+			rm -f "$copy.tmp"
+			skip "setcap failed here: $err"
+		}
+		mv "$copy.tmp" "$copy"
+	fi
+	getcap "$copy" | grep -q cap_net_admin || {
+		echo "setcap did not stick on $copy: $(getcap "$copy")" >&2
+		return 1
+	}
+	ST_BIN=$copy
+}
+
+caps_run() {
+	make_caps_copy
+	ST_WRAP=("${ST_SETPRIV[@]}")
+	st_cached filecaps -- "$WL/showcreds"
+}
+
+@test "file caps: a cap_net_admin copy run as nobody follows the tree over netlink" {
+	caps_run
+	assert_status 0
+	assert_json .mode = netlink
+}
+
+@test "file caps: the command runs as nobody with no capabilities" {
+	caps_run
+	assert_status 0
+	assert_one_line "$output" "showcreds stdout"
+	assert_creds "$output" uid $ST_NOBODY
+	assert_creds "$output" CapPrm $ZERO_CAPS
+	assert_creds "$output" CapEff $ZERO_CAPS
+	assert_creds "$output" CapAmb $ZERO_CAPS
+}
+
+# --- plain root, no SUDO_* ------------------------------------------------------
+
+@test "root without SUDO_UID: the command runs as root (uid=0)" {
+	stj -- "$WL/showcreds"
+	assert_status 0
+	assert_one_line "$output" "showcreds stdout"
+	assert_creds "$output" uid 0
+}
+
+@test "root without SUDO_UID: the command's credentials match a run without spacetime" {
+	local direct
+	direct=$("$WL/showcreds")
+	stj -- "$WL/showcreds"
+	assert_status 0
+	[ "$output" = "$direct" ] || st_fail "showcreds under spacetime differs from a direct run: '$direct'"
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# run-tests.sh: runs every unit test binary (build/tests/test_*, cmocka, TAP
+# output) and the bats suites (tests/e2e, tests/ui when it holds .bats files),
+# counts passes and failures across all of them, lists the failures, and ends
+# with one line: "check: N passed, M failed". Exits non-zero when anything
+# failed or nothing ran. Needs no terminal and no stdin.
+#
+# Environment: B (build dir, default build), UNIT_TIMEOUT (seconds per unit
+# binary, default 300), BATS_ARGS (extra bats options, e.g. --filter fill).
+
+set -u
+cd "$(dirname "$0")/.." || exit 2
+exec </dev/null
+
+B=${B:-build}
+UNIT_TIMEOUT=${UNIT_TIMEOUT:-300}
+pass=0
+fail=0
+skipped=0
+failures=()
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/run-tests.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+# tap_count SOURCE FILE: adds the TAP results in FILE to the counts. Knows
+# cmocka's "not ok N # SKIP name" and bats' "ok N name # skip (why)". Plans
+# ("1..N") are summed so a stream that stops early counts its missing tests as
+# failures. Sets tap_failed to the number of failures it found.
+tap_count() {
+	local src=$1 file=$2 line name planned=0 seen=0
+	tap_failed=0
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in
+		[0-9]*..[0-9]*)
+			[[ $line =~ ^1\.\.([0-9]+) ]] && planned=$((planned + BASH_REMATCH[1]))
+			;;
+		"ok "* | "not ok "*)
+			seen=$((seen + 1))
+			name=$(sed -E 's/^(not )?ok [0-9]+ (- )?//' <<<"$line")
+			if grep -Eiq '# skip( |$)' <<<"$line"; then
+				skipped=$((skipped + 1))
+			elif [[ $line == ok* ]]; then
+				pass=$((pass + 1))
+			else
+				fail=$((fail + 1))
+				tap_failed=$((tap_failed + 1))
+				failures+=("$src: $name")
+			fi
+			;;
+		esac
+	done <"$file"
+	if [ "$seen" -lt "$planned" ]; then
+		fail=$((fail + planned - seen))
+		tap_failed=$((tap_failed + planned - seen))
+		failures+=("$src: $((planned - seen)) planned test(s) never reported (crash or abort?)")
+	fi
+}
+
+# --- unit tests ---------------------------------------------------------------
+units=0
+for t in "$B"/tests/test_*; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	units=$((units + 1))
+	name=${t##*/}
+	echo "# unit: $name"
+	rc=0
+	CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 10 "$UNIT_TIMEOUT" "$t" >"$tmp/unit.out" 2>"$tmp/unit.err" || rc=$?
+	cat "$tmp/unit.out"
+	[ -z "$(tail -c 1 "$tmp/unit.out")" ] || echo
+	tap_count "unit/$name" "$tmp/unit.out"
+	if [ "$rc" -ne 0 ]; then
+		sed 's/^/# stderr: /' "$tmp/unit.err"
+		if [ "$tap_failed" -eq 0 ]; then
+			fail=$((fail + 1))
+			if [ "$rc" -eq 124 ]; then
+				failures+=("unit/$name: timed out after ${UNIT_TIMEOUT}s")
+			elif [ "$rc" -gt 128 ]; then
+				failures+=("unit/$name: killed by signal $((rc - 128))")
+			else
+				failures+=("unit/$name: exited $rc with no failing test reported")
+			fi
+		fi
+	fi
+done
+[ "$units" -gt 0 ] || echo "# no unit test binaries in $B/tests"
+
+# --- bats suites --------------------------------------------------------------
+suites=()
+for d in tests/e2e tests/ui; do
+	compgen -G "$d/*.bats" >/dev/null && suites+=("$d")
+done
+if [ "${#suites[@]}" -gt 0 ]; then
+	if command -v bats >/dev/null; then
+		echo "# bats: ${suites[*]}"
+		rc=0
+		# shellcheck disable=SC2086
+		bats --tap ${BATS_ARGS:-} "${suites[@]}" >"$tmp/bats.out" 2>"$tmp/bats.err" || rc=$?
+		cat "$tmp/bats.out"
+		sed 's/^/# stderr: /' "$tmp/bats.err"
+		tap_count bats "$tmp/bats.out"
+		if [ "$rc" -ne 0 ] && [ "$tap_failed" -eq 0 ]; then
+			fail=$((fail + 1))
+			failures+=("bats: exited $rc with no failing test reported")
+		fi
+	else
+		fail=$((fail + 1))
+		failures+=("bats: not installed, cannot run ${suites[*]} (make deps)")
+	fi
+else
+	echo "# no .bats files in tests/e2e or tests/ui"
+fi
+
+# --- summary ------------------------------------------------------------------
+if [ "${#failures[@]}" -gt 0 ]; then
+	echo "failed:"
+	printf '  %s\n' "${failures[@]}"
+fi
+[ "$skipped" -eq 0 ] || echo "skipped: $skipped"
+ran=$((pass + fail))
+echo "check: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$ran" -gt 0 ]
