@@ -1,0 +1,27 @@
+# bash completion for spacetime
+_spacetime() {
+	local cur prev i
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	# after -- or the first non-option word, complete the command itself
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		--) _command_offset $((i + 1)); return ;;
+		-o|--output|--json|--export|--export-format|-i|--interval|--budget) ((i++)) ;;
+		-*) ;;
+		*) _command_offset $i; return ;;
+		esac
+	done
+	case $prev in
+	-o|--output|--json) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--export) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--export-format) COMPREPLY=($(compgen -W "json csv trace svg json,csv,trace,svg" -- "$cur")); return ;;
+	-i|--interval|--budget) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "-s --summary -o --output --json --export --export-format -i --interval --budget -v --verbose --no-netlink --caps -h --help -V --version --" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -c -- "$cur"))
+	fi
+}
+complete -F _spacetime spacetime
