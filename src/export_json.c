@@ -1,13 +1,15 @@
-/* export_json.c: the summary JSON object. */
+/* export_json.c: the summary JSON object and the full snapshot. */
 #include "export_json.h"
 
 #include "collector.h"
+#include "export.h"
 #include "jsonw.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 /* Exit code as a shell shows it. */
 static int shell_status(int st)
@@ -122,5 +124,221 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	jsonw_key(f, "execs", &first);
 	write_execs(f, st, s.start_ns);
 	fputc('}', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* Writes "key":v, or "key":null when the value is unknown. */
+static void snap_u64(FILE *f, const char *key, uint64_t v, int known, int *first)
+{
+	if (known)
+		jsonw_u64(f, key, v, first);
+	else {
+		jsonw_key(f, key, first);
+		fputs("null", f);
+	}
+}
+
+/* Writes "key":v with three decimals, or null. */
+static void snap_rate(FILE *f, const char *key, double v, int known, int *first)
+{
+	jsonw_key(f, key, first);
+	if (known)
+		fprintf(f, "%.3f", v);
+	else
+		fputs("null", f);
+}
+
+/* The command's start as ISO 8601 local time with its UTC offset. */
+static void snap_start_time(FILE *f, const struct export_snap *sn)
+{
+	struct tm tm;
+	char buf[64], zone[8];
+
+	if (!localtime_r(&sn->start_wall.tv_sec, &tm)) {
+		fputs("null", f);
+		return;
+	}
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm); /* +hhmm */
+	fprintf(f, "\"%s.%03ld%.3s:%.2s\"", buf, sn->start_wall.tv_nsec / 1000000, zone,
+		strlen(zone) >= 5 ? zone + 3 : "00");
+}
+
+/* One row of the series: times, the mean of each gauge, the max of PSS, the
+ * cumulative counters at the bucket's end, and rates. */
+static void snap_sample(FILE *f, const struct export_snap *sn, const struct export_row *r)
+{
+	const struct bucket *b = &r->b;
+	int first = 1;
+	int pss = b->valid & SAMPLE_PSS, rss = b->valid & SAMPLE_RSS;
+	int flt = b->valid & SAMPLE_FAULTS, cpu = b->valid & SAMPLE_CPU;
+	int cnt = b->valid & SAMPLE_COUNTS;
+
+	fputc('{', f);
+	jsonw_u64(f, "t_us", export_rel_us(sn, b->mean.t_ns), &first);
+	jsonw_u64(f, "t0_us", export_rel_us(sn, b->t0_ns), &first);
+	jsonw_u64(f, "t1_us", export_rel_us(sn, b->t1_ns), &first);
+	jsonw_u64(f, "n", b->n, &first);
+	snap_u64(f, "pss_kib", b->mean.pss_kib, pss, &first);
+	snap_u64(f, "pss_max_kib", b->max.pss_kib, pss, &first);
+	snap_u64(f, "pss_min_kib", b->min.pss_kib, pss, &first);
+	snap_u64(f, "pss_anon_kib", b->mean.pss_anon_kib, pss, &first);
+	snap_u64(f, "pss_file_kib", b->mean.pss_file_kib, pss, &first);
+	snap_u64(f, "pss_shmem_kib", b->mean.pss_shmem_kib, pss, &first);
+	snap_u64(f, "rss_kib", b->mean.rss_kib, rss, &first);
+	snap_u64(f, "minflt", b->max.minflt, flt, &first);
+	snap_u64(f, "majflt", b->max.majflt, flt, &first);
+	snap_rate(f, "minflt_per_s", r->minflt_per_s, r->has_rates, &first);
+	snap_rate(f, "majflt_per_s", r->majflt_per_s, r->has_rates, &first);
+	snap_u64(f, "utime_us", b->max.utime_us, cpu, &first);
+	snap_u64(f, "stime_us", b->max.stime_us, cpu, &first);
+	snap_rate(f, "cpu_pct", r->cpu_pct, r->has_rates, &first);
+	snap_u64(f, "live_procs", b->mean.live_procs, cnt, &first);
+	snap_u64(f, "live_threads", b->mean.live_threads, cnt, &first);
+	snap_u64(f, "total_procs", b->max.total_procs, cnt, &first);
+	snap_u64(f, "total_threads", b->max.total_threads, cnt, &first);
+	fputc('}', f);
+}
+
+/* One process record; unknown fields are null. */
+static void snap_proc(FILE *f, const struct export_snap *sn, const struct proc_rec *p,
+		      char **buf, size_t *cap)
+{
+	char name[256];
+	int first = 1;
+	ssize_t len;
+
+	fputc('{', f);
+	jsonw_i64(f, "pid", p->pid, &first);
+	jsonw_i64(f, "ppid", p->ppid, &first);
+	export_proc_name(sn, p, name, sizeof(name));
+	jsonw_key(f, "name", &first);
+	jsonw_str(f, name, strlen(name));
+	jsonw_key(f, "comm", &first);
+	jsonw_str(f, p->comm, strnlen(p->comm, sizeof(p->comm)));
+	jsonw_key(f, "argv", &first);
+	len = p->argv_id ? export_str(sn, p->argv_id, buf, cap) : -1;
+	if (len >= 0)
+		jsonw_argv(f, *buf, (size_t)len);
+	else
+		fputs("null", f);
+	jsonw_u64(f, "start_us", export_rel_us(sn, p->start_ns), &first);
+	snap_u64(f, "end_us", export_rel_us(sn, p->end_ns), p->end_ns != 0, &first);
+	jsonw_key(f, "alive", &first);
+	fputs(p->end_ns ? "false" : "true", f);
+	jsonw_key(f, "exit_status", &first);
+	if (p->valid & PROC_V_EXIT)
+		fprintf(f, "%d", shell_status(p->exit_status));
+	else
+		fputs("null", f);
+	jsonw_key(f, "signal", &first);
+	if ((p->valid & PROC_V_EXIT) && WIFSIGNALED(p->exit_status))
+		fprintf(f, "%d", WTERMSIG(p->exit_status));
+	else
+		fputs("null", f);
+	jsonw_u64(f, "threads", p->threads, &first);
+	jsonw_u64(f, "execs", p->nexec, &first);
+	snap_u64(f, "peak_pss_kib", p->peak_pss_kib, p->valid & PROC_V_PSS, &first);
+	snap_u64(f, "peak_pss_t_us", export_rel_us(sn, p->peak_pss_t_ns),
+		 (p->valid & PROC_V_PSS) && p->peak_pss_t_ns, &first);
+	snap_u64(f, "peak_rss_kib", p->peak_rss_kib, p->valid & PROC_V_RSS, &first);
+	snap_u64(f, "utime_us", p->utime_us, p->valid & PROC_V_CPU, &first);
+	snap_u64(f, "stime_us", p->stime_us, p->valid & PROC_V_CPU, &first);
+	snap_u64(f, "minflt", p->minflt, p->valid & PROC_V_FAULTS, &first);
+	snap_u64(f, "majflt", p->majflt, p->valid & PROC_V_FAULTS, &first);
+	fputc('}', f);
+}
+
+static const char *snap_event_type(uint32_t type)
+{
+	switch (type) {
+	case STORE_EV_FORK: return "fork";
+	case STORE_EV_EXEC: return "exec";
+	case STORE_EV_EXIT: return "exit";
+	case STORE_EV_THREAD: return "thread";
+	case STORE_EV_LOST: return "lost";
+	case STORE_EV_RESCAN: return "rescan";
+	}
+	return "unknown";
+}
+
+static void snap_event(FILE *f, const struct export_snap *sn, const struct store_event *e)
+{
+	int first = 1;
+	const char *type = snap_event_type(e->type);
+
+	fputc('{', f);
+	jsonw_u64(f, "t_us", export_rel_us(sn, e->t_ns), &first);
+	jsonw_key(f, "type", &first);
+	jsonw_str(f, type, strlen(type));
+	jsonw_i64(f, "pid", e->pid, &first);
+	jsonw_i64(f, "ppid", e->ppid, &first);
+	if (e->type == STORE_EV_EXIT) {
+		int ws = (int)e->arg;
+		jsonw_i64(f, "exit_status", shell_status(ws), &first);
+		jsonw_key(f, "signal", &first);
+		if (WIFSIGNALED(ws))
+			fprintf(f, "%d", WTERMSIG(ws));
+		else
+			fputs("null", f);
+	} else if (e->type == STORE_EV_LOST) {
+		jsonw_i64(f, "count", e->arg, &first);
+	}
+	fputc('}', f);
+}
+
+int export_json_snapshot(FILE *f, const struct export_snap *sn)
+{
+	char *buf = malloc(4096);
+	size_t cap = buf ? 4096 : 0;
+	int first = 1, rc;
+
+	fputc('{', f);
+	jsonw_u64(f, "version", EXPORT_JSON_SNAPSHOT_VERSION, &first);
+	jsonw_key(f, "kind", &first);
+	fputs("\"spacetime-snapshot\"", f);
+	jsonw_key(f, "start_time", &first);
+	snap_start_time(f, sn);
+	jsonw_key(f, "window", &first);
+	{
+		int wf = 1;
+		fputc('{', f);
+		jsonw_u64(f, "t0_us", export_rel_us(sn, sn->t0_ns), &wf);
+		jsonw_u64(f, "t1_us", export_rel_us(sn, sn->t1_ns), &wf);
+		jsonw_key(f, "whole_run", &wf);
+		fputs(sn->windowed ? "false" : "true", f);
+		fputc('}', f);
+	}
+	jsonw_key(f, "summary", &first);
+	rc = export_json_summary(f, sn->st, sn->argv);
+	jsonw_u64(f, "samples_count", sn->nrows, &first);
+	jsonw_u64(f, "samples_aggregated", sn->nsamples, &first);
+	jsonw_key(f, "samples", &first);
+	fputc('[', f);
+	for (size_t i = 0; i < sn->nrows; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		snap_sample(f, sn, &sn->rows[i]);
+	}
+	fputs("],\n", f);
+	first = 1;
+	jsonw_key(f, "processes", &first);
+	fputc('[', f);
+	for (size_t i = 0; i < sn->nprocs; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		snap_proc(f, sn, &sn->procs[i], &buf, &cap);
+	}
+	fputs("],\n", f);
+	first = 1;
+	jsonw_u64(f, "events_dropped", sn->events_dropped, &first);
+	jsonw_key(f, "events", &first);
+	fputc('[', f);
+	for (size_t i = 0; i < sn->nevents; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		snap_event(f, sn, &sn->events[i]);
+	}
+	fputs("]}\n", f);
+	free(buf);
+	if (rc < 0)
+		return rc;
 	return ferror(f) ? -EIO : 0;
 }
