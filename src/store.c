@@ -4,7 +4,12 @@
  * tables (process records, execs, strings, hash maps) never allocate under it:
  * a writer notes what is missing, unlocks, allocates (and rebuilds a hash map
  * from write-once key arrays), relocks and installs what is still missing,
- * then retries. Arrays are segmented (segvec), so nothing already stored moves. */
+ * then retries. Arrays are segmented (segvec), so nothing already stored moves.
+ *
+ * Process records: each gets an insertion index, its place in ids and loc. A
+ * live one is a struct proc_rec in the dense live array. The update that ends
+ * it packs it (recpack) into the arena, appends its index to the exit order
+ * and moves the last live record into the slot it leaves. */
 #include "store.h"
 
 #include <errno.h>
@@ -13,8 +18,10 @@
 #include <string.h>
 
 #include "keymap.h"
+#include "recpack.h"
 #include "segvec.h"
 #include "series.h"
+#include "store_need.h"
 
 #define STORE_DEF_TIER0_LEN 4096
 #define STORE_DEF_NTIERS 4
@@ -22,23 +29,35 @@
 #define STORE_DEF_TIER_LEN 4096
 #define STORE_DEF_EVENTS_LEN 65536
 #define STORE_DEF_BASE_NS 100000000ull
-#define STORE_DEF_STRPOOL_MAX ((size_t)64 << 20)
+#define STORE_DEF_STRPOOL_MAX ((size_t)12 << 20)
 #define STORE_CHUNK_BYTES ((size_t)256 << 10)
+#define STORE_STR_TRUNC 1024 /* past half the pool, longer strings keep this much */
+#define STORE_STR_SHORT 16   /* strings this short (comm) may use the pool's reserve */
+#define STORE_ARENA_SHIFT 16 /* the arena's first segment: 64 KiB */
+#define STORE_LOC_LIVE 0x80000000u
 
 /* One interned string. Entries are written once, so a map rebuild may read
  * them outside the lock. */
 struct store_str {
 	const char *p; /* in a chunk; NULL when len is 0 */
-	uint64_t hash;
 	uint32_t len;
+	uint32_t hash; /* store_hash() */
 };
 
-/* String bytes live in chunks that are never moved or freed before the store. */
-struct store_chunk {
-	struct store_chunk *next;
-	size_t cap, used;
-	char data[];
+
+/* A live process: its record and its insertion index. */
+struct store_live {
+	struct proc_rec rec;
+	uint32_t seq;
 };
+
+/* The stored form of an exec: comm is a string id. */
+struct store_exec_rec {
+	uint64_t t_ns;
+	pid_t pid, ppid;
+	uint32_t argv_id, comm_id;
+};
+_Static_assert(sizeof(struct store_exec_rec) == 24, "an exec costs 24 bytes");
 
 struct store {
 	pthread_mutex_t lock;
@@ -48,39 +67,25 @@ struct store {
 	uint32_t events_len;
 	uint64_t nevents; /* pushed so far; event i sits at i % events_len */
 
-	struct segvec recs;    /* struct proc_rec, in insertion order */
-	struct segvec ids;     /* uint64_t recs[i].id, written once */
-	struct keymap procmap; /* id -> index + 1 */
-	size_t nlive;          /* records with end_ns == 0 */
+	struct segvec ids;     /* uint64_t id per insertion index, written once */
+	struct segvec loc;     /* uint32_t per insertion index: STORE_LOC_LIVE | live
+				* slot, or the offset of the packed record in arena */
+	struct keymap procmap; /* id -> insertion index + 1 */
+	struct segvec live;    /* struct store_live, dense, in no set order */
+	struct segvec exited;  /* uint32_t insertion index, in exit order */
+	struct segvec arena;   /* bytes: packed exited records */
+	uint64_t base_ns;      /* recpack base: the first record's start */
+	int base_set;
 
-	struct segvec execs; /* struct store_exec */
+	struct segvec execs; /* struct store_exec_rec */
 
 	struct segvec strs;    /* struct store_str; id = index + 1 */
-	struct keymap strmap;  /* content hash -> id */
+	struct keymap strmap;  /* hash -> id */
 	struct store_chunk *chunks; /* newest first; bytes are appended to the head */
 	size_t chunk_bytes, str_bytes, str_max;
-	uint64_t str_dropped;
+	uint64_t str_dropped, str_truncated;
 
 	struct store_summary summary;
-};
-
-/* Memory a writer allocated outside the lock for one insertion: up to two
- * array segments, a rebuilt hash map, a string chunk. Whatever is not
- * installed (another writer got there first) is freed after unlocking. */
-#define STORE_NSEGS 2
-struct store_need {
-	void *seg[STORE_NSEGS];
-	size_t seg_bytes[STORE_NSEGS]; /* to allocate; 0 = nothing */
-	unsigned seg_no[STORE_NSEGS];  /* the segment index it becomes */
-
-	size_t map_cap;       /* to build; 0 = nothing */
-	struct segvec keys;   /* snapshot of the key array to build it from */
-	size_t map_from;      /* keys [0, map_from) went into map */
-	uint64_t (*key)(const void *elem);
-	struct keymap map;
-
-	size_t chunk_size; /* to allocate; 0 = nothing */
-	struct store_chunk *chunk;
 };
 
 static uint64_t store_key_id(const void *elem)
@@ -93,114 +98,17 @@ static uint64_t store_key_str(const void *elem)
 	return ((const struct store_str *)elem)->hash;
 }
 
-/* Under the lock, before working out what is missing: forgets earlier asks. */
-static void store_need_begin(struct store_need *nd)
-{
-	memset(nd->seg_bytes, 0, sizeof(nd->seg_bytes));
-	nd->map_cap = 0;
-	nd->chunk_size = 0;
-}
-
-/* Outside the lock: frees whatever was allocated and not installed. */
-static void store_need_release(struct store_need *nd)
-{
-	for (int i = 0; i < STORE_NSEGS; i++) {
-		free(nd->seg[i]);
-		nd->seg[i] = NULL;
-	}
-	free(nd->map.slots);
-	memset(&nd->map, 0, sizeof(nd->map));
-	free(nd->chunk);
-	nd->chunk = NULL;
-}
-
-/* Under the lock: asks for the next segment of v if v is full. Returns 1 when
- * one is needed, 0 when not, -ENOMEM when v cannot grow. */
-static int store_need_seg(struct store_need *nd, int i, const struct segvec *v)
-{
-	if (v->len < segvec_cap(v))
-		return 0;
-	if (v->len >= UINT32_MAX || !segvec_next_bytes(v))
-		return -ENOMEM;
-	nd->seg_bytes[i] = segvec_next_bytes(v);
-	nd->seg_no[i] = v->nseg;
-	return 1;
-}
-
-/* Under the lock: asks for a bigger map if m is full, to be built from the
- * first keys->len entries of keys (a snapshot: those entries never change). */
-static int store_need_map(struct store_need *nd, const struct keymap *m,
-			  const struct segvec *keys, uint64_t (*key)(const void *))
-{
-	if (!keymap_full(m))
-		return 0;
-	nd->map_cap = keymap_grown_cap(m);
-	nd->keys = *keys;
-	nd->map_from = keys->len;
-	nd->key = key;
-	return 1;
-}
-
-/* Outside the lock: drops leftovers, allocates what was asked for and fills
- * the new map. */
-static int store_need_alloc(struct store_need *nd)
-{
-	store_need_release(nd);
-	for (int i = 0; i < STORE_NSEGS; i++) {
-		if (nd->seg_bytes[i] && !(nd->seg[i] = malloc(nd->seg_bytes[i])))
-			return -ENOMEM;
-	}
-	if (nd->map_cap) {
-		nd->map.slots = calloc(nd->map_cap, sizeof(*nd->map.slots));
-		if (!nd->map.slots)
-			return -ENOMEM;
-		nd->map.cap = nd->map_cap;
-		for (size_t i = 0; i < nd->map_from; i++)
-			keymap_put(&nd->map, nd->key(segvec_at(&nd->keys, i)), (uint32_t)(i + 1));
-	}
-	if (nd->chunk_size) {
-		nd->chunk = malloc(sizeof(*nd->chunk) + nd->chunk_size);
-		if (!nd->chunk)
-			return -ENOMEM;
-		nd->chunk->cap = nd->chunk_size;
-		nd->chunk->used = 0;
-	}
-	return 0;
-}
-
-/* Under the lock: installs segment i into v if v still lacks exactly it. */
-static void store_install_seg(struct store_need *nd, int i, struct segvec *v)
-{
-	if (nd->seg[i] && v->nseg == nd->seg_no[i]) {
-		segvec_add_seg(v, nd->seg[i]);
-		nd->seg[i] = NULL;
-	}
-}
-
-/* Under the lock: swaps in the rebuilt map if it is still the bigger one,
- * first adding the entries appended since the snapshot. The old slots go back
- * into nd to be freed after unlocking. */
-static void store_install_map(struct store_need *nd, struct keymap *m, const struct segvec *keys)
-{
-	struct keymap old;
-
-	if (!nd->map.slots || nd->map.cap <= m->cap)
-		return;
-	for (size_t i = nd->map_from; i < keys->len; i++)
-		keymap_put(&nd->map, nd->key(segvec_at(keys, i)), (uint32_t)(i + 1));
-	old = *m;
-	*m = nd->map;
-	nd->map = old;
-}
-
 void store_free(struct store *st)
 {
 	if (!st)
 		return;
 	series_free(st->series);
 	free(st->events);
-	segvec_free(&st->recs);
 	segvec_free(&st->ids);
+	segvec_free(&st->loc);
+	segvec_free(&st->live);
+	segvec_free(&st->exited);
+	segvec_free(&st->arena);
 	segvec_free(&st->execs);
 	segvec_free(&st->strs);
 	free(st->procmap.slots);
@@ -242,9 +150,12 @@ struct store *store_new(const struct store_config *cfg)
 		errno = err;
 		return NULL;
 	}
-	segvec_init(&st->recs, sizeof(struct proc_rec), 8);
-	segvec_init(&st->ids, sizeof(uint64_t), 8);
-	segvec_init(&st->execs, sizeof(struct store_exec), 8);
+	segvec_init(&st->ids, sizeof(uint64_t), 10);
+	segvec_init(&st->loc, sizeof(uint32_t), 10);
+	segvec_init(&st->live, sizeof(struct store_live), 6);
+	segvec_init(&st->exited, sizeof(uint32_t), 10);
+	segvec_init(&st->arena, 1, STORE_ARENA_SHIFT);
+	segvec_init(&st->execs, sizeof(struct store_exec_rec), 10);
 	segvec_init(&st->strs, sizeof(struct store_str), 10);
 	st->str_max = c.strpool_max_bytes ? c.strpool_max_bytes : STORE_DEF_STRPOOL_MAX;
 	st->events_len = c.events_len ? c.events_len : STORE_DEF_EVENTS_LEN;
@@ -321,59 +232,171 @@ size_t store_events(struct store *st, uint64_t *cursor, struct store_event *out,
 	return k;
 }
 
-/* Index + 1 of the record with this id, or 0. Under the lock. */
+/* Under the lock: fills comm from string id, zero-padded ("" for none). */
+static void store_str_comm(const struct store *st, uint32_t id, char comm[16])
+{
+	memset(comm, 0, 16);
+	if (id > 0 && id <= st->strs.len) {
+		const struct store_str *e = segvec_at(&st->strs, id - 1);
+
+		if (e->len)
+			memcpy(comm, e->p, e->len < 16 ? e->len : 16);
+	}
+}
+
+/* Interns a kernel comm (up to 16 bytes, NUL-padded); 0 for "". */
+static uint32_t store_comm_intern(struct store *st, const char comm[16])
+{
+	size_t len = strnlen(comm, 16);
+
+	return len ? store_str_intern(st, comm, len) : 0;
+}
+
+/* Insertion index + 1 of the record with this id, or 0. Under the lock. */
 static uint32_t store_proc_find(const struct store *st, uint64_t id)
 {
 	size_t it = 0;
+	uint32_t v;
 
-	return keymap_next(&st->procmap, id, &it);
+	while ((v = keymap_next(&st->procmap, id, &it)) != 0)
+		if (*(const uint64_t *)segvec_at(&st->ids, v - 1) == id)
+			return v;
+	return 0;
 }
 
-/* An update of a known id is one lookup and one copy; an insert may first go
- * round the allocate-outside-the-lock loop. */
+static struct store_live *store_live_at(const struct store *st, uint32_t slot)
+{
+	return segvec_at(&st->live, slot);
+}
+
+/* Under the lock: removes live slot; the last live record moves into it. */
+static void store_live_remove(struct store *st, uint32_t slot)
+{
+	uint32_t last = (uint32_t)st->live.len - 1;
+
+	if (slot != last) {
+		struct store_live *to = store_live_at(st, slot);
+
+		*to = *store_live_at(st, last);
+		*(uint32_t *)segvec_at(&st->loc, to->seq) = STORE_LOC_LIVE | slot;
+	}
+	segvec_pop(&st->live);
+}
+
+/* Under the lock: stores rec if the memory for it is there. Segment indexes
+ * in nd: 0 ids, 1 loc, 2 live, 3 exited, 4 arena. Returns 0 when stored, 1 when
+ * nd lists memory to allocate first, 2 when comm_id is wanted first (an update
+ * of an exited record that does not end it), or -ENOMEM. */
+static int store_proc_apply(struct store *st, struct store_need *nd, const struct proc_rec *rec,
+			    uint32_t comm_id, int have_comm)
+{
+	uint32_t seq1 = store_proc_find(st, rec->id), seq;
+	uint32_t *loc = seq1 ? segvec_at(&st->loc, seq1 - 1) : NULL;
+	int was_live = loc && (*loc & STORE_LOC_LIVE), need = 0;
+	uint8_t pk[RECPACK_MAX], *dst;
+	size_t len = 0, oldlen = 0, at;
+	struct proc_rec r = *rec;
+
+	if (was_live && !rec->end_ns) {
+		store_live_at(st, *loc & ~STORE_LOC_LIVE)->rec = *rec;
+		return 0;
+	}
+	if (loc && !was_live) {
+		/* exited already: stays exited, updated in place when it fits */
+		struct proc_rec prev;
+		uint32_t prev_comm;
+
+		if (!have_comm)
+			return 2;
+		oldlen = recpack_decode(segvec_at(&st->arena, *loc), st->base_ns, &prev, &prev_comm);
+		if (!r.end_ns)
+			r.end_ns = prev.end_ns;
+	}
+	if (r.end_ns) {
+		len = recpack_encode(&r, comm_id, st->base_ns, pk);
+		if (oldlen && len <= oldlen) {
+			memcpy(segvec_at(&st->arena, *loc), pk, len);
+			return 0;
+		}
+		need = store_need_or(need, store_need_seg(nd, 4, &st->arena, len));
+		if (!oldlen)
+			need = store_need_or(need, store_need_seg(nd, 3, &st->exited, 1));
+	}
+	if (!loc) {
+		need = store_need_or(need, store_need_seg(nd, 0, &st->ids, 1));
+		need = store_need_or(need, store_need_seg(nd, 1, &st->loc, 1));
+		need = store_need_or(need, store_need_map(nd, &st->procmap, &st->ids, store_key_id));
+		if (!r.end_ns)
+			need = store_need_or(need, store_need_seg(nd, 2, &st->live, 1));
+	}
+	if (need)
+		return need;
+	if (len && segvec_contig(&st->arena, len) + len >= STORE_LOC_LIVE)
+		return -ENOMEM; /* 2 GiB of packed records */
+	if (!loc) {
+		seq = (uint32_t)st->ids.len;
+		*(uint64_t *)segvec_push(&st->ids) = r.id;
+		loc = segvec_push(&st->loc);
+		keymap_put(&st->procmap, r.id, seq + 1);
+		if (!r.end_ns) {
+			struct store_live *lv = segvec_push(&st->live);
+
+			lv->rec = r;
+			lv->seq = seq;
+			*loc = STORE_LOC_LIVE | (uint32_t)(st->live.len - 1);
+			return 0;
+		}
+	} else {
+		seq = seq1 - 1;
+	}
+	dst = segvec_push_n(&st->arena, len, &at);
+	memcpy(dst, pk, len);
+	if (was_live)
+		store_live_remove(st, *loc & ~STORE_LOC_LIVE);
+	if (!oldlen)
+		*(uint32_t *)segvec_push(&st->exited) = seq;
+	*loc = (uint32_t)at;
+	return 0;
+}
+
+/* An update of a live record is one lookup and one copy; an exit packs the
+ * record (its comm interned before locking); either may first go round the
+ * allocate-outside-the-lock loop. */
 int store_proc_update(struct store *st, const struct proc_rec *rec)
 {
 	struct store_need nd;
-	int rc = 0;
+	uint32_t comm_id = 0;
+	int have_comm = 0, rc;
 
+	if (rec->end_ns) {
+		comm_id = store_comm_intern(st, rec->comm);
+		have_comm = 1;
+	}
 	memset(&nd, 0, sizeof(nd));
 	pthread_mutex_lock(&st->lock);
+	if (!st->base_set) {
+		st->base_ns = rec->start_ns;
+		st->base_set = 1;
+	}
 	for (;;) {
-		uint32_t idx = store_proc_find(st, rec->id);
-		int need;
-
-		if (idx) {
-			struct proc_rec *r = segvec_at(&st->recs, idx - 1);
-
-			if (r->end_ns == 0 && rec->end_ns != 0)
-				st->nlive--;
-			else if (r->end_ns != 0 && rec->end_ns == 0)
-				st->nlive++;
-			*r = *rec;
-			break;
-		}
-		store_install_seg(&nd, 0, &st->recs);
-		store_install_seg(&nd, 1, &st->ids);
-		store_install_map(&nd, &st->procmap, &st->ids);
+		store_need_install_seg(&nd, 0, &st->ids);
+		store_need_install_seg(&nd, 1, &st->loc);
+		store_need_install_seg(&nd, 2, &st->live);
+		store_need_install_seg(&nd, 3, &st->exited);
+		store_need_install_seg(&nd, 4, &st->arena);
+		store_need_install_map(&nd, &st->procmap, &st->ids);
 		store_need_begin(&nd);
-		need = store_need_seg(&nd, 0, &st->recs);
-		if (need >= 0)
-			need |= store_need_seg(&nd, 1, &st->ids);
-		if (need >= 0)
-			need |= store_need_map(&nd, &st->procmap, &st->ids, store_key_id);
-		if (need < 0) {
-			rc = -ENOMEM;
+		rc = store_proc_apply(st, &nd, rec, comm_id, have_comm);
+		if (rc <= 0)
 			break;
-		}
-		if (!need) {
-			*(struct proc_rec *)segvec_push(&st->recs) = *rec;
-			*(uint64_t *)segvec_push(&st->ids) = rec->id;
-			keymap_put(&st->procmap, rec->id, (uint32_t)st->recs.len);
-			st->nlive += rec->end_ns == 0;
-			break;
-		}
 		pthread_mutex_unlock(&st->lock);
-		rc = store_need_alloc(&nd);
+		if (rc == 2) {
+			comm_id = store_comm_intern(st, rec->comm);
+			have_comm = 1;
+			rc = 0;
+		} else {
+			rc = store_need_alloc(&nd);
+		}
 		pthread_mutex_lock(&st->lock);
 		if (rc)
 			break;
@@ -383,53 +406,95 @@ int store_proc_update(struct store *st, const struct proc_rec *rec)
 	return rc;
 }
 
-/* Copies in insertion order and stops as soon as max, or every match, is
- * copied; a which other than 0, 1, 2 matches nothing. */
-size_t store_procs(struct store *st, int which, struct proc_rec *out, size_t max)
+/* Under the lock: the record at insertion index seq, expanded. */
+static void store_proc_get(const struct store *st, uint32_t seq, struct proc_rec *out)
 {
-	size_t total, copied = 0;
+	uint32_t loc = *(const uint32_t *)segvec_at(&st->loc, seq), comm_id;
+
+	if (loc & STORE_LOC_LIVE) {
+		*out = store_live_at(st, loc & ~STORE_LOC_LIVE)->rec;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	recpack_decode(segvec_at(&st->arena, loc), st->base_ns, out, &comm_id);
+	out->id = *(const uint64_t *)segvec_at(&st->ids, seq);
+	store_str_comm(st, comm_id, out->comm);
+}
+
+size_t store_procs_range(struct store *st, int which, size_t from, struct proc_rec *out,
+			 size_t max)
+{
+	size_t total, k = 0;
 
 	pthread_mutex_lock(&st->lock);
 	switch (which) {
-	case 0:
-		total = st->recs.len;
+	case STORE_PROCS_ALL:
+		total = st->ids.len;
 		break;
-	case 1:
-		total = st->nlive;
+	case STORE_PROCS_LIVE:
+		total = st->live.len;
 		break;
-	case 2:
-		total = st->recs.len - st->nlive;
+	case STORE_PROCS_EXITED:
+		total = st->exited.len;
 		break;
 	default:
 		total = 0;
 	}
-	for (size_t i = 0; i < st->recs.len && copied < max && copied < total; i++) {
-		const struct proc_rec *r = segvec_at(&st->recs, i);
+	for (; k < max && from < total && k < total - from; k++) {
+		size_t i = from + k;
 
-		if (which == 0 || (which == 1) == (r->end_ns == 0))
-			out[copied++] = *r;
+		if (which == STORE_PROCS_LIVE)
+			out[k] = store_live_at(st, (uint32_t)i)->rec;
+		else if (which == STORE_PROCS_ALL)
+			store_proc_get(st, (uint32_t)i, &out[k]);
+		else
+			store_proc_get(st, *(const uint32_t *)segvec_at(&st->exited, i), &out[k]);
 	}
 	pthread_mutex_unlock(&st->lock);
+	return total;
+}
+
+/* Chunks for the orders that only grow at the end; the live order can move
+ * between chunks, and live processes are few, so one hold. */
+size_t store_procs(struct store *st, int which, struct proc_rec *out, size_t max)
+{
+	size_t copied = 0, total;
+
+	if (which == STORE_PROCS_LIVE)
+		return store_procs_range(st, which, 0, out, max);
+	for (;;) {
+		size_t n = max - copied < STORE_PROCS_CHUNK ? max - copied : STORE_PROCS_CHUNK;
+
+		total = store_procs_range(st, which, copied, out ? out + copied : NULL, n);
+		if (total <= copied)
+			break;
+		copied += total - copied < n ? total - copied : n;
+		if (copied >= max || copied >= total)
+			break;
+	}
 	return total;
 }
 
 /* Appends; without memory the exec is lost (the call cannot fail). */
 void store_push_exec(struct store *st, const struct store_exec *ex)
 {
+	struct store_exec_rec r = { .t_ns = ex->t_ns, .pid = ex->pid, .ppid = ex->ppid,
+				    .argv_id = ex->argv_id };
 	struct store_need nd;
 
+	r.comm_id = store_comm_intern(st, ex->comm);
 	memset(&nd, 0, sizeof(nd));
 	pthread_mutex_lock(&st->lock);
 	for (;;) {
 		int need;
 
-		store_install_seg(&nd, 0, &st->execs);
+		store_need_install_seg(&nd, 0, &st->execs);
 		store_need_begin(&nd);
-		need = store_need_seg(&nd, 0, &st->execs);
+		need = store_need_seg(&nd, 0, &st->execs, 1);
 		if (need < 0)
 			break; /* no memory: the exec is lost, the run goes on */
 		if (!need) {
-			*(struct store_exec *)segvec_push(&st->execs) = *ex;
+			*(struct store_exec_rec *)segvec_push(&st->execs) = r;
 			break;
 		}
 		pthread_mutex_unlock(&st->lock);
@@ -448,26 +513,39 @@ size_t store_execs(struct store *st, size_t from, struct store_exec *out, size_t
 
 	pthread_mutex_lock(&st->lock);
 	total = st->execs.len;
-	for (size_t i = 0; i < max && from < total && i < total - from; i++)
-		out[i] = *(const struct store_exec *)segvec_at(&st->execs, from + i);
+	for (size_t i = 0; i < max && from < total && i < total - from; i++) {
+		const struct store_exec_rec *r = segvec_at(&st->execs, from + i);
+
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].t_ns = r->t_ns;
+		out[i].pid = r->pid;
+		out[i].ppid = r->ppid;
+		out[i].argv_id = r->argv_id;
+		store_str_comm(st, r->comm_id, out[i].comm);
+	}
 	pthread_mutex_unlock(&st->lock);
 	return total;
 }
 
-/* FNV-1a over the bytes, NULs included. */
-static uint64_t store_hash(const char *bytes, size_t len)
+/* FNV-1a over the bytes, NULs included, folded to 32 bits; *prefix gets the
+ * same of the first STORE_STR_TRUNC bytes, from the same pass. */
+static uint32_t store_hash(const char *bytes, size_t len, uint32_t *prefix)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	for (size_t i = 0; i < len; i++) {
+		if (i == STORE_STR_TRUNC)
+			*prefix = (uint32_t)(h ^ h >> 32);
 		h ^= (unsigned char)bytes[i];
 		h *= 0x100000001b3ull;
 	}
-	return h;
+	if (len <= STORE_STR_TRUNC)
+		*prefix = (uint32_t)(h ^ h >> 32);
+	return (uint32_t)(h ^ h >> 32);
 }
 
 /* Id of the string with these bytes, or 0. Under the lock. */
-static uint32_t store_str_find(const struct store *st, uint64_t h, const char *bytes,
+static uint32_t store_str_find(const struct store *st, uint32_t h, const char *bytes,
 			       size_t len)
 {
 	size_t it = 0;
@@ -476,10 +554,19 @@ static uint32_t store_str_find(const struct store *st, uint64_t h, const char *b
 	while ((id = keymap_next(&st->strmap, h, &it)) != 0) {
 		const struct store_str *e = segvec_at(&st->strs, id - 1);
 
-		if (e->len == len && (len == 0 || memcmp(e->p, bytes, len) == 0))
+		if (e->hash == h && e->len == len && (len == 0 || memcmp(e->p, bytes, len) == 0))
 			return id;
 	}
 	return 0;
+}
+
+/* Whether len more bytes may enter the pool: short strings (a comm) may use
+ * the last 1/64 of it, which longer ones leave free. */
+static int store_str_room(const struct store *st, size_t len)
+{
+	size_t limit = len <= STORE_STR_SHORT ? st->str_max : st->str_max - st->str_max / 64;
+
+	return st->str_bytes <= limit && len <= limit - st->str_bytes;
 }
 
 /* Under the lock: asks for a chunk when the newest one cannot take len bytes. */
@@ -502,56 +589,73 @@ static void store_install_chunk(struct store_need *nd, struct store *st, size_t 
 	nd->chunk = NULL;
 }
 
+/* Under the lock: appends a string the pool has room for (as checked). */
+static uint32_t store_str_add(struct store *st, uint32_t h, const char *bytes, size_t len)
+{
+	struct store_str *e = segvec_push(&st->strs);
+
+	e->p = NULL;
+	if (len) {
+		e->p = st->chunks->data + st->chunks->used;
+		memcpy(st->chunks->data + st->chunks->used, bytes, len);
+		st->chunks->used += len;
+	}
+	e->hash = h;
+	e->len = (uint32_t)len;
+	st->str_bytes += len;
+	keymap_put(&st->strmap, h, (uint32_t)st->strs.len);
+	return (uint32_t)st->strs.len;
+}
+
 /* The bytes are hashed outside the lock; the copy into the pool is under it
- * (a bounded copy of the caller's bytes). */
+ * (a bounded copy of the caller's bytes). Once the pool is half full, a long
+ * string not interned whole before is looked up, or added, as its first
+ * STORE_STR_TRUNC bytes. */
 uint32_t store_str_intern(struct store *st, const char *bytes, size_t len)
 {
 	struct store_need nd;
-	uint64_t h;
-	uint32_t id = 0;
+	uint32_t h, hp = 0, id = 0;
 
 	if (len > UINT32_MAX || (!bytes && len))
 		return 0;
-	h = store_hash(bytes, len);
+	h = store_hash(bytes, len, &hp);
 	memset(&nd, 0, sizeof(nd));
 	pthread_mutex_lock(&st->lock);
 	for (;;) {
+		size_t use = len;
+		uint32_t uh = h;
 		int need;
 
 		id = store_str_find(st, h, bytes, len);
 		if (id)
 			break;
-		if (len > st->str_max - st->str_bytes) {
+		if (len > STORE_STR_TRUNC && st->str_bytes >= st->str_max / 2) {
+			use = STORE_STR_TRUNC;
+			uh = hp;
+			id = store_str_find(st, uh, bytes, use);
+			if (id) {
+				st->str_truncated++;
+				break;
+			}
+		}
+		if (!store_str_room(st, use)) {
 			st->str_dropped++;
 			break;
 		}
-		store_install_seg(&nd, 0, &st->strs);
-		store_install_map(&nd, &st->strmap, &st->strs);
-		store_install_chunk(&nd, st, len);
+		store_need_install_seg(&nd, 0, &st->strs);
+		store_need_install_map(&nd, &st->strmap, &st->strs);
+		store_install_chunk(&nd, st, use);
 		store_need_begin(&nd);
-		need = store_need_seg(&nd, 0, &st->strs);
-		if (need >= 0)
-			need |= store_need_map(&nd, &st->strmap, &st->strs, store_key_str);
-		if (need >= 0)
-			need |= store_need_chunk(&nd, st, len);
+		need = store_need_seg(&nd, 0, &st->strs, 1);
+		need = store_need_or(need, store_need_map(&nd, &st->strmap, &st->strs, store_key_str));
+		need = store_need_or(need, store_need_chunk(&nd, st, use));
 		if (need < 0) {
 			st->str_dropped++;
 			break;
 		}
 		if (!need) {
-			struct store_str *e = segvec_push(&st->strs);
-
-			e->p = NULL;
-			if (len) {
-				e->p = st->chunks->data + st->chunks->used;
-				memcpy(st->chunks->data + st->chunks->used, bytes, len);
-				st->chunks->used += len;
-			}
-			e->hash = h;
-			e->len = (uint32_t)len;
-			st->str_bytes += len;
-			id = (uint32_t)st->strs.len;
-			keymap_put(&st->strmap, h, id);
+			id = store_str_add(st, uh, bytes, use);
+			st->str_truncated += use < len;
 			break;
 		}
 		pthread_mutex_unlock(&st->lock);
@@ -594,6 +698,16 @@ uint64_t store_str_dropped(struct store *st)
 	return n;
 }
 
+uint64_t store_str_truncated(struct store *st)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&st->lock);
+	n = st->str_truncated;
+	pthread_mutex_unlock(&st->lock);
+	return n;
+}
+
 void store_summary_set(struct store *st, const struct store_summary *sum)
 {
 	pthread_mutex_lock(&st->lock);
@@ -615,9 +729,11 @@ size_t store_mem_bytes(struct store *st)
 	pthread_mutex_lock(&st->lock);
 	n = sizeof(*st) + series_mem_bytes(st->series);
 	n += (size_t)st->events_len * sizeof(*st->events);
-	n += segvec_mem_bytes(&st->recs) + segvec_mem_bytes(&st->ids);
+	n += segvec_mem_bytes(&st->ids) + segvec_mem_bytes(&st->loc);
+	n += segvec_mem_bytes(&st->live) + segvec_mem_bytes(&st->exited);
+	n += segvec_mem_bytes(&st->arena);
 	n += segvec_mem_bytes(&st->execs) + segvec_mem_bytes(&st->strs);
-	n += (st->procmap.cap + st->strmap.cap) * sizeof(struct keymap_slot);
+	n += keymap_mem_bytes(&st->procmap) + keymap_mem_bytes(&st->strmap);
 	n += st->chunk_bytes;
 	pthread_mutex_unlock(&st->lock);
 	return n;

@@ -73,7 +73,12 @@ enum {
 	PROC_V_PSS_EST = 1u << 6, /* pss_kib scaled from RSS since last smaps_rollup */
 };
 
-/* What the UI and the exports know of one process, live or exited. */
+/* What the UI and the exports know of one process, live or exited.
+ * The store keeps a live process (end_ns == 0) as this struct; the update that
+ * sets end_ns compacts it (40 to 55 bytes, see recpack.h), and a copy of an
+ * exited record has every field back exactly except pss_kib, rss_kib and
+ * pss_age_ns, which are 0 (use the peaks), and comm, which comes from the
+ * string pool ("" if the pool refused it). */
 struct proc_rec {
 	uint64_t id;       /* unique in the run (pid + start time key) */
 	pid_t pid, ppid;
@@ -122,7 +127,10 @@ struct store_config {
 	uint32_t events_len;    /* event ring length (default 65536) */
 	uint64_t base_ns;       /* tier k >= 1 buckets are time slots of base_ns * factor^k
 				 * (default 100 ms) */
-	size_t strpool_max_bytes; /* string bytes interned at most (default 64 MiB) */
+	size_t strpool_max_bytes; /* string bytes interned at most (default 12 MiB); past
+				   * half of it, strings over 1 KiB keep their first
+				   * 1 KiB; the last 1/64 is kept for names of up to 16
+				   * bytes (comm) */
 };
 
 /* Creates a store; cfg may be NULL for defaults. Memory for series and events is
@@ -133,11 +141,15 @@ void store_free(struct store *st);
 /* Collector side. */
 void store_push_sample(struct store *st, const struct sample *s);
 void store_push_event(struct store *st, const struct store_event *ev);
-/* Inserts or updates the record with rec->id. Returns 0 or -ENOMEM. */
+/* Inserts or updates the record with rec->id. An update with end_ns != 0 makes
+ * the record exited, and it stays so: a later update of it is stored compacted,
+ * and an end_ns of 0 there keeps the end already known. Returns 0 or -ENOMEM. */
 int store_proc_update(struct store *st, const struct proc_rec *rec);
 void store_summary_set(struct store *st, const struct store_summary *sum);
 /* Interns a byte string (argv with NUL separators); returns its id (>0) or 0 on
- * failure. The same bytes always give the same id. */
+ * failure. The same bytes always give the same id; once the pool is half full,
+ * a string over 1 KiB not yet interned gets the id of its first 1 KiB (counted,
+ * see store_str_truncated()). */
 uint32_t store_str_intern(struct store *st, const char *bytes, size_t len);
 
 /* One program executed in the tree (execve). Every exec is kept, unlike the
@@ -146,7 +158,8 @@ struct store_exec {
 	uint64_t t_ns;
 	pid_t pid, ppid;
 	uint32_t argv_id; /* 0 when the process was gone before its argv was read */
-	char comm[16];    /* from the kernel (or "" if unknown) */
+	char comm[16];    /* from the kernel (or "" if unknown); stored interned, so ""
+			   * too if the string pool refused it */
 };
 void store_push_exec(struct store *st, const struct store_exec *ex);
 
@@ -161,9 +174,26 @@ size_t store_query(struct store *st, uint64_t t0_ns, uint64_t t1_ns, struct buck
 		   size_t max_out);
 /* Time span of the stored series (first and last sample). Returns 0, or -ENODATA. */
 int store_span(struct store *st, uint64_t *t0_ns, uint64_t *t1_ns);
-/* Copies up to max records; which: 0 all, 1 live only, 2 exited only. Returns the
- * total number matching (may exceed max). */
+/* Which records store_procs() and store_procs_range() copy, and their order:
+ *   0 all, in insertion order (a record keeps its place when it exits);
+ *   1 live only, in no set order (an exit moves the last live record into the
+ *     hole it leaves);
+ *   2 exited only, in exit order.
+ * Orders 0 and 2 only ever grow at the end, so chunks copied one after another
+ * concatenate to the list as it was (records in the states they had when each
+ * chunk was copied); order 1 can move between chunks. */
+enum { STORE_PROCS_ALL, STORE_PROCS_LIVE, STORE_PROCS_EXITED };
+/* Copies matching records [from, from + max) and returns the total number
+ * matching now (a which other than 0, 1, 2 matches nothing). One lock hold,
+ * O(max) whatever the total. */
+size_t store_procs_range(struct store *st, int which, size_t from, struct proc_rec *out,
+			 size_t max);
+/* Copies up to max records and returns the total number matching (may exceed
+ * max). Live records are copied in one lock hold; all and exited ones in
+ * chunks of STORE_PROCS_CHUNK, unlocking between them, so a big run does not
+ * stall the collector. */
 size_t store_procs(struct store *st, int which, struct proc_rec *out, size_t max);
+#define STORE_PROCS_CHUNK 4096
 /* Copies events with index >= *cursor (a running count); advances *cursor.
  * Returns the number copied; events older than the ring are skipped and counted
  * in *dropped if non-NULL (set to this call's count, 0 when none). */
@@ -174,6 +204,8 @@ size_t store_events(struct store *st, uint64_t *cursor, struct store_event *out,
 ssize_t store_str_get(struct store *st, uint32_t id, char *buf, size_t cap);
 /* Strings refused by store_str_intern() (pool full or out of memory). */
 uint64_t store_str_dropped(struct store *st);
+/* Calls of store_str_intern() answered with the id of a 1 KiB prefix. */
+uint64_t store_str_truncated(struct store *st);
 
 /* Bytes of memory the store holds now (for the benchmarks). */
 size_t store_mem_bytes(struct store *st);

@@ -460,6 +460,20 @@ static struct proc_rec mkproc(uint64_t id, pid_t pid, uint64_t end_ns)
 	return r;
 }
 
+/* Whether out[0..n) holds exactly the pids want[0..n), in any order. */
+static int same_pids(const struct proc_rec *out, const pid_t *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t hits = 0;
+
+		for (size_t j = 0; j < n; j++)
+			hits += out[j].pid == want[i];
+		if (hits != 1)
+			return 0;
+	}
+	return 1;
+}
+
 static void test_procs(void **state)
 {
 	(void)state;
@@ -475,33 +489,65 @@ static void test_procs(void **state)
 	assert_int_equal(store_procs(st, 0, out, 8), 3);
 	assert_int_equal(store_procs(st, 1, out, 8), 3);
 	assert_int_equal(store_procs(st, 2, out, 8), 0);
-	/* the second exits: updated in place, order kept */
-	r = mkproc(2ull << 32 | 77, 102, 555);
+	/* the first exits: it keeps its place in the insertion order */
+	r = mkproc(1ull << 32 | 77, 101, 555);
 	r.exit_status = 256;
+	r.valid = PROC_V_EXIT;
 	assert_int_equal(store_proc_update(st, &r), 0);
 	assert_int_equal(store_procs(st, 0, out, 8), 3);
 	assert_int_equal(out[0].pid, 101);
+	assert_int_equal(out[0].exit_status, 256);
+	assert_int_equal(out[0].end_ns, 555);
+	assert_int_equal(out[0].id, 1ull << 32 | 77);
+	assert_int_equal(out[0].pss_kib, 0); /* not kept once exited */
+	assert_string_equal(out[0].comm, "p101");
 	assert_int_equal(out[1].pid, 102);
-	assert_int_equal(out[1].exit_status, 256);
+	assert_int_equal(out[1].pss_kib, (2ull << 32 | 77) * 10);
 	assert_int_equal(out[2].pid, 103);
+	/* live: the last one moved into the hole, in no set order */
 	assert_int_equal(store_procs(st, 1, out, 8), 2);
+	assert_true(same_pids(out, (pid_t[]){ 102, 103 }, 2));
+	assert_int_equal(store_procs(st, 2, out, 8), 1);
+	assert_int_equal(out[0].pid, 101);
+	/* exit order, not insertion order */
+	r = mkproc(3ull << 32 | 77, 103, 600);
+	assert_int_equal(store_proc_update(st, &r), 0);
+	assert_int_equal(store_procs(st, 2, out, 8), 2);
 	assert_int_equal(out[0].pid, 101);
 	assert_int_equal(out[1].pid, 103);
-	assert_int_equal(store_procs(st, 2, out, 8), 1);
+	assert_int_equal(store_procs(st, 1, out, 8), 1);
 	assert_int_equal(out[0].pid, 102);
-	assert_int_equal(out[0].end_ns, 555);
 	/* max smaller than the matches: copies max, returns the total */
 	assert_int_equal(store_procs(st, 0, out, 1), 3);
 	assert_int_equal(out[0].pid, 101);
 	assert_int_equal(store_procs(st, 7, out, 8), 0);
-	/* back to live (a record reused for a pid seen again): counts follow */
-	r = mkproc(2ull << 32 | 77, 102, 0);
+	assert_int_equal(store_procs(st, -1, out, 8), 0);
+	/* an exited record stays exited: an update is kept in place, and an end of
+	 * 0 keeps the end already known */
+	r = mkproc(3ull << 32 | 77, 103, 0);
+	r.peak_pss_kib = 4242;
 	assert_int_equal(store_proc_update(st, &r), 0);
-	assert_int_equal(store_procs(st, 1, out, 8), 3);
-	assert_int_equal(store_procs(st, 2, out, 8), 0);
-	r.end_ns = 555;
+	assert_int_equal(store_procs(st, 1, out, 8), 1);
+	assert_int_equal(store_procs(st, 2, out, 8), 2);
+	assert_int_equal(out[1].pid, 103);
+	assert_int_equal(out[1].end_ns, 600);
+	assert_int_equal(out[1].peak_pss_kib, 4242);
+	/* and an update that packs longer than before moves it, keeping its places */
+	r.end_ns = 700;
+	r.peak_pss_kib = UINT64_MAX;
+	r.utime_us = UINT64_MAX - 1;
+	snprintf(r.comm, sizeof(r.comm), "renamed-later");
 	assert_int_equal(store_proc_update(st, &r), 0);
-	/* many records: growth of the array and the map */
+	assert_int_equal(store_procs(st, 2, out, 8), 2);
+	assert_int_equal(out[1].end_ns, 700);
+	assert_true(out[1].peak_pss_kib == UINT64_MAX);
+	assert_true(out[1].utime_us == UINT64_MAX - 1);
+	assert_string_equal(out[1].comm, "renamed-later");
+	assert_int_equal(store_procs(st, 0, out, 8), 3);
+	assert_int_equal(out[2].pid, 103);
+	assert_int_equal(out[2].end_ns, 700);
+
+	/* many records: growth of the arrays, the arena and the map */
 	for (size_t i = 0; i < N; i++) {
 		r = mkproc(1000 + i, (pid_t)(1000 + i), i % 2 ? 1 : 0);
 		assert_int_equal(store_proc_update(st, &r), 0);
@@ -509,6 +555,7 @@ static void test_procs(void **state)
 	for (size_t i = 0; i < N; i += 3) { /* update every third: all exit */
 		r = mkproc(1000 + i, (pid_t)(1000 + i), 42);
 		r.rss_kib = i;
+		r.peak_rss_kib = i + 1;
 		assert_int_equal(store_proc_update(st, &r), 0);
 	}
 	struct proc_rec *all = calloc(N + 3, sizeof(*all));
@@ -521,17 +568,274 @@ static void test_procs(void **state)
 		assert_int_equal(p->pid, 1000 + i);
 		if (i % 3 == 0) {
 			assert_int_equal(p->end_ns, 42);
-			assert_int_equal(p->rss_kib, i);
+			assert_int_equal(p->rss_kib, 0);
+			assert_int_equal(p->peak_rss_kib, i + 1);
 		} else {
 			assert_int_equal(p->end_ns, i % 2 ? 1 : 0);
 		}
 		live += p->end_ns == 0;
 	}
-	assert_int_equal(store_procs(st, 1, all, N + 3), live + 2);
-	assert_int_equal(store_procs(st, 2, all, N + 3), N + 3 - live - 2);
-	for (size_t i = 0; i < N + 1 - live; i++)
+	assert_int_equal(store_procs(st, 1, all, N + 3), live + 1);
+	for (size_t i = 0; i < live + 1; i++)
+		assert_int_equal(all[i].end_ns, 0);
+	assert_int_equal(store_procs(st, 2, all, N + 3), N + 3 - live - 1);
+	for (size_t i = 0; i < N + 2 - live; i++)
 		assert_true(all[i].end_ns != 0);
 	free(all);
+	store_free(st);
+}
+
+/* A record with every field set, distinct, in realistic ranges. */
+static struct proc_rec mkfull(uint64_t id, uint64_t t0)
+{
+	struct proc_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.id = id;
+	r.pid = (pid_t)(4000000 + id % 100000);
+	r.ppid = (pid_t)(id % 7 + 1);
+	r.start_ns = t0 + id * 1234567;
+	r.argv_id = (uint32_t)(id % 5000 + 1);
+	snprintf(r.comm, sizeof(r.comm), "cc1plus-%llu", (unsigned long long)(id % 13));
+	r.threads = 3;
+	r.nexec = 2;
+	r.pss_kib = 70000 + id;
+	r.rss_kib = 90000 + id;
+	r.peak_pss_kib = 123456 + id;
+	r.peak_pss_t_ns = r.start_ns + 777777;
+	r.peak_rss_kib = 234567 + id;
+	r.pss_age_ns = 5000000;
+	r.utime_us = 4321000 + id;
+	r.stime_us = 654000 + id;
+	r.minflt = 98765 + id;
+	r.majflt = 12 + id % 3;
+	r.valid = PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS | PROC_V_ARGV |
+		  PROC_V_PSS_EST;
+	return r;
+}
+
+/* Whether a copy of an exited record equals what went in, but for the fields
+ * that are not kept (pss_kib, rss_kib, pss_age_ns come back 0). */
+static void assert_exited_equal(const struct proc_rec *got, const struct proc_rec *in)
+{
+	struct proc_rec want = *in;
+
+	want.pss_kib = 0;
+	want.rss_kib = 0;
+	want.pss_age_ns = 0;
+	assert_int_equal(got->id, want.id);
+	assert_int_equal(got->pid, want.pid);
+	assert_int_equal(got->ppid, want.ppid);
+	assert_int_equal(got->start_ns, want.start_ns);
+	assert_int_equal(got->end_ns, want.end_ns);
+	assert_int_equal(got->argv_id, want.argv_id);
+	assert_memory_equal(got->comm, want.comm, sizeof(want.comm));
+	assert_int_equal(got->exit_status, want.exit_status);
+	assert_int_equal(got->threads, want.threads);
+	assert_int_equal(got->nexec, want.nexec);
+	assert_int_equal(got->peak_pss_kib, want.peak_pss_kib);
+	assert_int_equal(got->peak_pss_t_ns, want.peak_pss_t_ns);
+	assert_int_equal(got->peak_rss_kib, want.peak_rss_kib);
+	assert_int_equal(got->utime_us, want.utime_us);
+	assert_int_equal(got->stime_us, want.stime_us);
+	assert_int_equal(got->minflt, want.minflt);
+	assert_int_equal(got->majflt, want.majflt);
+	assert_int_equal(got->valid, want.valid);
+	assert_int_equal(got->pss_kib, 0);
+	assert_int_equal(got->rss_kib, 0);
+	assert_int_equal(got->pss_age_ns, 0);
+}
+
+/* Live in full, then the exit: what the exports read comes back exactly. */
+static void test_proc_compaction(void **state)
+{
+	(void)state;
+	struct store *st = store_new(NULL);
+	struct proc_rec r = mkfull(7, 3600 * SEC), out[4];
+
+	assert_non_null(st);
+	assert_int_equal(store_proc_update(st, &r), 0);
+	assert_int_equal(store_procs(st, 1, out, 4), 1);
+	assert_memory_equal(&out[0], &r, sizeof(r)); /* live: the struct as given */
+	/* the exit update: new values everywhere, as the collector sends it */
+	r.end_ns = r.start_ns + 2 * 3600 * SEC + 17; /* a 2-hour process */
+	r.exit_status = 0x8b; /* SIGSEGV, core dumped */
+	r.threads = 9;
+	r.peak_pss_kib += 1000;
+	r.peak_pss_t_ns = r.end_ns - 5;
+	r.peak_rss_kib += 2000;
+	r.utime_us += 7;
+	r.stime_us += 8;
+	r.minflt += 9;
+	r.majflt += 10;
+	r.valid |= PROC_V_EXIT;
+	assert_int_equal(store_proc_update(st, &r), 0);
+	assert_int_equal(store_procs(st, 1, out, 4), 0);
+	assert_int_equal(store_procs(st, 2, out, 4), 1);
+	assert_exited_equal(&out[0], &r);
+	assert_int_equal(store_procs(st, 0, out, 4), 1);
+	assert_exited_equal(&out[0], &r);
+
+	/* awkward values: before the first record's start, negative pids, a comm
+	 * filling all 16 bytes, extremes, an end before the start */
+	struct proc_rec odd;
+	memset(&odd, 0, sizeof(odd));
+	odd.id = UINT64_MAX;
+	odd.pid = -1;
+	odd.ppid = INT32_MIN;
+	odd.start_ns = 5;
+	odd.end_ns = 4;
+	odd.peak_pss_t_ns = UINT64_MAX;
+	memcpy(odd.comm, "0123456789abcdef", 16);
+	odd.exit_status = -1;
+	odd.threads = UINT32_MAX;
+	odd.nexec = UINT32_MAX;
+	odd.argv_id = UINT32_MAX;
+	odd.peak_pss_kib = UINT64_MAX;
+	odd.minflt = 1ull << 63;
+	odd.valid = UINT32_MAX;
+	assert_int_equal(store_proc_update(st, &odd), 0);
+	assert_int_equal(store_procs(st, 2, out, 4), 2);
+	assert_exited_equal(&out[1], &odd);
+	/* a record that was never live, with almost nothing known */
+	struct proc_rec bare;
+	memset(&bare, 0, sizeof(bare));
+	bare.id = 99;
+	bare.end_ns = 1;
+	assert_int_equal(store_proc_update(st, &bare), 0);
+	assert_int_equal(store_procs(st, 2, out, 4), 3);
+	assert_exited_equal(&out[2], &bare);
+	assert_string_equal(out[2].comm, "");
+	store_free(st);
+}
+
+/* Chunks of every size concatenate to the one-call copy; which counts add up;
+ * ranges past the end copy nothing. */
+static void test_procs_range(void **state)
+{
+	(void)state;
+	struct store *st = store_new(NULL);
+	const size_t N = 3000;
+	struct proc_rec *one = calloc(N, sizeof(*one)), *cat = calloc(N, sizeof(*cat));
+	static const size_t chunks[] = { 1, 2, 7, 64, 999, 4096 };
+
+	assert_non_null(st);
+	for (size_t i = 0; i < N; i++) {
+		struct proc_rec r = mkfull(i, SEC);
+
+		assert_int_equal(store_proc_update(st, &r), 0);
+		if (i % 3 == 2) { /* i exits, then i - 2: an order of their own */
+			for (size_t k = 0; k <= 2; k += 2) {
+				struct proc_rec e = mkfull(i - k, SEC);
+
+				e.end_ns = e.start_ns + (10 + k) * MS;
+				assert_int_equal(store_proc_update(st, &e), 0);
+			}
+		}
+	}
+	size_t nall = store_procs(st, 0, NULL, 0), nlive = store_procs(st, 1, NULL, 0);
+	size_t nexit = store_procs(st, 2, NULL, 0);
+	assert_int_equal(nall, N);
+	assert_int_equal(nlive + nexit, N);
+	assert_int_equal(nexit, N / 3 * 2);
+	for (int which = 0; which <= 2; which++) {
+		size_t total = store_procs(st, which, one, N);
+
+		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+			size_t from = 0, got;
+
+			memset(cat, 0xa5, N * sizeof(*cat));
+			while (from < total) {
+				got = store_procs_range(st, which, from, cat + from, chunks[c]);
+				assert_int_equal(got, total);
+				from += chunks[c] < total - from ? chunks[c] : total - from;
+			}
+			assert_memory_equal(cat, one, total * sizeof(*one));
+		}
+		/* past the end: nothing copied, the total still told */
+		cat[0].id = 12345;
+		assert_int_equal(store_procs_range(st, which, total, cat, 10), total);
+		assert_int_equal(store_procs_range(st, which, total + 5, cat, 10), total);
+		assert_int_equal(store_procs_range(st, which, SIZE_MAX, cat, 10), total);
+		assert_int_equal(cat[0].id, 12345);
+		/* a window in the middle */
+		assert_int_equal(store_procs_range(st, which, total / 2, cat, 3), total);
+		assert_memory_equal(cat, one + total / 2, 3 * sizeof(*one));
+	}
+	/* the exit order: exit times in order of the updates, not of insertion */
+	assert_int_equal(store_procs(st, 2, one, N), nexit);
+	assert_int_equal(one[0].id, 2);
+	assert_int_equal(one[1].id, 0);
+	free(one);
+	free(cat);
+	store_free(st);
+}
+
+/* Comms are interned: one copy of each name however many records and execs
+ * carry it. */
+static void test_comm_interning(void **state)
+{
+	(void)state;
+	struct store *st = store_new(NULL);
+	struct proc_rec r, out[2];
+	struct store_exec ex, exo;
+
+	assert_non_null(st);
+	for (uint64_t i = 1; i <= 1000; i++) {
+		r = mkproc(i, (pid_t)i, 0);
+		snprintf(r.comm, sizeof(r.comm), "%s", i % 2 ? "make" : "cc1");
+		assert_int_equal(store_proc_update(st, &r), 0);
+		r.end_ns = i;
+		assert_int_equal(store_proc_update(st, &r), 0);
+		memset(&ex, 0, sizeof(ex));
+		ex.t_ns = i;
+		ex.pid = (pid_t)i;
+		memcpy(ex.comm, r.comm, sizeof(ex.comm));
+		store_push_exec(st, &ex);
+	}
+	/* two names, so the next string gets id 3 */
+	assert_int_equal(store_str_intern(st, "x", 1), 3);
+	assert_int_equal(store_procs_range(st, 2, 998, out, 2), 1000);
+	assert_string_equal(out[0].comm, "make"); /* pid 999 */
+	assert_string_equal(out[1].comm, "cc1");
+	assert_int_equal(store_execs(st, 998, &exo, 1), 1000);
+	assert_string_equal(exo.comm, "make");
+	/* no comm: "" and nothing interned */
+	memset(&ex, 0, sizeof(ex));
+	store_push_exec(st, &ex);
+	assert_int_equal(store_execs(st, 1000, &exo, 1), 1001);
+	assert_string_equal(exo.comm, "");
+	assert_int_equal(store_str_intern(st, "y", 1), 4);
+	store_free(st);
+}
+
+/* 100,000 exited processes, each with every field known: the packed records
+ * (about 44 bytes each here), their index arrays (16), the id map (about 12)
+ * and the arrays' unused tails stay under 88 bytes a process; a live record
+ * alone is 152. */
+static void test_proc_memory(void **state)
+{
+	(void)state;
+	struct store *st = store_new(NULL);
+	const size_t N = 100000;
+	size_t m0, m1;
+
+	assert_non_null(st);
+	m0 = store_mem_bytes(st);
+	for (size_t i = 0; i < N; i++) {
+		struct proc_rec r = mkfull(i + 1, 1000 * SEC);
+
+		assert_int_equal(store_proc_update(st, &r), 0);
+		r.end_ns = r.start_ns + 5 * SEC + i;
+		r.valid |= PROC_V_EXIT;
+		assert_int_equal(store_proc_update(st, &r), 0);
+	}
+	m1 = store_mem_bytes(st);
+	print_message("    100000 exited records: %zu bytes of store (%.1f a process)\n", m1 - m0,
+		      (double)(m1 - m0) / (double)N);
+	assert_true(m1 - m0 <= 88 * N);
+	assert_int_equal(store_procs(st, 2, NULL, 0), N);
+	assert_int_equal(store_procs(st, 1, NULL, 0), 0);
 	store_free(st);
 }
 
@@ -614,24 +918,87 @@ static void test_strings(void **state)
 	free(ids);
 	store_free(st);
 
-	/* the cap: 1000 bytes, 100-byte strings */
-	struct store_config c = { .strpool_max_bytes = 1000 };
+	/* the cap: 6400 bytes, of which the last 100 (1/64) only for strings of
+	 * up to 16 bytes (comm names) */
+	struct store_config c = { .strpool_max_bytes = 6400 };
 	st = store_new(&c);
 	char s100[100];
-	uint32_t got[12];
-	for (int i = 0; i < 12; i++) {
-		memset(s100, 'a' + i, sizeof(s100));
+	uint32_t got[70];
+	for (int i = 0; i < 70; i++) {
+		memset(s100, 'A' + i, sizeof(s100));
 		got[i] = store_str_intern(st, s100, sizeof(s100));
 	}
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 63; i++)
 		assert_true(got[i] > 0);
-	assert_int_equal(got[10], 0);
-	assert_int_equal(got[11], 0);
-	assert_int_equal(store_str_dropped(st), 2);
-	memset(s100, 'a', sizeof(s100)); /* already in: still found when full */
+	for (int i = 63; i < 70; i++)
+		assert_int_equal(got[i], 0);
+	assert_int_equal(store_str_dropped(st), 7);
+	memset(s100, 'A', sizeof(s100)); /* already in: still found when full */
 	assert_int_equal(store_str_intern(st, s100, sizeof(s100)), got[0]);
-	assert_int_equal(store_str_intern(st, "x", 1), 0);
+	assert_true(store_str_intern(st, "x", 1) > 0); /* 6301 bytes */
+	for (int i = 0; i < 7; i++) {
+		char name[17];
+
+		snprintf(name, sizeof(name), "comm-%011d", i);
+		if (i < 6)
+			assert_true(store_str_intern(st, name, 16) > 0);
+		else
+			assert_int_equal(store_str_intern(st, name, 16), 0); /* 6397 + 16 */
+	}
+	assert_int_equal(store_str_dropped(st), 8);
+	assert_true(store_str_intern(st, "abc", 3) > 0); /* exactly full */
+	assert_int_equal(store_str_intern(st, "d", 1), 0);
+	assert_int_equal(store_str_dropped(st), 9);
+	assert_int_equal(store_str_truncated(st), 0);
+	store_free(st);
+}
+
+/* String i of test_strings_truncated(): 2 KiB of one letter, i in front. */
+static void long_str(char *s, size_t len, int i)
+{
+	memset(s, 'a' + i % 26, len);
+	for (int k = 5, v = i; k >= 0; k--, v /= 10)
+		s[k] = (char)('0' + v % 10);
+}
+
+/* Past half the pool, strings over 1 KiB are kept as their first 1 KiB. */
+static void test_strings_truncated(void **state)
+{
+	(void)state;
+	struct store_config c = { .strpool_max_bytes = 65536 }; /* reserve 1 KiB */
+	struct store *st = store_new(&c);
+	char s[2048], buf[2048];
+	uint32_t ids[50];
+
+	assert_non_null(st);
+	for (int i = 0; i < 50; i++) {
+		long_str(s, sizeof(s), i);
+		ids[i] = store_str_intern(st, s, sizeof(s));
+	}
+	/* 16 whole (32 KiB, half), then 31 cut to 1 KiB (to 63 KiB), then none */
+	for (int i = 0; i < 47; i++) {
+		long_str(s, sizeof(s), i);
+		assert_true(ids[i] > 0);
+		ssize_t want = i < 16 ? 2048 : 1024;
+		assert_int_equal(store_str_get(st, ids[i], buf, sizeof(buf)), want);
+		assert_memory_equal(buf, s, (size_t)want);
+	}
+	for (int i = 47; i < 50; i++)
+		assert_int_equal(ids[i], 0);
+	assert_int_equal(store_str_truncated(st), 31);
 	assert_int_equal(store_str_dropped(st), 3);
+	/* the same bytes, the same id: whole ones whole, cut ones by their prefix */
+	long_str(s, sizeof(s), 0);
+	assert_int_equal(store_str_intern(st, s, sizeof(s)), ids[0]);
+	long_str(s, sizeof(s), 20);
+	assert_int_equal(store_str_intern(st, s, sizeof(s)), ids[20]);
+	assert_int_equal(store_str_truncated(st), 32);
+	s[1500] = '!'; /* differs after the first 1 KiB: that prefix's id too */
+	assert_int_equal(store_str_intern(st, s, sizeof(s)), ids[20]);
+	assert_int_equal(store_str_truncated(st), 33);
+	/* strings of up to 1 KiB are never cut */
+	assert_int_equal(store_str_intern(st, s, 1024), ids[20]);
+	assert_int_equal(store_str_truncated(st), 33);
 	store_free(st);
 }
 
@@ -770,7 +1137,10 @@ static void test_threads(void **state)
 	assert_int_equal(b, TS_BASE + (TS_N - 1) * TS_DT);
 	assert_int_equal(store_procs(cx.st, 0, NULL, 0), 2000);
 	assert_int_equal(store_execs(cx.st, 0, NULL, 0), TS_N / 50);
-	assert_int_equal(store_str_intern(cx.st, "argv7", 5), 8);
+	/* 3000 argvs and one comm ("p1"): "argv7" is found, a new string is the 3002nd */
+	uint32_t id7 = store_str_intern(cx.st, "argv7", 5);
+	assert_true(id7 > 0 && id7 <= 3001);
+	assert_int_equal(store_str_intern(cx.st, "brand new", 9), 3002);
 	pthread_mutex_destroy(&cx.mu);
 	store_free(cx.st);
 }
@@ -854,8 +1224,13 @@ int main(void)
 		cmocka_unit_test(test_mean),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_procs),
+		cmocka_unit_test(test_proc_compaction),
+		cmocka_unit_test(test_procs_range),
+		cmocka_unit_test(test_comm_interning),
+		cmocka_unit_test(test_proc_memory),
 		cmocka_unit_test(test_execs),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_strings_truncated),
 		cmocka_unit_test(test_summary_and_mem),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_two_writers),
