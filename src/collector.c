@@ -150,6 +150,23 @@ static uint32_t read_argv(struct collector *c, pid_t pid)
 	return store_str_intern(c->st, c->argv, (size_t)n);
 }
 
+/* Interns the argv the command was started with. */
+static uint32_t root_argv(struct collector *c)
+{
+	size_t n = 0;
+
+	if (!c->cfg.root_argv)
+		return 0;
+	for (char *const *a = c->cfg.root_argv; *a; a++) {
+		size_t l = strlen(*a) + 1;
+		if (n + l > sizeof(c->argv))
+			break;
+		memcpy(c->argv + n, *a, l);
+		n += l;
+	}
+	return n ? store_str_intern(c->st, c->argv, n - 1) : 0;
+}
+
 /* Records an exec by e (netlink event or detected by polling). */
 static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 {
@@ -159,6 +176,8 @@ static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	char buf[64];
 
 	ex.argv_id = read_argv(c, e->rec.pid);
+	if (!ex.argv_id && e->rec.pid == c->root && !e->rec.nexec)
+		ex.argv_id = root_argv(c); /* we started it: we know what it ran */
 	if (!ex.argv_id)
 		e->rec.comm[0] = '\0'; /* gone already: the parent's name would be wrong */
 	if (procfs_read(e->rec.pid, "comm", buf, sizeof(buf)) > 0) {

@@ -18,6 +18,8 @@ struct collector_config {
 	uint32_t interval_ms; /* sampling tick (default 100) */
 	double budget;        /* collector CPU budget, fraction of one core (default 0.01) */
 	int nl_fd;            /* subscribed netlink socket, or -1 to poll /proc */
+	char *const *root_argv; /* the command as started: its argv if it ends before
+				 * /proc shows it (may be NULL) */
 };
 
 struct collector;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -54,7 +55,8 @@ static int path_has(const char *name)
 
 /* The child: reset what it inherited, wait for the go signal, exec. Never
  * returns; an exec failure is written to errfd as an int. */
-static void child_run(char *const argv[], int gofd, int errfd, const char *pty_name)
+static void child_run(char *const argv[], int gofd, int errfd, const char *pty_name,
+		      const struct spawn_opts *opts)
 {
 	sigset_t none;
 	char c;
@@ -65,6 +67,8 @@ static void child_run(char *const argv[], int gofd, int errfd, const char *pty_n
 		signal(s, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	caps_clear_inheritable();
+	if (opts && opts->set_nice)
+		setpriority(PRIO_PROCESS, 0, opts->nice);
 	if (pty_name) {
 		setsid();
 		int s = open(pty_name, O_RDWR);
@@ -120,7 +124,7 @@ int spawn_start(struct spawn *sp, char *const argv[], const struct spawn_opts *o
 	if (sp->pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child_run(argv, go[0], err[1], sp->pty_master >= 0 ? pty_name : NULL);
+		child_run(argv, go[0], err[1], sp->pty_master >= 0 ? pty_name : NULL, opts);
 	}
 	close(go[0]);
 	close(err[1]);

@@ -17,6 +17,7 @@ struct spawn {
 struct spawn_opts {
 	int use_pty;        /* give the command a new pseudo-terminal (dashboard) */
 	unsigned short rows, cols; /* its size when use_pty */
+	int set_nice, nice;        /* run the command at this nice level */
 };
 
 /* Forks the child, which waits for spawn_release() before exec. Returns 0 or
