@@ -841,8 +841,14 @@ int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns
 	struct pentry *e = add_proc(c, pid, getpid(), start_ns, NULL);
 	if (!e)
 		return -ENOMEM;
-	if (c->sum.mode == COLLECTOR_POLL)
+	if (c->sum.mode == COLLECTOR_POLL) {
 		note_exec(c, e, start_ns);
+	} else if ((e->rec.argv_id = root_argv(c)) != 0) {
+		/* until its exec is seen, show what it is about to run, not us */
+		const char *a0 = c->cfg.root_argv[0], *slash = strrchr(a0, '/');
+		snprintf(e->rec.comm, sizeof(e->rec.comm), "%.15s", slash ? slash + 1 : a0);
+		e->rec.valid |= PROC_V_ARGV;
+	}
 	c->ep_fd = epoll_create1(EPOLL_CLOEXEC);
 	c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (c->ep_fd < 0 || c->timer_fd < 0)

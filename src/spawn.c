@@ -184,6 +184,9 @@ int spawn_signal(const struct spawn *sp, int sig)
 
 void spawn_close(struct spawn *sp)
 {
+	if (sp->pty_master >= 0)
+		close(sp->pty_master);
+	sp->pty_master = -1;
 	if (sp->pidfd >= 0)
 		close(sp->pidfd);
 	if (sp->go_fd >= 0)

@@ -31,7 +31,7 @@ int spawn_release(struct spawn *sp);
 int spawn_exit_code(int wait_status);
 /* Sends sig to the command's process group (or the command if it has none). */
 int spawn_signal(const struct spawn *sp, int sig);
-/* Closes what spawn_start opened (not the pty master if the caller took it). */
+/* Closes what spawn_start opened, the pty master included. */
 void spawn_close(struct spawn *sp);
 
 #endif

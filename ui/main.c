@@ -1,11 +1,13 @@
 /* main.c: options, privileges, mode dispatch and the exit status. */
 #include "caps.h"
 #include "collector.h"
+#include "export.h"
 #include "export_json.h"
 #include "nlproc.h"
 #include "report.h"
 #include "spawn.h"
 #include "store.h"
+#include "tui.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -23,12 +27,16 @@
 #define MAIN_EXIT_USAGE 2
 #define MAIN_EXIT_FAIL 125
 #define MAIN_RCVBUF (16 * 1024 * 1024)
+/* Nice levels the collector runs above the command when privileged. */
+#define MAIN_COLLECTOR_BOOST 5
 
 struct options {
 	int summary, verbose, no_netlink, caps;
 	unsigned interval_ms;
 	double budget;
 	const char *output, *json;
+	const char *export_dir;
+	unsigned export_formats;
 	char **argv;
 };
 
@@ -41,9 +49,13 @@ static void usage(FILE *f)
 	      "                       summary is printed on stderr when it ends\n"
 	      "  -o, --output FILE    write the summary to FILE instead of stderr\n"
 	      "      --json FILE      also write the summary as JSON to FILE\n"
+	      "      --export DIR     when the run ends, write a snapshot into DIR: JSON,\n"
+	      "                       CSV, a Perfetto/Chrome trace and an SVG chart\n"
+	      "      --export-format LIST  formats to export: json,csv,trace,svg (default all)\n"
 	      "  -i, --interval MS    sampling interval in ms (default 100, 10..60000)\n"
 	      "      --budget PCT     CPU budget of the collector, percent of one core\n"
-	      "                       (default 1); PSS reads are scheduled within it\n"
+	      "                       (default 1), and at most half that per core the\n"
+	      "                       command keeps busy; PSS reads are scheduled within it\n"
 	      "  -v, --verbose        list every EXEC line (default: the first 20)\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
 	      "      --caps           print which features privileges enable, and exit\n"
@@ -82,7 +94,7 @@ static double parse_num(const char *s, double lo, double hi, const char *what)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS };
+	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT };
 	static const struct option lo[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
@@ -92,6 +104,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"verbose", no_argument, NULL, 'v'},
 		{"no-netlink", no_argument, NULL, OPT_NO_NETLINK},
 		{"caps", no_argument, NULL, OPT_CAPS},
+		{"export", required_argument, NULL, OPT_EXPORT},
+		{"export-format", required_argument, NULL, OPT_EXPORT_FORMAT},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -112,6 +126,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'v': o->verbose = 1; break;
 		case OPT_NO_NETLINK: o->no_netlink = 1; break;
 		case OPT_CAPS: o->caps = 1; break;
+		case OPT_EXPORT: o->export_dir = optarg; break;
+		case OPT_EXPORT_FORMAT:
+			if (export_formats_parse(optarg, &o->export_formats) < 0)
+				die_usage("invalid --export-format '%s': expected json,csv,trace,svg", optarg);
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("spacetime %s\n", SPACETIME_VERSION); exit(0);
 		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
@@ -220,6 +239,13 @@ int main(int argc, char **argv)
 			caps_raise_net_admin();
 		nl_fd = nlproc_open(MAIN_RCVBUF, &ni);
 	}
+	/* While privileged, raise our priority a little: the collector thread
+	 * inherits it, so it reads a short program's command line before the
+	 * program is gone. The command and the UI go back to the user's own. */
+	errno = 0;
+	int user_nice = getpriority(PRIO_PROCESS, 0);
+	int boosted = errno == 0 && (cs.kind == CAPS_SUDO || cs.kind == CAPS_ROOT) &&
+		      setpriority(PRIO_PROCESS, 0, user_nice - MAIN_COLLECTOR_BOOST) == 0;
 	if ((r = caps_drop(&cs)) < 0) {
 		fprintf(stderr, "spacetime: cannot drop privileges (%s); refusing to run the command\n",
 			strerror(-r));
@@ -236,7 +262,7 @@ int main(int argc, char **argv)
 
 	struct store *st = store_new(NULL);
 	struct collector_config cc = {.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
-				      .nl_fd = nl_fd >= 0 ? nl_fd : -1};
+				      .nl_fd = nl_fd >= 0 ? nl_fd : -1, .root_argv = o.argv};
 	struct collector *col = st ? collector_new(st, &cc) : NULL;
 	if (!col) {
 		fprintf(stderr, "spacetime: out of memory\n");
@@ -252,7 +278,12 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	int sfd = signalfd(-1, &ss, SFD_CLOEXEC);
 
-	if ((r = spawn_start(&sp, o.argv, NULL)) < 0) {
+	/* The dashboard: stdout is a terminal and -s was not given. */
+	struct winsize ws = {0};
+	int dash = !o.summary && tui_probe() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0;
+	struct spawn_opts so = {.use_pty = dash, .rows = ws.ws_row, .cols = ws.ws_col,
+				.set_nice = boosted, .nice = user_nice};
+	if ((r = spawn_start(&sp, o.argv, &so)) < 0) {
 		fprintf(stderr, "spacetime: cannot start %s: %s\n", o.argv[0], strerror(-r));
 		return MAIN_EXIT_FAIL;
 	}
@@ -273,11 +304,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
 		return MAIN_EXIT_FAIL;
 	}
-	wait_child(col, &sp, sfd);
-	collector_stop(col);
-
-	struct store_summary sum;
-	store_summary_get(st, &sum);
+	if (boosted)
+		setpriority(PRIO_PROCESS, (id_t)gettid(), user_nice); /* the UI thread */
 	const char *utf = nl_langinfo(CODESET);
 	char notice[320] = "";
 	if (nl_fd < 0)
@@ -285,6 +313,32 @@ int main(int argc, char **argv)
 			 "%s: the tree was polled from /proc every %u ms, so processes that lived "
 			 "shorter were missed and counts are lower bounds",
 			 nl_reason(nl_fd, o.no_netlink), o.interval_ms);
+	char logp[4096] = "";
+	if (dash) {
+		/* the command's output is saved here, so nothing is lost */
+		const char *tmp = getenv("TMPDIR");
+		snprintf(logp, sizeof(logp), "%s/spacetime-output-XXXXXX.log", tmp && *tmp ? tmp : "/tmp");
+		int lfd = mkstemps(logp, 4);
+		if (lfd >= 0)
+			close(lfd);
+		else
+			logp[0] = 0;
+		struct tui_ctx tc = {.st = st, .col = col, .sp = &sp, .argv = o.argv,
+				     .interval_ms = o.interval_ms, .notice = notice[0] ? notice : NULL,
+				     .log_path = logp[0] ? logp : NULL, .export_dir = o.export_dir,
+				     .export_formats = o.export_formats};
+		if ((r = tui_run(&tc)) < 0) {
+			fprintf(stderr, "spacetime: cannot start the dashboard (%s); waiting for the command\n",
+				strerror(-r));
+			dash = 0;
+		}
+	}
+	if (!dash)
+		wait_child(col, &sp, sfd);
+	collector_stop(col);
+
+	struct store_summary sum;
+	store_summary_get(st, &sum);
 	struct report_opts ro = {.verbose = o.verbose, .utf8 = utf && !strcmp(utf, "UTF-8"),
 				 .notice = notice[0] ? notice : NULL};
 	int status = spawn_exit_code(sum.wait_status);
@@ -297,6 +351,17 @@ int main(int argc, char **argv)
 		if (r < 0 || fclose(json) != 0)
 			fprintf(stderr, "spacetime: writing %s failed: %s\n", o.json, strerror(errno));
 	}
+	if (o.export_dir) {
+		struct export_opts eo = {.dir = o.export_dir, .formats = o.export_formats};
+		char msg[2048];
+
+		if (export_snapshot(st, o.argv, &eo, msg, sizeof(msg)) < 0)
+			fprintf(stderr, "spacetime: %s\n", msg);
+		else
+			fprintf(stderr, "spacetime: snapshot written: %s\n", msg);
+	}
+	if (logp[0])
+		fprintf(stderr, "spacetime: the command's output is saved in %s\n", logp);
 	collector_free(col);
 	store_free(st);
 	spawn_close(&sp);

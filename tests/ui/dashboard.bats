@@ -1,0 +1,392 @@
+#!/usr/bin/env bats
+# The dashboard, driven in tmux at fixed sizes: what shows, the keys, resize,
+# quitting, the finished state, the command's output, hostile bytes, colours
+# off, and the terminal restored on every exit path.
+#
+# At 100x30 the rows are (1-based): 1 header, 2 memory title, 3-8 the PSS
+# graph, 9 the time axis, 10-14 tasks/faults/CPU, 15-22 processes, 23-29 the
+# command's output, 30 hints (tests/unit/test_layout.c checks the layout).
+
+load tmux
+
+# A workload with memory, processes and output that change every ~0.35 s.
+BUSY='i=0; while [ $i -lt 80 ]; do i=$((i+1)); echo "step $i"; "$0" 24 300 >/dev/null; done'
+
+setup() {
+	ui_require
+}
+
+teardown() {
+	ui_teardown
+}
+
+# made: the "N made" process count on the screen.
+made() {
+	ui_cap | grep -Eo 'procs +[0-9]+ live, [0-9]+ made' | grep -Eo '[0-9]+ made' | grep -Eo '[0-9]+'
+}
+
+@test "graph, axes and counters appear and change while a workload runs" {
+	ui_start 100 30 -- sh -c "$BUSY" "$WL/fill"
+	ui_wait 'procs +[0-9]+ live, [0-9]+ made'
+	ui_wait 'step 3'
+	# the graph has Braille cells, the y axis human units, the time axis labels
+	ui_rows 3 8 | has_braille || { ui_show; false; }
+	run -0 ui_rows 3 8
+	[[ "$output" =~ [0-9.]+[KMG]┤ ]] || { ui_show; false; }
+	run -0 ui_rows 9 9
+	[[ "$output" =~ └ ]] && [[ "$output" =~ (0\.0s|0:00) ]] || { ui_show; false; }
+	run -0 ui_rows 2 2
+	[[ "$output" =~ PSS\ [0-9.]+\ (KiB|MiB) ]] || { ui_show; false; }
+	[[ "$output" =~ anon.*file.*shmem ]] || { ui_show; false; }
+	# the header: command, state, collection mode, interval
+	run -0 ui_rows 1 1
+	[[ "$output" =~ sh\ -c ]] && [[ "$output" =~ running ]] || { ui_show; false; }
+	[[ "$output" =~ (netlink|polling) ]] && [[ "$output" =~ 100ms ]] || { ui_show; false; }
+	ui_wait 'minor [0-9.]+k?/s'
+	ui_wait 'cores: user'
+	local m1 g1 e1
+	m1=$(made)
+	g1=$(ui_rows 3 8)
+	e1=$(ui_elapsed)
+	sleep 2
+	local m2 g2 e2
+	m2=$(made)
+	g2=$(ui_rows 3 8)
+	e2=$(ui_elapsed)
+	[ "$m2" -gt "$m1" ] || { echo "made $m1 -> $m2"; ui_show; false; }
+	[ "$g1" != "$g2" ] || { echo "graph did not change"; ui_show; false; }
+	[ "$e1" != "$e2" ] || { echo "elapsed did not move: $e1"; ui_show; false; }
+	# the live process tree shows the workload with its size
+	ui_wait '└─.*fill 24 300'
+}
+
+@test "space pauses the view: PAUSED shows, the view freezes, elapsed keeps moving" {
+	ui_start 100 30 -- sh -c "$BUSY" "$WL/fill"
+	ui_wait 'step 4'
+	ui_keys Space
+	ui_wait 'PAUSED at'
+	local v1 e1 v2 e2
+	v1=$(ui_rows 2 22)
+	e1=$(ui_elapsed)
+	sleep 2
+	v2=$(ui_rows 2 22)
+	e2=$(ui_elapsed)
+	[ "$v1" = "$v2" ] || { diff <(echo "$v1") <(echo "$v2"); false; }
+	[ "$e1" != "$e2" ] || { echo "elapsed stuck at $e1"; ui_show; false; }
+	# the command's output keeps flowing while the view is paused
+	run -0 ui_rows 24 29
+	local o1=$output
+	sleep 1
+	run -0 ui_rows 24 29
+	[ "$o1" != "$output" ] || { ui_show; false; }
+	ui_keys Space
+	ui_wait_gone 'PAUSED'
+	v1=$(ui_rows 3 8)
+	sleep 1.5
+	[ "$v1" != "$(ui_rows 3 8)" ] || { ui_show; false; }
+}
+
+@test "+ and - change the visible time span, 0 returns to the whole run" {
+	ui_start 100 30 -- sh -c "$BUSY" "$WL/fill"
+	ui_wait 'step 8'
+	ui_keys Space # a still view, so only the keys change the axis
+	ui_wait 'PAUSED'
+	local a1 a2 a3
+	a1=$(ui_rows 9 9)
+	[[ "$a1" =~ (0\.0s|0:00) ]] || { ui_show; false; }
+	ui_keys +
+	sleep 0.3
+	a2=$(ui_rows 9 9)
+	[ "$a1" != "$a2" ] || { echo "+ did not change the axis: $a1"; false; }
+	# zoomed in on the newest half: the axis no longer starts at 0
+	[[ ! "$a2" =~ └(0\.0s|0:00) ]] || { ui_show; false; }
+	ui_keys -
+	sleep 0.3
+	a3=$(ui_rows 9 9)
+	[ "$a1" = "$a3" ] || { printf '%s\n%s\n' "$a1" "$a3"; false; }
+	# pan back, then 0: live and the whole run again
+	ui_keys + + Left
+	sleep 0.3
+	[ "$(ui_rows 9 9)" != "$a1" ]
+	ui_keys 0
+	ui_wait_gone 'PAUSED'
+	ui_wait '└(0\.0s|0:00)'
+}
+
+@test "resize to 40x12 and back keeps the screen coherent; smaller says too small" {
+	ui_start 100 30 -- sh -c "$BUSY" "$WL/fill"
+	ui_wait 'step 2'
+	ui_resize 40 12
+	ui_wait 'q quit'
+	sleep 0.3
+	[ "$(ui_cap | wc -l)" -eq 12 ]
+	run -0 --keep-empty-lines ui_cap
+	ui_width_ok 40
+	[[ "${lines[0]}" =~ running ]] || { ui_show; false; }
+	[[ "${lines[1]}" =~ ^─\ (Memory|at) ]] || { ui_show; false; }
+	[[ "$output" =~ procs\ [0-9]+/[0-9]+ ]] || { ui_show; false; }
+	[[ "$output" =~ Processes ]] && [[ "$output" =~ Output ]] || { ui_show; false; }
+	ui_resize 30 8
+	ui_wait 'terminal too small'
+	ui_resize 39 12
+	ui_wait 'terminal too small'
+	ui_resize 100 30
+	ui_wait_gone 'too small'
+	ui_wait '─ Tasks'
+	sleep 0.3
+	run -0 --keep-empty-lines ui_cap
+	[[ "${lines[1]}" =~ ^─\ (Memory|at) ]] || { ui_show; false; }
+	[[ "${lines[9]}" =~ ^─\ Tasks ]] || { ui_show; false; }
+	[[ "${lines[14]}" =~ ^─\ Processes ]] || { ui_show; false; }
+	[[ "${lines[22]}" =~ ^─\ Output ]] || { ui_show; false; }
+	[[ "${lines[29]}" =~ q\ quit ]] || { ui_show; false; }
+	ui_width_ok 100
+	# still alive and running after all that
+	[ -n "$(ui_pid)" ]
+	ui_wait 'running'
+}
+
+@test "q asks while the command runs: n keeps it, y stops it with SIGTERM" {
+	ui_start 100 30 -- sh -c 'echo started; sleep 60'
+	ui_wait 'started'
+	ui_keys q
+	ui_wait 'still running\. Stop it and quit\?'
+	ui_keys n
+	ui_wait_gone 'Stop it and quit'
+	ui_wait 'running'
+	ui_keys q
+	ui_wait 'Stop it and quit'
+	ui_keys y
+	ui_wait '\[spacetime exited 143\]'
+	run -0 --keep-empty-lines ui_cap
+	[[ "$output" =~ killed\ by\ signal\ 15 ]] || { ui_show; false; }
+	[[ "$output" =~ spacetime:\ sh\ -c ]] || { ui_show; false; }
+}
+
+@test "q then y: a command ignoring SIGTERM gets SIGKILL after the grace period" {
+	ui_start 100 30 -- sh -c 'trap "" TERM; echo stubborn; while :; do sleep 0.2; done'
+	ui_wait 'stubborn'
+	ui_keys q
+	ui_wait 'Stop it and quit'
+	ui_keys y
+	ui_wait 'stopping \(SIGTERM sent\)'
+	ui_wait '\[spacetime exited 137\]' 20
+	run -0 --keep-empty-lines ui_cap
+	[[ "$output" =~ killed\ by\ signal\ 9 ]] || { ui_show; false; }
+}
+
+@test "the finished state shows the exit status until q, then the summary" {
+	ui_start 100 30 -- sh -c 'echo bye; sleep 0.5; exit 3'
+	ui_wait 'finished, exit 3'
+	ui_wait 'bye'
+	sleep 1
+	run -0 ui_rows 1 1
+	[[ "$output" =~ finished,\ exit\ 3 ]]
+	ui_keys q # no question once the command has ended
+	ui_wait '\[spacetime exited 3\]'
+	run -0 --keep-empty-lines ui_cap
+	[[ "$output" =~ status\ +exited\ 3 ]] || { ui_show; false; }
+	run -0 ui_cap_joined
+	[[ "$output" =~ output\ is\ saved\ in\ ([^[:space:]]+) ]] || { ui_show; false; }
+	local log=${BASH_REMATCH[1]}
+	grep -q '^bye' "$log"
+	rm -f "$log"
+}
+
+@test "the command's output shows in its pane, never over the dashboard, and is saved" {
+	# octal escapes keep the words out of the command line (shown in the header)
+	local script='printf "m\141rker-one\n\033[2J\033[H\033[5;5H\105VIL\033[?1049l\033]0;title\007\033[?25h\033[31mred\033[0m\n"
+i=0; while [ $i -lt 40 ]; do i=$((i+1)); printf "l\151ne-%d\r\033[Km\141rker-%d\n" $i $i; done
+printf "t\141il-%0300d\n" 7; sleep 30'
+	ui_start 100 30 -- sh -c "$script"
+	ui_wait 'marker-40'
+	sleep 0.5
+	run -0 --keep-empty-lines ui_cap
+	# the dashboard is intact
+	[[ "${lines[0]}" =~ running ]] || { ui_show; false; }
+	[[ "${lines[1]}" =~ ^─\ (Memory|at) ]] || { ui_show; false; }
+	[[ "${lines[22]}" =~ ^─\ Output ]] || { ui_show; false; }
+	# output only below the output title
+	local n
+	for n in $(ui_cap | grep -n -E 'EVIL|marker-|tail-' | cut -d: -f1); do
+		[ "$n" -ge 24 ] || { echo "output on row $n"; ui_show; false; }
+	done
+	# \r and erase-line overwrote "line-N"
+	! ui_rows 24 29 | grep -q 'line-' || false
+	# still in the dashboard's modes: alternate screen on, cursor hidden
+	[ "$(ui_tmux display -p '#{alternate_on}')" = 1 ]
+	[ "$(ui_tmux display -p '#{cursor_flag}')" = 0 ]
+	# scrolling back in the output pane (focus goes processes -> output)
+	ui_keys Tab
+	ui_wait '─ Output'
+	ui_keys Up Up Up Up Up
+	ui_wait 'lines back'
+	ui_wait 'marker-3[0-9]'
+	# the saved log has everything, escapes included
+	ui_keys q y
+	ui_wait '\[spacetime exited'
+	run -0 --keep-empty-lines ui_cap
+	run -0 ui_cap_joined
+	[[ "$output" =~ output\ is\ saved\ in\ ([^[:space:]]+) ]] || { ui_show; false; }
+	local log=${BASH_REMATCH[1]}
+	grep -q 'marker-one' "$log"
+	grep -q 'EVIL' "$log"
+	grep -q 'tail-0000' "$log"
+	rm -f "$log"
+}
+
+@test "non-printable bytes in command lines show as U+FFFD" {
+	ui_start 100 30 -- sh -c 'sleep 30' "$(printf 'a\001b\377c\033[31md')"
+	ui_wait 'a�b�c�\[31md'
+	# in the header and in the process row
+	run -0 ui_rows 1 1
+	[[ "$output" =~ a�b�c ]] || { ui_show; false; }
+	ui_wait 'sleep 30 a�b�c'
+}
+
+@test "NO_COLOR, a non-UTF-8 locale, a monochrome terminal: no colours, ASCII graphs" {
+	UI_LOCALE=C ui_start 100 30 NO_COLOR=1 -- sh -c "$BUSY" "$WL/fill"
+	ui_wait 'step 3'
+	run -0 ui_rows 3 9
+	[[ "$output" =~ [#.] ]] || { ui_show; false; }
+	! ui_cap | has_braille || false
+	! ui_cap | grep -q '[─│┤└]' || false # line drawing in ASCII too
+	# no colour in the attributes, only bold/reverse
+	! ui_cap_colour | grep -Eq $'\e\\[[0-9;]*(3[0-7]|4[0-7]|38;|48;)' || false
+	ui_cap_colour | grep -Eq $'\e\\[[0-9;]*7m' # the header in reverse video
+	# a monochrome terminal: no colours either, the stacked layers told apart
+	# by their Braille patterns
+	ui_teardown
+	ui_start 100 30 TERM=vt100 -- sh -c "$BUSY" "$WL/fill"
+	ui_wait 'step 3'
+	! ui_cap_colour | grep -Eq $'\e\\[[0-9;]*(3[0-7]|4[0-7]|38;|48;)' || false
+	ui_rows 2 2 | grep -q '⣿anon'
+	! ui_rows 2 2 | grep -q '⣿file' || false
+	# and with colours allowed, they are used
+	ui_teardown
+	ui_start 100 30 -- sh -c "$BUSY" "$WL/fill"
+	ui_wait 'step 3'
+	ui_cap_colour | grep -Eq $'\e\\[[0-9;]*(3[0-7]|38;5;[0-9]+)m'
+}
+
+@test "? shows help made from the key table; any key closes it" {
+	ui_start 100 30 -- sh -c 'sleep 30'
+	ui_wait 'running'
+	ui_keys '?'
+	ui_wait 'spacetime keys'
+	run -0 --keep-empty-lines ui_cap
+	local k
+	for k in 'space +pause' 'zoom in' 'Left +pan' '0, End +back to live' 'c +timeline cursor' \
+		'tab +focus' 's +sort' 'q +quit' '\^C +send SIGINT'; do
+		[[ "$output" =~ $k ]] || { echo "missing: $k"; ui_show; false; }
+	done
+	ui_keys x
+	ui_wait_gone 'spacetime keys'
+	ui_wait '─ Processes'
+}
+
+@test "Ctrl-C goes to the command's process group" {
+	ui_start 100 30 -- sh -c 'trap "echo got-INT; exit 7" INT; echo ready; while :; do sleep 0.1; done'
+	ui_wait 'ready'
+	ui_keys C-c
+	ui_wait 'got-INT'
+	ui_wait 'finished, exit 7'
+	ui_keys q
+	ui_wait '\[spacetime exited 7\]'
+}
+
+@test "the cursor reads out values at an instant" {
+	ui_start 100 30 -- sh -c "$BUSY" "$WL/fill"
+	ui_wait 'step 6'
+	ui_keys Space c
+	ui_wait '─ at [0-9.:]+s? .*PSS'
+	run -0 ui_rows 2 2
+	local r1=$output
+	ui_keys '<' '<'
+	sleep 0.3
+	run -0 ui_rows 2 2
+	[ "$r1" != "$output" ] || { ui_show; false; }
+	[[ "$output" =~ ─\ at\ .*PSS\ [0-9.]+\ (KiB|MiB|B) ]] || { ui_show; false; }
+	ui_keys c
+	ui_wait '─ Memory'
+}
+
+@test "finished processes list the heaviest with peak PSS and duration; s sorts" {
+	ui_start 100 30 -- sh -c "$BUSY" "$WL/fill"
+	ui_wait 'step 5'
+	ui_keys f
+	ui_wait 'Finished processes: [0-9]+'
+	ui_wait 'PEAK PSS'
+	run -0 ui_rows 17 17
+	# heaviest first: a fill of 24 MiB
+	[[ "$output" =~ 2[0-9]\.[0-9]\ MiB.*workloads/fill\ 24 ]] || { ui_show; false; }
+	ui_keys s
+	ui_wait 'sort CPU time'
+	ui_keys s s
+	ui_wait 'sort pid'
+	ui_keys f
+	ui_wait 'Processes: [0-9]+ live'
+}
+
+@test "SIGTERM to spacetime: the command is stopped and the terminal restored" {
+	ui_start 100 30 -- sh -c 'echo up; sleep 60'
+	ui_wait 'up'
+	[ "$(ui_tmux display -p '#{alternate_on}')" = 1 ]
+	kill -TERM "$(ui_pid)"
+	ui_wait '\[spacetime exited 143\]'
+	[ "$(ui_tmux display -p '#{alternate_on}')" = 0 ]
+	[ "$(ui_tmux display -p '#{cursor_flag}')" = 1 ]
+	run -0 --keep-empty-lines ui_cap
+	[[ "$output" =~ killed\ by\ signal\ 15 ]] || { ui_show; false; }
+}
+
+@test "a crash in the UI (SIGSEGV, SIGABRT) restores the terminal and re-raises" {
+	local sig code
+	for sig in SEGV ABRT; do
+		ui_start 100 30 -- sh -c 'echo up; sleep 60'
+		ui_wait 'up'
+		[ "$(ui_tmux display -p '#{alternate_on}')" = 1 ]
+		kill -"$sig" "$(ui_pid)"
+		code=$((128 + $(kill -l "$sig")))
+		ui_wait "\[spacetime exited $code\]"
+		[ "$(ui_tmux display -p '#{alternate_on}')" = 0 ]
+		[ "$(ui_tmux display -p '#{cursor_flag}')" = 1 ]
+		[ "$(ui_tmux display -p '#{keypad_cursor_flag}')" = 0 ]
+		ui_teardown
+	done
+}
+
+@test "e exports the whole run, and only the visible window when zoomed" {
+	local d="$BATS_TEST_TMPDIR/snap"
+	mkdir -p "$d"
+	ui_start 100 30 -- --export "$d" --export-format json,csv -- sh -c "$BUSY" "$WL/fill"
+	ui_wait 'step 4'
+	ui_keys e
+	ui_wait 'wrote '
+	local n
+	n=$(ls "$d"/*.json 2>/dev/null | wc -l)
+	[ "$n" -eq 1 ] || { ls -la "$d"; ui_show; false; }
+	ls "$d"/*.csv >/dev/null || { ls -la "$d"; false; }
+	# the whole run so far: samples span from the start
+	local whole=$(ls "$d"/*.json)
+	python3 -m json.tool "$whole" >/dev/null
+	local rows_whole
+	rows_whole=$(jq '.samples | length' "$whole")
+	[ "$rows_whole" -gt 10 ] || { echo "whole-run rows: $rows_whole"; false; }
+	# zoom in twice and export again: a second, windowed file with fewer samples
+	sleep 2
+	ui_keys space + +
+	sleep 0.3
+	ui_keys e
+	sleep 1
+	n=$(ls "$d"/*.json | wc -l)
+	[ "$n" -eq 2 ] || { ls -la "$d"; ui_show; false; }
+	local win
+	win=$(ls "$d"/*.json | grep -v -x "$whole")
+	[[ $win =~ -t[0-9.]+-[0-9.]+ ]] || { echo "windowed name: $win"; false; }
+	local rows_win
+	rows_win=$(jq '.samples | length' "$win")
+	[ "$rows_win" -gt 0 ] && [ "$rows_win" -lt "$(jq '.samples | length' "$whole")" -o "$rows_win" -lt 60 ] ||
+		{ echo "window rows $rows_win vs whole $rows_whole"; false; }
+	ui_keys q y
+}

@@ -1,0 +1,151 @@
+# tmux.bash: drive the real spacetime binary in a detached tmux server at a
+# fixed size, send keys, read the screen with capture-pane (the way tmux's own
+# regress/*.sh tests do). Needs no terminal and no stdin.
+#
+# SPACETIME=/path/to/spacetime overrides the binary, WORKLOADS=dir the
+# workloads. Each test gets its own server (-L st<pid>-<test>), killed in
+# ui_teardown, which also ends the run (SIGHUP reaches spacetime).
+
+bats_require_minimum_version 1.5.0
+
+ST_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+SPACETIME="${SPACETIME:-$ST_ROOT/spacetime}"
+case "$SPACETIME" in /*) ;; *) SPACETIME="$PWD/$SPACETIME" ;; esac
+WL="${WORKLOADS:-$ST_ROOT/build/workloads}"
+UI_SOCK="st$$-${BATS_TEST_NUMBER:-0}"
+UI_LOCALE="${UI_LOCALE:-C.UTF-8}"
+unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND NO_COLOR
+# bash's own matching of Braille and U+FFFD in the tests needs a UTF-8 locale
+export LC_ALL=C.UTF-8
+
+# ui_require: the binary, tmux and the workloads must exist.
+ui_require() {
+	command -v tmux >/dev/null || { echo "tmux is not installed (make deps)" >&2; return 1; }
+	[ -x "$SPACETIME" ] || { echo "no spacetime binary at $SPACETIME (make spacetime)" >&2; return 1; }
+	[ -x "$WL/fill" ] || { echo "no workloads in $WL (make workloads)" >&2; return 1; }
+}
+
+# ui_tmux ARGS...: tmux on this test's private server.
+ui_tmux() {
+	tmux -L "$UI_SOCK" "$@"
+}
+
+# ui_start COLS ROWS [VAR=value...] -- SPACETIME_ARGS...: runs spacetime in a
+# new detached session. When spacetime ends, the pane prints
+# "[spacetime exited N]" and stays. Extra VAR=value set the environment.
+ui_start() {
+	local cols=$1 rows=$2 envs=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		envs+=("$1")
+		shift
+	done
+	[ "${1:-}" = "--" ] && shift
+	ui_tmux kill-server 2>/dev/null || true
+	ui_tmux -f /dev/null new-session -d -x "$cols" -y "$rows" \
+		env LC_ALL="$UI_LOCALE" TERM=screen-256color TMPDIR="${BATS_TEST_TMPDIR:-/tmp}" "${envs[@]}" \
+		sh -c '"$@"; echo "[spacetime exited $?]"; exec sleep 3600' sh "$SPACETIME" "$@"
+	ui_tmux set-option -g history-limit 0 >/dev/null 2>&1 || true
+}
+
+# ui_cap: the screen as text, one line per row.
+ui_cap() {
+	ui_tmux capture-pane -p
+}
+
+# ui_cap_joined: the screen with lines the terminal wrapped joined again (for
+# long paths printed after the dashboard ends).
+ui_cap_joined() {
+	ui_tmux capture-pane -p -J
+}
+
+# ui_cap_colour: the screen with attributes as escape sequences.
+ui_cap_colour() {
+	ui_tmux capture-pane -p -e
+}
+
+# ui_rows FIRST LAST: rows FIRST..LAST of the screen (1-based, inclusive).
+ui_rows() {
+	ui_cap | sed -n "$1,$2p"
+}
+
+# ui_keys KEY...: send-keys (tmux key names: Space, Left, C-c, q ...).
+ui_keys() {
+	ui_tmux send-keys "$@"
+}
+
+# ui_wait REGEX [SECONDS]: waits until the screen matches an extended regex;
+# fails with the last screen shown.
+ui_wait() {
+	local re=$1 limit=${2:-15} i=0
+	while [ "$i" -lt $((limit * 10)) ]; do
+		if ui_cap | grep -Eq -- "$re"; then
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "timed out after ${limit}s waiting for /$re/; the screen:" >&2
+	ui_cap | sed 's/^/  |/' >&2
+	return 1
+}
+
+# ui_wait_gone REGEX [SECONDS]: waits until the screen no longer matches.
+ui_wait_gone() {
+	local re=$1 limit=${2:-15} i=0
+	while [ "$i" -lt $((limit * 10)) ]; do
+		if ! ui_cap | grep -Eq -- "$re"; then
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "timed out after ${limit}s waiting for /$re/ to go; the screen:" >&2
+	ui_cap | sed 's/^/  |/' >&2
+	return 1
+}
+
+# ui_pid: the pid of the spacetime process in the pane.
+ui_pid() {
+	local pane
+	pane=$(ui_tmux display-message -p '#{pane_pid}')
+	pgrep -P "$pane" | head -1
+}
+
+# ui_resize COLS ROWS
+ui_resize() {
+	ui_tmux resize-window -x "$1" -y "$2"
+}
+
+# ui_show: prints the screen (for failure messages).
+ui_show() {
+	echo "--- screen ---"
+	ui_cap | sed 's/^/  |/'
+}
+
+ui_teardown() {
+	ui_tmux kill-server 2>/dev/null || true
+}
+
+# ui_elapsed: the elapsed-time field of the header ("12.3s", "1:05").
+ui_elapsed() {
+	ui_rows 1 1 | grep -Eo '[0-9]+(\.[0-9]s|:[0-9]{2}(:[0-9]{2})?)  (running|finished|stopping)' | awk '{print $1}'
+}
+
+# ui_width_ok COLS: every row fits in COLS display columns.
+ui_width_ok() {
+	local cols=$1
+	ui_cap | while IFS= read -r line; do
+		local w
+		w=$(printf '%s' "$line" | LC_ALL=C.UTF-8 wc -m)
+		if [ "$w" -gt "$cols" ]; then
+			echo "row wider than $cols: $line" >&2
+			return 1
+		fi
+	done
+}
+
+# has_braille: stdin holds a Braille pattern (U+2801..U+28FF).
+has_braille() {
+	grep -qP '[\x{2801}-\x{28FF}]'
+}

@@ -1,0 +1,63 @@
+/* keys: the one key table {key, action, help}. It drives the key handling,
+ * the help screen and the hint line, so they cannot disagree. */
+#ifndef SPACETIME_KEYS_H
+#define SPACETIME_KEYS_H
+
+#include <stddef.h>
+
+enum key_action {
+	ACT_NONE = 0,
+	ACT_QUIT,
+	ACT_HELP,
+	ACT_PAUSE,
+	ACT_ZOOM_IN,
+	ACT_ZOOM_OUT,
+	ACT_PAN_LEFT,
+	ACT_PAN_RIGHT,
+	ACT_LIVE,
+	ACT_CURSOR,
+	ACT_CURSOR_LEFT,
+	ACT_CURSOR_RIGHT,
+	ACT_CURSOR_LEFT_FAR,
+	ACT_CURSOR_RIGHT_FAR,
+	ACT_FOCUS_NEXT,
+	ACT_FOCUS_PREV,
+	ACT_SORT,
+	ACT_SORT_REVERSE,
+	ACT_FINISHED,
+	ACT_OUTPUT,
+	ACT_RSS,
+	ACT_GLYPHS,
+	ACT_UP,
+	ACT_DOWN,
+	ACT_PAGE_UP,
+	ACT_PAGE_DOWN,
+	ACT_TOP,
+	ACT_INTERRUPT,
+	ACT_REDRAW,
+	ACT_EXPORT,
+};
+
+struct key_binding {
+	int key;                /* a character, or TERM_FN | KEY_* */
+	enum key_action action;
+	const char *name;       /* how the help writes the key */
+	const char *help;       /* one line for the help screen, NULL for aliases */
+	const char *hint;       /* a word for the hint line, or NULL */
+	int hint_group;         /* bindings sharing a group share one hint: "+/- zoom" */
+};
+
+/* The table, in help order. */
+const struct key_binding *keys_table(size_t *n);
+/* The action bound to a key code, or ACT_NONE. */
+enum key_action keys_lookup(int key);
+/* The key names bound to an action joined by ", " (for prompts and help). */
+void keys_names(enum key_action a, char *buf, size_t cap);
+/* The help screen: line i of n (key names padded, then the help text).
+ * Returns the number of lines when buf is NULL. */
+size_t keys_help_line(size_t i, char *buf, size_t cap);
+/* The hint line: "q quit  ? help  space pause ..." as pairs; returns the
+ * number of hints and fills keys[i] / words[i] (pointers into static text). */
+size_t keys_hints(const char **keys, const char **words, size_t max);
+
+#endif

@@ -1,0 +1,769 @@
+/* panes.c: the panes of the dashboard, drawn from store copies. */
+#include "panes.h"
+
+#include "collector.h"
+#include "keys.h"
+#include "report.h"
+#include "resample.h"
+#include "spawn.h"
+#include "term.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define PANES_MIN_BUCKETS 2048
+#define PANES_AT_MAX 64
+#define PANES_MSG_NS (4 * 1000000000ull)
+
+/* Values at one instant: a sample, fault and CPU rates, and whether exact. */
+struct panes_at {
+	struct sample s;
+	double minflt_s, majflt_s, user_cores, sys_cores; /* NAN when unknown */
+	int ok, exact;
+};
+
+enum graph_style panes_default_style(void)
+{
+	return term_utf8() ? GRAPH_BRAILLE : GRAPH_ASCII;
+}
+
+void panes_free(struct panes *p)
+{
+	free(p->bk);
+	free(p->gcol);
+	free(p->cells);
+	free(p->idx);
+	free(p->rate_a);
+	free(p->rate_b);
+	free(p->known_a);
+	free(p->known_b);
+	p->bk = NULL;
+	p->gcol = NULL;
+	p->cells = NULL;
+	p->idx = NULL;
+	p->rate_a = p->rate_b = NULL;
+	p->known_a = p->known_b = NULL;
+	p->bk_cap = p->col_cap = p->cell_cap = 0;
+}
+
+void panes_message(struct panes *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+	va_end(ap);
+	p->msg_until_ns = collector_now_ns() + PANES_MSG_NS;
+}
+
+/* Grows the per-column scratch arrays to n columns. Returns 0 or -1. */
+static int panes_cols(struct panes *p, size_t n)
+{
+	if (n <= p->col_cap)
+		return 0;
+	free(p->gcol);
+	free(p->idx);
+	free(p->rate_a);
+	free(p->rate_b);
+	free(p->known_a);
+	free(p->known_b);
+	p->gcol = calloc(n, sizeof(*p->gcol));
+	p->idx = calloc(n, sizeof(*p->idx));
+	p->rate_a = calloc(n, sizeof(*p->rate_a));
+	p->rate_b = calloc(n, sizeof(*p->rate_b));
+	p->known_a = calloc(n, 1);
+	p->known_b = calloc(n, 1);
+	if (!p->gcol || !p->idx || !p->rate_a || !p->rate_b || !p->known_a || !p->known_b) {
+		p->col_cap = 0;
+		return -1;
+	}
+	p->col_cap = n;
+	return 0;
+}
+
+void panes_begin(struct panes *p, uint64_t now_ns)
+{
+	uint64_t a, b;
+
+	store_summary_get(p->st, &p->sum);
+	p->now_ns = now_ns;
+	p->have_data = store_span(p->st, &a, &b) == 0;
+	p->start_ns = p->sum.start_ns ? p->sum.start_ns : p->have_data ? a : now_ns;
+	p->finished = p->sum.exited;
+	p->live_ns = now_ns;
+	if (p->finished)
+		p->live_ns = p->sum.end_ns > p->sum.last.t_ns ? p->sum.end_ns : p->sum.last.t_ns;
+	timeline_range(&p->tl, p->start_ns, p->live_ns, &p->t0_ns, &p->t1_ns);
+	if (p->tl.cursor_on)
+		timeline_clamp_cursor(&p->tl, p->t0_ns, p->t1_ns);
+}
+
+/* How long a column value holds across empty columns. */
+static uint64_t panes_hold(const struct panes *p)
+{
+	return 3ull * p->interval_ms * 1000000ull;
+}
+
+void panes_query(struct panes *p)
+{
+	size_t want = (size_t)(p->lay.mem_graph.w > 0 ? p->lay.mem_graph.w : 1) * 8;
+	uint64_t hold = panes_hold(p);
+
+	if (want < PANES_MIN_BUCKETS)
+		want = PANES_MIN_BUCKETS;
+	if (want > p->bk_cap) {
+		free(p->bk);
+		p->bk = malloc(want * sizeof(*p->bk));
+		p->bk_cap = p->bk ? want : 0;
+	}
+	p->nbk = 0;
+	if (p->bk && p->have_data)
+		p->nbk = store_query(p->st, p->t0_ns > hold ? p->t0_ns - hold : 0, p->t1_ns, p->bk,
+				     p->bk_cap);
+}
+
+/* The values at instant t: those of the last bucket at or before it (so a
+ * paused view never takes in later samples); exact when that bucket is one
+ * sample. */
+static void panes_at(struct panes *p, uint64_t t, struct panes_at *at)
+{
+	struct bucket b[PANES_AT_MAX];
+	uint64_t w = panes_hold(p);
+	size_t n = store_query(p->st, t > w ? t - w : 0, t, b, PANES_AT_MAX), k = 0;
+
+	memset(at, 0, sizeof(*at));
+	at->minflt_s = at->majflt_s = at->user_cores = at->sys_cores = NAN;
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (b[i].t0_ns / 2 + b[i].t1_ns / 2 <= t)
+			k = i;
+	at->ok = 1;
+	at->exact = b[k].n == 1;
+	at->s = b[k].n == 1 ? b[k].max : b[k].mean;
+	at->s.valid = b[k].valid;
+	size_t i0 = k ? k - 1 : k, i1 = k ? k : k + 1;
+	if (i1 < n && b[i1].t1_ns > b[i0].t1_ns) {
+		double dt = (double)(b[i1].t1_ns - b[i0].t1_ns) / 1e9;
+		const struct sample *x = &b[i0].max, *y = &b[i1].max;
+		if (b[i0].valid & b[i1].valid & SAMPLE_FAULTS) {
+			at->minflt_s = (double)(y->minflt - x->minflt) / dt;
+			at->majflt_s = (double)(y->majflt - x->majflt) / dt;
+		}
+		if (b[i0].valid & b[i1].valid & SAMPLE_CPU) {
+			at->user_cores = (double)(y->utime_us - x->utime_us) / 1e6 / dt;
+			at->sys_cores = (double)(y->stime_us - x->stime_us) / 1e6 / dt;
+		}
+	}
+}
+
+/* The instant the statistics describe: the cursor, the paused edge, or now. */
+static uint64_t panes_instant(const struct panes *p)
+{
+	if (p->tl.cursor_on)
+		return p->tl.cursor_ns;
+	if (p->tl.paused)
+		return p->t1_ns < p->live_ns ? p->t1_ns : p->live_ns;
+	return p->live_ns;
+}
+
+/* Renders columns into a rectangle and blits the cells. */
+static void panes_blit(struct panes *p, const struct rect *r, const struct graph_spec *sp,
+		       size_t ncols)
+{
+	size_t n = (size_t)r->w * (size_t)r->h;
+
+	if (!n)
+		return;
+	if (n > p->cell_cap) {
+		free(p->cells);
+		p->cells = malloc(n * sizeof(*p->cells));
+		p->cell_cap = p->cells ? n : 0;
+		if (!p->cells)
+			return;
+	}
+	if (graph_render(sp, p->gcol, ncols, p->cells) < 0)
+		return;
+	for (int y = 0; y < r->h; y++)
+		for (int x = 0; x < r->w; x++) {
+			const struct graph_cell *c = &p->cells[(size_t)y * (size_t)r->w + (size_t)x];
+			term_cell(r->y + y, r->x + x, c->ch, (enum role)c->role);
+		}
+}
+
+/* A graph_spec for a rectangle with the current style. */
+static struct graph_spec panes_spec(const struct panes *p, const struct rect *r, int nlayers,
+				    double ymax)
+{
+	struct graph_spec s;
+
+	memset(&s, 0, sizeof(s));
+	s.w = r->w;
+	s.h = r->h;
+	s.style = p->style;
+	s.nlayers = nlayers;
+	s.ymax = ymax > 0 ? ymax : 1;
+	s.cursor = -1;
+	s.cursor_role = ROLE_CURSOR;
+	s.mono = term_mono();
+	if (p->tl.cursor_on && p->t1_ns > p->t0_ns && r->w > 0) {
+		double f = (double)(p->tl.cursor_ns - p->t0_ns) / (double)(p->t1_ns - p->t0_ns);
+		s.cursor = (int)(f * r->w);
+		if (s.cursor >= r->w)
+			s.cursor = r->w - 1;
+	}
+	return s;
+}
+
+/* A layer swatch: the glyph a full cell of that layer gets. */
+static uint32_t panes_swatch(const struct panes *p, int layer)
+{
+	struct graph_spec s;
+	struct graph_col c[2];
+	struct graph_cell cell;
+
+	memset(&s, 0, sizeof(s));
+	memset(c, 0, sizeof(c));
+	s.w = s.h = 1;
+	s.style = p->style;
+	s.nlayers = layer + 1;
+	s.ymax = 1;
+	s.cursor = -1;
+	s.mono = term_mono();
+	for (int i = 0; i < 2; i++) {
+		c[i].v[layer] = 1;
+		c[i].line = -1;
+		c[i].known = 1;
+	}
+	if (graph_render(&s, c, (size_t)graph_xres(p->style), &cell) < 0)
+		return '#';
+	return cell.ch;
+}
+
+/* Writes "size" text, returns columns used. */
+static int panes_size(int y, int x, int w, uint64_t kib, enum role r)
+{
+	char b[32];
+
+	report_size(b, sizeof(b), kib);
+	return term_puts(y, x, w, b, r);
+}
+
+void panes_header(struct panes *p)
+{
+	const struct rect *r = &p->lay.header;
+	char right[160], el[32], buf[64];
+	uint64_t end = p->finished ? p->live_ns : p->now_ns;
+	uint64_t elapsed = end > p->start_ns ? end - p->start_ns : 0;
+	enum role state_role = ROLE_HEADER_HI;
+
+	term_fill(r->y, r->x, r->w, ' ', ROLE_HEADER);
+	graph_fmt_elapsed(el, sizeof(el), elapsed, elapsed < 60000000000ull ? 1 : 1000000000ull);
+	if (p->quit == QUIT_STOPPING && !p->finished) {
+		snprintf(buf, sizeof(buf), "stopping (%s sent)", p->kill_sent ? "SIGKILL" : "SIGTERM");
+		state_role = ROLE_BAD;
+	} else if (p->finished) {
+		int code = spawn_exit_code(p->sum.wait_status);
+		if (WIFSIGNALED(p->sum.wait_status))
+			snprintf(buf, sizeof(buf), "finished, exit %d (signal %d)", code,
+				 WTERMSIG(p->sum.wait_status));
+		else
+			snprintf(buf, sizeof(buf), "finished, exit %d", code);
+		state_role = code ? ROLE_BAD : ROLE_OK;
+	} else {
+		snprintf(buf, sizeof(buf), "running");
+	}
+	const char *mode = p->sum.mode == COLLECTOR_NETLINK ? "netlink"
+			   : p->sum.mode == COLLECTOR_POLL  ? "polling"
+							    : "starting";
+	char lost[48] = "";
+	if (p->sum.lost_events)
+		snprintf(lost, sizeof(lost), " %llu lost", (unsigned long long)p->sum.lost_events);
+	snprintf(right, sizeof(right), "%s  %s  %s%s  %ums ", el, buf, mode, lost, p->interval_ms);
+	/* the PAUSED mark comes first, then the live edge keeps moving beside it */
+	char paused[48] = "";
+	if (p->tl.paused) {
+		char at[32];
+		uint64_t v = p->t1_ns > p->start_ns ? p->t1_ns - p->start_ns : 0;
+		graph_fmt_elapsed(at, sizeof(at), v, v < 60000000000ull ? 1 : 1000000000ull);
+		snprintf(paused, sizeof(paused), " PAUSED at %s ", at);
+	}
+	int rw = (int)strlen(right) + (int)strlen(paused) + 1;
+	if (rw > r->w)
+		rw = r->w;
+	int x = r->x + r->w - rw;
+	if (paused[0])
+		x += term_puts(r->y, x, r->x + r->w - x, paused, ROLE_PAUSED) + 1;
+	/* draw the right part piecewise for roles */
+	x += term_printf(r->y, x, r->x + r->w - x, ROLE_HEADER, "%s  ", el);
+	x += term_puts(r->y, x, r->x + r->w - x, buf, state_role);
+	x += term_printf(r->y, x, r->x + r->w - x, ROLE_HEADER, "  %s", mode);
+	if (lost[0])
+		x += term_puts(r->y, x, r->x + r->w - x, lost, ROLE_PAUSED);
+	term_printf(r->y, x, r->x + r->w - x, ROLE_HEADER, "  %ums ", p->interval_ms);
+	/* the command, sanitized, in what is left */
+	int cw = r->w - rw - 1;
+	if (cw > 2 && p->argv) {
+		wchar_t cmd[512];
+		size_t k = 0;
+		for (int i = 0; p->argv[i] && k + 2 < sizeof(cmd) / sizeof(cmd[0]); i++) {
+			if (i)
+				cmd[k++] = ' ';
+			k += term_sanitize(p->argv[i], strlen(p->argv[i]), cmd + k,
+					   sizeof(cmd) / sizeof(cmd[0]) - k, term_utf8());
+		}
+		cmd[k] = 0;
+		int used = term_put(r->y, r->x + 1, cw - 1, cmd, ROLE_HEADER_HI);
+		if (term_width(cmd) > cw - 1 && used > 0)
+			term_cell(r->y, r->x + used, term_glyph()->ellipsis, ROLE_HEADER_HI);
+	}
+}
+
+void panes_notice(struct panes *p)
+{
+	const struct rect *r = &p->lay.notice;
+
+	if (!r->h)
+		return;
+	term_blank(r->y, r->x, 1, r->w);
+	term_printf(r->y, r->x + 1, r->w - 1, ROLE_WARN, "note: %s", p->notice ? p->notice : "");
+}
+
+/* The memory pane's title: legend and current values, or the cursor readout. */
+static void panes_mem_title(struct panes *p, double peak_kib)
+{
+	const struct rect *r = &p->lay.mem_title;
+	static const enum role lr[3] = {ROLE_ANON, ROLE_FILE, ROLE_SHMEM};
+	static const char *ln[3] = {"anon", "file", "shmem"};
+	struct panes_at at;
+	enum role tr = p->focus == FOCUS_TIMELINE ? ROLE_FOCUS : ROLE_TITLE;
+	int x = r->x + 1, end = r->x + r->w;
+	uint64_t inst = panes_instant(p);
+
+	term_fill(r->y, r->x, r->w, term_glyph()->hline, ROLE_TITLE);
+	panes_at(p, inst, &at);
+	if (p->tl.cursor_on) {
+		char t[32];
+		graph_fmt_elapsed(t, sizeof(t), inst > p->start_ns ? inst - p->start_ns : 0, 1);
+		x += term_printf(r->y, x, end - x, ROLE_CURSOR, " at %s%s ", t, at.exact ? "" : " (mean)");
+	} else {
+		x += term_puts(r->y, x, end - x, " Memory ", tr);
+	}
+	if (!at.ok || !(at.s.valid & SAMPLE_PSS)) {
+		term_puts(r->y, x, end - x, " PSS n/a ", ROLE_DIM);
+		return;
+	}
+	x += term_puts(r->y, x, end - x, " PSS ", ROLE_NORMAL);
+	x += panes_size(r->y, x, end - x, at.s.pss_kib, ROLE_NORMAL);
+	const uint64_t v[3] = {at.s.pss_anon_kib, at.s.pss_file_kib, at.s.pss_shmem_kib};
+	for (int i = 0; i < 3 && x < end - 2; i++) {
+		x += term_puts(r->y, x, end - x, " ", ROLE_NORMAL);
+		term_cell(r->y, x++, panes_swatch(p, i), lr[i]);
+		x += term_printf(r->y, x, end - x, ROLE_NORMAL, "%s ", ln[i]);
+		x += panes_size(r->y, x, end - x, v[i], ROLE_NORMAL);
+	}
+	if (p->show_rss && (at.s.valid & SAMPLE_RSS) && x < end - 4) {
+		x += term_puts(r->y, x, end - x, "  ", ROLE_NORMAL);
+		term_cell(r->y, x++, term_utf8() ? 0x2500 : '-', ROLE_RSS);
+		x += term_puts(r->y, x, end - x, "RSS ", ROLE_NORMAL);
+		x += panes_size(r->y, x, end - x, at.s.rss_kib, ROLE_NORMAL);
+	}
+	if (!p->tl.cursor_on && x < end - 24) {
+		x += term_puts(r->y, x, end - x, "  peak in view ", ROLE_DIM);
+		x += panes_size(r->y, x, end - x, (uint64_t)peak_kib, ROLE_DIM);
+	}
+	term_puts(r->y, x, end - x, " ", ROLE_NORMAL);
+}
+
+void panes_mem(struct panes *p)
+{
+	const struct rect *g = &p->lay.mem_graph, *ya = &p->lay.mem_yaxis, *ta = &p->lay.mem_taxis;
+	int xres = graph_xres(p->style);
+	size_t ncols = (size_t)g->w * (size_t)xres;
+	double ymax = 0, peak = 0;
+	char lab[16];
+
+	term_blank(ya->y, ya->x, ya->h, ya->w);
+	term_blank(ta->y, 0, 1, ta->x + ta->w);
+	if (!ncols || panes_cols(p, ncols)) {
+		panes_mem_title(p, 0);
+		return;
+	}
+	resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_PSS, panes_hold(p), p->idx);
+	for (size_t c = 0; c < ncols; c++) {
+		struct graph_col *gc = &p->gcol[c];
+		memset(gc, 0, sizeof(*gc));
+		gc->line = -1;
+		if (p->idx[c] < 0)
+			continue;
+		const struct bucket *b = &p->bk[p->idx[c]];
+		double top = (double)b->max.pss_kib, mean = (double)b->mean.pss_kib;
+		double scale = mean > 0 ? top / mean : 1;
+		gc->known = 1;
+		gc->v[0] = (double)b->mean.pss_anon_kib * scale;
+		gc->v[1] = (double)b->mean.pss_file_kib * scale;
+		gc->v[2] = (double)b->mean.pss_shmem_kib * scale;
+		if (p->show_rss && (b->valid & SAMPLE_RSS))
+			gc->line = (double)b->max.rss_kib;
+		if (top > peak)
+			peak = top;
+		if (top > ymax)
+			ymax = top;
+		if (gc->line > ymax)
+			ymax = gc->line;
+	}
+	ymax = graph_nice_kib(ymax);
+	panes_mem_title(p, peak);
+	struct graph_spec s = panes_spec(p, g, 3, ymax);
+	s.layer_role[0] = ROLE_ANON;
+	s.layer_role[1] = ROLE_FILE;
+	s.layer_role[2] = ROLE_SHMEM;
+	s.line_role = ROLE_RSS;
+	panes_blit(p, g, &s, ncols);
+	if (!p->have_data)
+		term_puts(g->y + g->h / 2, g->x + 2, g->w - 2, "waiting for the first sample", ROLE_DIM);
+	/* y axis: top, middle and zero */
+	for (int y = 0; y < ya->h; y++) {
+		lab[0] = 0;
+		if (y == 0)
+			graph_fmt_kib(lab, sizeof(lab), ymax);
+		else if (y == ya->h - 1)
+			snprintf(lab, sizeof(lab), "0");
+		else if (ya->h >= 4 && y == ya->h / 2) /* the value at the row's top edge */
+			graph_fmt_kib(lab, sizeof(lab), ymax * (ya->h - y) / ya->h);
+		term_printf(ya->y + y, ya->x, ya->w - 1, ROLE_DIM, "%*s", ya->w - 1, lab);
+		term_cell(ya->y + y, ya->x + ya->w - 1,
+			  lab[0] ? term_glyph()->tee : term_glyph()->vline, ROLE_DIM);
+	}
+	/* time axis: elapsed since the start */
+	struct graph_tick ticks[32];
+	int nt = graph_time_ticks(p->t0_ns, p->t1_ns, p->start_ns, ta->w, ticks, 32);
+	term_fill(ta->y, ta->x - 1, 1, term_glyph()->corner, ROLE_DIM);
+	for (int i = 0; i < nt; i++)
+		term_puts(ta->y, ta->x + ticks[i].x, ta->w - ticks[i].x, ticks[i].label, ROLE_DIM);
+}
+
+/* A box's title row with a right-aligned note. */
+static void panes_box_title(const struct rect *r, const char *title, const char *note)
+{
+	term_fill(r->y, r->x, r->w, term_glyph()->hline, ROLE_TITLE);
+	int x = r->x + 1 + term_printf(r->y, r->x + 1, r->w - 1, ROLE_TITLE, " %s ", title);
+	int nw = (int)strlen(note) + 2;
+	if (note[0] && r->x + r->w - nw > x)
+		term_printf(r->y, r->x + r->w - nw, nw, ROLE_DIM, " %s ", note);
+}
+
+/* "12k" for a rate, or "n/a". */
+static void panes_rate(char *b, size_t cap, double v)
+{
+	if (isnan(v))
+		snprintf(b, cap, "n/a");
+	else
+		graph_fmt_si(b, cap, v);
+}
+
+/* The tasks box: live and created counts, and a graph of live counts. */
+static void panes_tasks(struct panes *p, const struct layout_box *bx, const struct panes_at *at)
+{
+	const struct rect *g = &bx->graph, *t = &bx->text;
+	size_t ncols = (size_t)g->w * (size_t)graph_xres(p->style);
+	double ymax = 1;
+	char note[32];
+
+	if (g->h > 0 && !panes_cols(p, ncols)) {
+		resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_LIVE_THREADS, panes_hold(p),
+			      p->idx);
+		for (size_t c = 0; c < ncols; c++) {
+			struct graph_col *gc = &p->gcol[c];
+			memset(gc, 0, sizeof(*gc));
+			gc->line = -1;
+			if (p->idx[c] < 0)
+				continue;
+			const struct bucket *b = &p->bk[p->idx[c]];
+			gc->known = 1;
+			gc->v[0] = b->max.live_procs;
+			gc->line = b->max.live_threads;
+			if (gc->line > ymax)
+				ymax = gc->line;
+		}
+		ymax = graph_nice_ceil(ymax);
+	}
+	note[0] = 0;
+	if (g->h > 0)
+		snprintf(note, sizeof(note), "top %.0f", ymax);
+	panes_box_title(&bx->title, "Tasks", note);
+	term_blank(t->y, t->x, t->h, t->w);
+	if (at->ok && (at->s.valid & SAMPLE_COUNTS)) {
+		int x = t->x + 1 + term_puts(t->y, t->x + 1, t->w - 1, "procs   ", ROLE_PROCS);
+		term_printf(t->y, x, t->x + t->w - x, ROLE_NORMAL, "%u live, %u made", at->s.live_procs,
+			    at->s.total_procs);
+		if (t->h > 1) {
+			x = t->x + 1 + term_puts(t->y + 1, t->x + 1, t->w - 1, "threads ", ROLE_THREADS);
+			term_printf(t->y + 1, x, t->x + t->w - x, ROLE_NORMAL, "%u live, %u made",
+				    at->s.live_threads, at->s.total_threads);
+		}
+	} else {
+		term_puts(t->y, t->x + 1, t->w - 1, "counts n/a", ROLE_DIM);
+	}
+	if (g->h > 0) {
+		struct graph_spec s = panes_spec(p, g, 1, ymax);
+		s.layer_role[0] = ROLE_PROCS;
+		s.line_role = ROLE_THREADS;
+		panes_blit(p, g, &s, ncols);
+	}
+}
+
+/* Fills graph columns from up to two rate arrays (stacked), scaled by div;
+ * returns the largest stacked value. */
+static double panes_rate_cols(struct panes *p, size_t ncols, int two, double div)
+{
+	double top = 0;
+
+	for (size_t c = 0; c < ncols; c++) {
+		struct graph_col *gc = &p->gcol[c];
+		memset(gc, 0, sizeof(*gc));
+		gc->line = -1;
+		gc->known = p->known_a[c];
+		gc->v[0] = p->rate_a[c] / div;
+		gc->v[1] = two ? p->rate_b[c] / div : 0;
+		if (gc->known && gc->v[0] + gc->v[1] > top)
+			top = gc->v[0] + gc->v[1];
+	}
+	return top;
+}
+
+/* The faults box: minor and major rates and totals, the minor share; the graph
+ * shows minor faults, with major faults in their own row below. */
+static void panes_faults(struct panes *p, const struct layout_box *bx, const struct panes_at *at)
+{
+	const struct rect *g = &bx->graph, *t = &bx->text;
+	size_t ncols = (size_t)g->w * (size_t)graph_xres(p->style);
+	char a[16], b[16], note[48] = "";
+
+	if (at->ok && (at->s.valid & SAMPLE_FAULTS) && at->s.minflt + at->s.majflt)
+		snprintf(note, sizeof(note), "%.1f%% minor (memcpy)",
+			 100.0 * (double)at->s.minflt / (double)(at->s.minflt + at->s.majflt));
+	panes_box_title(&bx->title, "Faults", note);
+	term_blank(t->y, t->x, t->h, t->w);
+	if (at->ok && (at->s.valid & SAMPLE_FAULTS)) {
+		panes_rate(a, sizeof(a), at->minflt_s);
+		graph_fmt_si(b, sizeof(b), (double)at->s.minflt);
+		int x = t->x + 1 + term_puts(t->y, t->x + 1, t->w - 1, "minor ", ROLE_MINOR);
+		term_printf(t->y, x, t->x + t->w - x, ROLE_NORMAL, "%s/s, %s total", a, b);
+		if (t->h > 1) {
+			panes_rate(a, sizeof(a), at->majflt_s);
+			graph_fmt_si(b, sizeof(b), (double)at->s.majflt);
+			x = t->x + 1 + term_puts(t->y + 1, t->x + 1, t->w - 1, "major ", ROLE_MAJOR);
+			term_printf(t->y + 1, x, t->x + t->w - x, at->s.majflt ? ROLE_MAJOR : ROLE_NORMAL,
+				    "%s/s, %s total", a, b);
+		}
+	} else {
+		term_puts(t->y, t->x + 1, t->w - 1, "faults n/a", ROLE_DIM);
+	}
+	if (g->h <= 0 || panes_cols(p, ncols))
+		return;
+	struct rect minor = *g, major = *g;
+	if (g->h >= 2) {
+		minor.h = g->h - 1;
+		major.y = g->y + g->h - 1;
+		major.h = 1;
+	} else {
+		major.h = 0;
+	}
+	resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_MINFLT, p->rate_a, p->known_a);
+	double top = graph_nice_ceil(panes_rate_cols(p, ncols, 0, 1));
+	struct graph_spec s = panes_spec(p, &minor, 1, top);
+	s.layer_role[0] = ROLE_MINOR;
+	panes_blit(p, &minor, &s, ncols);
+	if (major.h) {
+		resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_MAJFLT, p->rate_a, p->known_a);
+		top = graph_nice_ceil(panes_rate_cols(p, ncols, 0, 1));
+		s = panes_spec(p, &major, 1, top);
+		s.layer_role[0] = ROLE_MAJOR;
+		panes_blit(p, &major, &s, ncols);
+	}
+}
+
+/* The CPU box: cores in use, user and system, stacked. */
+static void panes_cpu(struct panes *p, const struct layout_box *bx, const struct panes_at *at)
+{
+	const struct rect *g = &bx->graph, *t = &bx->text;
+	size_t ncols = (size_t)g->w * (size_t)graph_xres(p->style);
+	double top = 1;
+	char note[32] = "";
+
+	if (g->h > 0 && !panes_cols(p, ncols)) {
+		resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_UTIME, p->rate_a, p->known_a);
+		resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_STIME, p->rate_b, p->known_b);
+		top = graph_nice_ceil(panes_rate_cols(p, ncols, 1, 1e6));
+		snprintf(note, sizeof(note), "top %g core%s", top, top == 1 ? "" : "s");
+	}
+	panes_box_title(&bx->title, "CPU", note);
+	term_blank(t->y, t->x, t->h, t->w);
+	if (at->ok && (at->s.valid & SAMPLE_CPU)) {
+		int x = t->x + 1;
+		if (isnan(at->user_cores)) {
+			x += term_puts(t->y, x, t->x + t->w - x, "cores n/a", ROLE_DIM);
+		} else {
+			x += term_printf(t->y, x, t->x + t->w - x, ROLE_NORMAL, "%.2f cores: ",
+					 at->user_cores + at->sys_cores);
+			x += term_printf(t->y, x, t->x + t->w - x, ROLE_USER, "user %.2f ", at->user_cores);
+			term_printf(t->y, x, t->x + t->w - x, ROLE_SYS, "sys %.2f", at->sys_cores);
+		}
+		if (t->h > 1)
+			term_printf(t->y + 1, t->x + 1, t->w - 1, ROLE_NORMAL, "time %.1fs user, %.1fs sys",
+				    (double)at->s.utime_us / 1e6, (double)at->s.stime_us / 1e6);
+	} else {
+		term_puts(t->y, t->x + 1, t->w - 1, "CPU n/a", ROLE_DIM);
+	}
+	if (g->h > 0 && p->col_cap >= ncols) {
+		struct graph_spec s = panes_spec(p, g, 2, top);
+		s.layer_role[0] = ROLE_USER;
+		s.layer_role[1] = ROLE_SYS;
+		panes_blit(p, g, &s, ncols);
+	}
+}
+
+/* Narrow terminals: the statistics as one or two text rows. */
+static void panes_stats_compact(struct panes *p, const struct panes_at *at)
+{
+	const struct rect *r = &p->lay.stats;
+	char a[16], b[16], line[2][160];
+
+	term_blank(r->y, r->x, r->h, r->w);
+	if (!at->ok) {
+		term_puts(r->y, r->x + 1, r->w - 1, "no sample yet", ROLE_DIM);
+		return;
+	}
+	panes_rate(a, sizeof(a), at->minflt_s);
+	panes_rate(b, sizeof(b), at->majflt_s);
+	double share = at->s.minflt + at->s.majflt
+			       ? 100.0 * (double)at->s.minflt / (double)(at->s.minflt + at->s.majflt)
+			       : 100;
+	snprintf(line[0], sizeof(line[0]), "procs %u/%u thr %u/%u cpu %.1f", at->s.live_procs,
+		 at->s.total_procs, at->s.live_threads, at->s.total_threads,
+		 isnan(at->user_cores) ? 0 : at->user_cores + at->sys_cores);
+	snprintf(line[1], sizeof(line[1]), "minflt %s/s %.0f%% majflt %s/s", a, share, b);
+	if (r->h >= 2) {
+		term_puts(r->y, r->x + 1, r->w - 1, line[0], ROLE_NORMAL);
+		term_puts(r->y + 1, r->x + 1, r->w - 1, line[1], at->s.majflt ? ROLE_MAJOR : ROLE_NORMAL);
+	} else {
+		int x = r->x + 1 + term_puts(r->y, r->x + 1, r->w - 1, line[0], ROLE_NORMAL);
+		term_puts(r->y, x + 2, r->x + r->w - x - 2, line[1], at->s.majflt ? ROLE_MAJOR : ROLE_NORMAL);
+	}
+}
+
+void panes_stats(struct panes *p)
+{
+	struct panes_at at;
+
+	panes_at(p, panes_instant(p), &at);
+	if (p->lay.stats_compact) {
+		panes_stats_compact(p, &at);
+		return;
+	}
+	panes_tasks(p, &p->lay.box[0], &at);
+	panes_faults(p, &p->lay.box[1], &at);
+	panes_cpu(p, &p->lay.box[2], &at);
+}
+
+void panes_output_title(struct panes *p, uint64_t lines, int eof)
+{
+	const struct rect *r = &p->lay.out_title;
+	enum role tr = p->focus == FOCUS_OUTPUT ? ROLE_FOCUS : ROLE_TITLE;
+
+	if (!r->h)
+		return;
+	term_fill(r->y, r->x, r->w, term_glyph()->hline, ROLE_TITLE);
+	int x = r->x + 1 + term_puts(r->y, r->x + 1, r->w - 1, " Output ", tr);
+	if (p->out_back)
+		x += term_printf(r->y, x, r->x + r->w - x, ROLE_PAUSED, " %zu lines back ", p->out_back);
+	x += term_printf(r->y, x, r->x + r->w - x, ROLE_DIM, " %llu lines%s ", (unsigned long long)lines,
+			 eof ? ", ended" : "");
+	if (p->log_path)
+		term_printf(r->y, x, r->x + r->w - x, ROLE_DIM, " saved in %s ", p->log_path);
+}
+
+void panes_status(struct panes *p)
+{
+	const struct rect *r = &p->lay.status;
+	const char *hk[32], *hw[32];
+	static const char *focus_name[FOCUS_COUNT] = {"timeline", "processes", "output"};
+
+	term_blank(r->y, r->x, 1, r->w);
+	if (p->quit == QUIT_CONFIRM) {
+		term_puts(r->y, r->x, r->w,
+			  " The command is still running. Stop it and quit? y: SIGTERM now, SIGKILL after 5 s; any other key: no ",
+			  ROLE_PAUSED);
+		return;
+	}
+	if (p->msg[0] && p->now_ns < p->msg_until_ns) {
+		term_printf(r->y, r->x + 1, r->w - 1, ROLE_WARN, "%s", p->msg);
+		return;
+	}
+	int nfw = (int)strlen(focus_name[p->focus]) + 3;
+	size_t n = keys_hints(hk, hw, 32);
+	int x = r->x + 1, end = r->x + r->w - nfw;
+	for (size_t i = 0; i < n; i++) {
+		int need = (int)(strlen(hk[i]) + strlen(hw[i])) + 3;
+		if (x + need > end)
+			break;
+		x += term_puts(r->y, x, end - x, hk[i], ROLE_KEY);
+		x += term_printf(r->y, x, end - x, ROLE_NORMAL, " %s  ", hw[i]);
+	}
+	term_printf(r->y, r->x + r->w - nfw, nfw, ROLE_DIM, "[%s]", focus_name[p->focus]);
+}
+
+/* Help text after the key lines. */
+static const char *panes_help_extra[] = {
+	"",
+	"  Memory: PSS of the whole tree stacked as anon, file and shmem; RSS as a line (r).",
+	"  Tasks: live processes (filled) and threads (line). Faults: minor fault rate,",
+	"  major faults (needed I/O) in their own row. CPU: cores in use, user and system.",
+	"  Processes: ~ marks a PSS estimated from RSS since the last smaps_rollup read.",
+	"  Pausing or zooming changes only the view: collection never stops.",
+};
+
+void panes_help(struct panes *p)
+{
+	int rows, cols;
+	char line[256];
+	size_t nkeys = keys_help_line(0, NULL, 0);
+	size_t nextra = sizeof(panes_help_extra) / sizeof(panes_help_extra[0]);
+	size_t total = nkeys + nextra + (p->notice ? 2 : 0) + (p->log_path ? 1 : 0);
+
+	term_size(&rows, &cols);
+	term_blank(0, 0, rows, cols);
+	term_fill(0, 0, cols, ' ', ROLE_HEADER);
+	term_puts(0, 1, cols - 1, "spacetime keys: any key closes, Up/Down scroll", ROLE_HEADER_HI);
+	size_t body = rows > 1 ? (size_t)rows - 1 : 0;
+	if (p->help_top + body > total)
+		p->help_top = total > body ? total - body : 0;
+	for (size_t i = 0; i < body && p->help_top + i < total; i++) {
+		size_t k = p->help_top + i;
+		enum role r = ROLE_NORMAL;
+		if (k < nkeys) {
+			keys_help_line(k, line, sizeof(line));
+		} else if ((k -= nkeys) < nextra) {
+			snprintf(line, sizeof(line), "%s", panes_help_extra[k]);
+		} else if ((k -= nextra) < (p->notice ? 2u : 0u)) {
+			snprintf(line, sizeof(line), "%s%s", k ? "  note: " : "", k ? p->notice : "");
+			r = ROLE_WARN;
+		} else {
+			snprintf(line, sizeof(line), "  The command's output is saved in %s", p->log_path);
+		}
+		term_puts((int)i + 1, 0, cols, line, r);
+	}
+}
+
+void panes_too_small(struct panes *p, int rows, int cols)
+{
+	(void)p;
+	term_blank(0, 0, rows, cols);
+	term_printf(0, 0, cols, ROLE_WARN, "terminal too small (%dx%d): spacetime needs %dx%d", cols,
+		    rows, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+}

@@ -1,0 +1,72 @@
+/* panes: the dashboard's state for one frame and the panes drawn from it:
+ * header, memory graph with its axes and cursor readout, the statistics boxes
+ * (tasks, faults, CPU), the output pane's title, the status line and help.
+ * Graph data comes from store_query() copies only; rendering goes through the
+ * pure graph_render() and is blitted here. tui.c owns the loop. */
+#ifndef SPACETIME_PANES_H
+#define SPACETIME_PANES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+#include "layout.h"
+#include "store.h"
+#include "timeline.h"
+
+enum panes_focus { FOCUS_TIMELINE, FOCUS_PROCS, FOCUS_OUTPUT, FOCUS_COUNT };
+enum panes_quit { QUIT_NONE, QUIT_CONFIRM, QUIT_STOPPING };
+
+struct panes {
+	/* fixed for the run */
+	struct store *st;
+	char *const *argv;
+	const char *notice, *log_path;
+	unsigned interval_ms;
+	/* view state */
+	struct layout lay;
+	struct timeline tl;
+	enum graph_style style;
+	int show_rss, show_output, help;
+	size_t help_top;
+	enum panes_focus focus;
+	enum panes_quit quit;
+	int kill_sent;
+	size_t out_back; /* output lines scrolled back */
+	char msg[200];   /* a transient status message */
+	uint64_t msg_until_ns;
+	/* this frame */
+	struct store_summary sum;
+	uint64_t now_ns, start_ns, live_ns, t0_ns, t1_ns;
+	int have_data, finished;
+	/* scratch, grown as needed, never shrunk */
+	struct bucket *bk;
+	size_t nbk, bk_cap;
+	struct graph_col *gcol;
+	struct graph_cell *cells;
+	int32_t *idx;
+	double *rate_a, *rate_b;
+	uint8_t *known_a, *known_b;
+	size_t col_cap, cell_cap;
+};
+
+/* Frees the scratch buffers. */
+void panes_free(struct panes *p);
+/* Reads the summary and the time range for this frame (one store copy). */
+void panes_begin(struct panes *p, uint64_t now_ns);
+/* Queries the buckets of the visible range (shared by every graph). */
+void panes_query(struct panes *p);
+void panes_header(struct panes *p);
+void panes_notice(struct panes *p);
+void panes_mem(struct panes *p);
+void panes_stats(struct panes *p);
+void panes_output_title(struct panes *p, uint64_t lines, int eof);
+void panes_status(struct panes *p);
+void panes_help(struct panes *p);
+void panes_too_small(struct panes *p, int rows, int cols);
+/* Sets the transient status message for a few seconds. */
+void panes_message(struct panes *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The glyph style for the locale: Braille in UTF-8, ASCII otherwise. */
+enum graph_style panes_default_style(void);
+
+#endif

@@ -1,0 +1,568 @@
+/* plist.c: the process list: records -> a sorted tree or list -> rows. */
+#include "plist.h"
+
+#include "graph.h"
+#include "report.h"
+#include "term.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define PLIST_MAX_DEPTH 24
+#define PLIST_ARGV_MAX 4096
+#define PLIST_MIN_AGE_NS 500000000ull /* CPU% of a new process: over at least this */
+
+/* One shown row: a record and its place in the tree. */
+struct plist_row {
+	uint32_t rec;
+	uint16_t depth;
+	uint32_t last_bits; /* bit d: the ancestor at depth d was its parent's last child */
+};
+
+/* CPU time seen at the previous refresh, for CPU%. */
+struct plist_prev {
+	uint64_t id, cpu_us;
+};
+
+struct plist {
+	struct proc_rec *recs; /* live, or finished in the finished view */
+	size_t n, cap;
+	double *cpu_pct;       /* per record (live view) */
+	struct plist_prev *prev, *cur;
+	size_t nprev, prev_cap, cur_cap, cpu_cap;
+	uint64_t prev_ns, now_ns;
+	struct plist_row *rows;
+	size_t nrows, rows_cap;
+	size_t live, finished; /* counts at the last refresh */
+	enum plist_sort sort;
+	int reverse, finished_view;
+	size_t sel, top;
+	uint64_t sel_id;
+};
+
+struct plist *plist_new(void)
+{
+	return calloc(1, sizeof(struct plist));
+}
+
+void plist_free(struct plist *pl)
+{
+	if (!pl)
+		return;
+	free(pl->recs);
+	free(pl->cpu_pct);
+	free(pl->prev);
+	free(pl->cur);
+	free(pl->rows);
+	free(pl);
+}
+
+/* Grows an array to hold n elements. Returns 0 or -ENOMEM. */
+static int plist_grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	if (n <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 64;
+	while (c < n)
+		c *= 2;
+	void *q = realloc(*p, c * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static uint64_t plist_cpu_us(const struct proc_rec *r)
+{
+	return r->utime_us + r->stime_us;
+}
+
+static int plist_cmp_prev(const void *a, const void *b)
+{
+	const struct plist_prev *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The sort key of record i: larger sorts first (before reversing). */
+static double plist_key(const struct plist *pl, size_t i)
+{
+	const struct proc_rec *r = &pl->recs[i];
+
+	switch (pl->sort) {
+	case PLIST_SORT_PSS:
+		return (double)(pl->finished_view ? r->peak_pss_kib : r->pss_kib);
+	case PLIST_SORT_CPU:
+		return pl->finished_view ? (double)plist_cpu_us(r) : pl->cpu_pct[i];
+	case PLIST_SORT_AGE: {
+		uint64_t end = r->end_ns ? r->end_ns : pl->now_ns;
+		return end > r->start_ns ? (double)(end - r->start_ns) : 0;
+	}
+	case PLIST_SORT_PID:
+	default:
+		return -(double)r->pid; /* ascending pids */
+	}
+}
+
+static int plist_cmp_idx(const void *a, const void *b, void *arg)
+{
+	const struct plist *pl = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	double x = plist_key(pl, i), y = plist_key(pl, j);
+	int c = x > y ? -1 : x < y ? 1 : (pl->recs[i].pid > pl->recs[j].pid) - (pl->recs[i].pid < pl->recs[j].pid);
+
+	return pl->reverse ? -c : c;
+}
+
+static int plist_cmp_pid(const void *a, const void *b, void *arg)
+{
+	const struct plist *pl = arg;
+	pid_t x = pl->recs[*(const uint32_t *)a].pid, y = pl->recs[*(const uint32_t *)b].pid;
+
+	return (x > y) - (x < y);
+}
+
+/* Index of the record with this pid, via the pid-sorted index, or -1. */
+static long plist_find(const struct plist *pl, const uint32_t *bypid, pid_t pid)
+{
+	size_t lo = 0, hi = pl->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		pid_t p = pl->recs[bypid[mid]].pid;
+		if (p == pid)
+			return bypid[mid];
+		if (p < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Builds the rows: the finished list sorted, or the live tree with each
+ * level's children sorted. */
+static int plist_build(struct plist *pl)
+{
+	size_t n = pl->n;
+	uint32_t *idx = malloc((n + 1) * sizeof(*idx)), *bypid = malloc((n + 1) * sizeof(*bypid));
+	uint32_t *first = calloc(n + 2, sizeof(*first)), *kids = malloc((n + 1) * sizeof(*kids));
+	uint32_t *stack = malloc((n + 1) * sizeof(*stack));
+	uint16_t *sdepth = malloc((n + 1) * sizeof(*sdepth));
+	uint32_t *sbits = malloc((n + 1) * sizeof(*sbits));
+	long *parent = malloc((n + 1) * sizeof(*parent));
+	int rc = -ENOMEM;
+
+	if (!idx || !bypid || !first || !kids || !stack || !sdepth || !sbits || !parent ||
+	    plist_grow((void **)&pl->rows, &pl->rows_cap, n + 1, sizeof(*pl->rows)))
+		goto out;
+	pl->nrows = 0;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = bypid[i] = (uint32_t)i;
+	qsort_r(idx, n, sizeof(*idx), plist_cmp_idx, pl);
+	if (pl->finished_view) {
+		for (size_t i = 0; i < n; i++)
+			pl->rows[pl->nrows++] = (struct plist_row){idx[i], 0, 0};
+		rc = 0;
+		goto out;
+	}
+	/* children lists (CSR), each in sort order because idx is */
+	qsort_r(bypid, n, sizeof(*bypid), plist_cmp_pid, pl);
+	for (size_t i = 0; i < n; i++) {
+		long p = plist_find(pl, bypid, pl->recs[i].ppid);
+		parent[i] = p == (long)i ? -1 : p;
+		first[(parent[i] < 0 ? n : (size_t)parent[i]) + 1]++;
+	}
+	for (size_t i = 1; i <= n + 1; i++)
+		first[i] += first[i - 1];
+	uint32_t *fill = bypid; /* no longer needed by pid: reused as fill cursors */
+	memset(fill, 0, (n + 1) * sizeof(*fill));
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = idx[k];
+		size_t p = parent[i] < 0 ? n : (size_t)parent[i];
+		kids[first[p] + fill[p]++] = i;
+	}
+	/* depth-first from the roots (children of the virtual node n) */
+	size_t sp = 0;
+	for (size_t k = first[n + 1]; k-- > first[n];) {
+		stack[sp] = kids[k];
+		sdepth[sp] = 0;
+		sbits[sp] = k + 1 == first[n + 1] ? 1u : 0u;
+		sp++;
+	}
+	while (sp && pl->nrows < n) {
+		sp--;
+		uint32_t i = stack[sp];
+		uint16_t d = sdepth[sp];
+		uint32_t bits = sbits[sp];
+		pl->rows[pl->nrows++] = (struct plist_row){i, d, bits};
+		if (d + 1 >= PLIST_MAX_DEPTH)
+			continue;
+		for (size_t k = first[i + 1]; k-- > first[i] && sp < n;) {
+			stack[sp] = kids[k];
+			sdepth[sp] = (uint16_t)(d + 1);
+			sbits[sp] = bits | (k + 1 == first[i + 1] ? 1u << (d + 1) : 0u);
+			sp++;
+		}
+	}
+	rc = 0;
+out:
+	free(idx);
+	free(bypid);
+	free(first);
+	free(kids);
+	free(stack);
+	free(sdepth);
+	free(sbits);
+	free(parent);
+	return rc;
+}
+
+/* Puts the selection back on the same process after a rebuild. */
+static void plist_reselect(struct plist *pl)
+{
+	for (size_t r = 0; r < pl->nrows; r++)
+		if (pl->recs[pl->rows[r].rec].id == pl->sel_id) {
+			pl->sel = r;
+			return;
+		}
+	if (pl->sel >= pl->nrows)
+		pl->sel = pl->nrows ? pl->nrows - 1 : 0;
+}
+
+int plist_refresh(struct plist *pl, struct store *st, uint64_t now_ns)
+{
+	int which = pl->finished_view ? 2 : 1;
+	size_t total;
+
+	/* copy; when the count grew meanwhile, grow and copy again */
+	for (int tries = 0;; tries++) {
+		total = store_procs(st, which, pl->recs, pl->cap);
+		if (total <= pl->cap || tries == 3)
+			break;
+		if (plist_grow((void **)&pl->recs, &pl->cap, total + total / 4 + 16, sizeof(*pl->recs)))
+			return -ENOMEM;
+	}
+	pl->n = total < pl->cap ? total : pl->cap;
+	pl->live = which == 1 ? total : store_procs(st, 1, NULL, 0);
+	pl->finished = which == 2 ? total : store_procs(st, 2, NULL, 0);
+	pl->now_ns = now_ns;
+	if (plist_grow((void **)&pl->cpu_pct, &pl->cpu_cap, pl->n + 1, sizeof(*pl->cpu_pct)))
+		return -ENOMEM;
+	if (!pl->finished_view) {
+		/* CPU% from the CPU time since the previous refresh */
+		if (plist_grow((void **)&pl->cur, &pl->cur_cap, pl->n + 1, sizeof(*pl->cur)) ||
+		    plist_grow((void **)&pl->prev, &pl->prev_cap, pl->n + 1, sizeof(*pl->prev)))
+			return -ENOMEM;
+		double dt = pl->prev_ns && now_ns > pl->prev_ns ? (double)(now_ns - pl->prev_ns) : 0;
+		for (size_t i = 0; i < pl->n; i++) {
+			const struct proc_rec *r = &pl->recs[i];
+			struct plist_prev key = {r->id, 0}, *p = NULL;
+			if (pl->nprev)
+				p = bsearch(&key, pl->prev, pl->nprev, sizeof(key), plist_cmp_prev);
+			/* since the previous refresh; a new process over its age, at
+			 * least the refresh period (start times are jiffy-coarse) */
+			double span = p && dt > 0 ? dt
+				      : now_ns > r->start_ns + PLIST_MIN_AGE_NS ? (double)(now_ns - r->start_ns)
+										: (double)PLIST_MIN_AGE_NS;
+			uint64_t used = p && plist_cpu_us(r) >= p->cpu_us ? plist_cpu_us(r) - p->cpu_us
+									  : plist_cpu_us(r);
+			double pct = (double)used * 1000 / span * 100;
+			double cap = 100.0 * (r->threads ? r->threads : 1);
+			pl->cpu_pct[i] = (r->valid & PROC_V_CPU) ? (pct > cap ? cap : pct) : -1;
+			pl->cur[i] = (struct plist_prev){r->id, plist_cpu_us(r)};
+		}
+		qsort(pl->cur, pl->n, sizeof(*pl->cur), plist_cmp_prev);
+		struct plist_prev *t = pl->prev;
+		size_t tc = pl->prev_cap;
+		pl->prev = pl->cur;
+		pl->prev_cap = pl->cur_cap;
+		pl->cur = t;
+		pl->cur_cap = tc;
+		pl->nprev = pl->n;
+		pl->prev_ns = now_ns;
+	}
+	if (plist_build(pl))
+		return -ENOMEM;
+	plist_reselect(pl);
+	return 0;
+}
+
+void plist_cycle_sort(struct plist *pl)
+{
+	pl->sort = (pl->sort + 1) % PLIST_NSORT;
+	pl->reverse = 0;
+	plist_build(pl);
+	plist_reselect(pl);
+}
+
+void plist_reverse(struct plist *pl)
+{
+	pl->reverse = !pl->reverse;
+	plist_build(pl);
+	plist_reselect(pl);
+}
+
+void plist_toggle_finished(struct plist *pl)
+{
+	pl->finished_view = !pl->finished_view;
+	pl->n = pl->nrows = 0;
+	pl->sel = pl->top = 0;
+	pl->nprev = 0;
+	pl->prev_ns = 0;
+}
+
+int plist_finished_view(const struct plist *pl)
+{
+	return pl->finished_view;
+}
+
+void plist_move(struct plist *pl, long delta)
+{
+	long s = (long)pl->sel + delta;
+
+	if (s >= (long)pl->nrows)
+		s = (long)pl->nrows - 1;
+	if (s < 0)
+		s = 0;
+	pl->sel = (size_t)s;
+	if (pl->nrows)
+		pl->sel_id = pl->recs[pl->rows[pl->sel].rec].id;
+}
+
+void plist_top(struct plist *pl)
+{
+	plist_move(pl, -(long)pl->nrows);
+}
+
+size_t plist_live(const struct plist *pl)
+{
+	return pl->live;
+}
+
+size_t plist_finished(const struct plist *pl)
+{
+	return pl->finished;
+}
+
+/* Columns: which show depends on the width; the command takes the rest. */
+enum { COL_PID, COL_PSS, COL_RSS, COL_CPU, COL_MINFLT, COL_MAJFLT, COL_AGE, COL_EXIT, NCOLS };
+static const struct {
+	int w;
+	const char *live, *fin;
+	int prio; /* lower shows first as the terminal widens */
+} plist_cols[NCOLS] = {
+	[COL_PID] = {7, "PID", "PID", 0},      [COL_PSS] = {9, "PSS", "PEAK PSS", 0},
+	[COL_RSS] = {9, "RSS", "PEAK RSS", 4}, [COL_CPU] = {6, "CPU%", "CPU s", 1},
+	[COL_MINFLT] = {7, "MINFLT", "MINFLT", 5}, [COL_MAJFLT] = {6, "MAJFLT", "MAJFLT", 3},
+	[COL_AGE] = {7, "AGE", "TIME", 2},     [COL_EXIT] = {6, "EXIT", "EXIT", 2},
+};
+
+/* Chooses the columns for a width, keeping at least 16 for the command. */
+static void plist_columns(int w, int fin, int on[NCOLS])
+{
+	int used = 0;
+
+	for (int c = 0; c < NCOLS; c++)
+		on[c] = 0;
+	for (int p = 0; p <= 5; p++)
+		for (int c = 0; c < NCOLS; c++) {
+			if (plist_cols[c].prio != p || (c == COL_EXIT && !fin))
+				continue;
+			if (used + plist_cols[c].w + 1 + 16 <= w || p == 0) {
+				on[c] = 1;
+				used += plist_cols[c].w + 1;
+			}
+		}
+}
+
+/* Duration as "0.4s", "12s", "3m05", "1h02". */
+static void plist_fmt_dur(char *b, size_t cap, uint64_t ns)
+{
+	uint64_t s = ns / 1000000000ull;
+
+	if (s < 10)
+		snprintf(b, cap, "%.1fs", (double)ns / 1e9);
+	else if (s < 60)
+		snprintf(b, cap, "%us", (unsigned)s);
+	else if (s < 3600)
+		snprintf(b, cap, "%um%02u", (unsigned)(s / 60), (unsigned)(s % 60));
+	else
+		snprintf(b, cap, "%uh%02u", (unsigned)(s / 3600), (unsigned)(s / 60 % 60));
+}
+
+/* The text of one column of a record. */
+static void plist_cell(const struct plist *pl, size_t i, int c, char *b, size_t cap)
+{
+	const struct proc_rec *r = &pl->recs[i];
+	int fin = pl->finished_view;
+	uint64_t end = r->end_ns ? r->end_ns : pl->now_ns;
+
+	switch (c) {
+	case COL_PID:
+		snprintf(b, cap, "%d", (int)r->pid);
+		break;
+	case COL_PSS:
+		if (!(r->valid & PROC_V_PSS)) {
+			snprintf(b, cap, "n/a");
+		} else {
+			char s[24];
+			report_size(s, sizeof(s), fin ? r->peak_pss_kib : r->pss_kib);
+			snprintf(b, cap, "%s%s", (r->valid & PROC_V_PSS_EST) && !fin ? "~" : "", s);
+		}
+		break;
+	case COL_RSS:
+		if (r->valid & PROC_V_RSS)
+			report_size(b, cap, fin ? r->peak_rss_kib : r->rss_kib);
+		else
+			snprintf(b, cap, "n/a");
+		break;
+	case COL_CPU:
+		if (!(r->valid & PROC_V_CPU))
+			snprintf(b, cap, "n/a");
+		else if (fin)
+			snprintf(b, cap, "%.2f", (double)plist_cpu_us(r) / 1e6);
+		else
+			snprintf(b, cap, "%.1f", pl->cpu_pct[i] < 0 ? 0 : pl->cpu_pct[i]);
+		break;
+	case COL_MINFLT:
+	case COL_MAJFLT:
+		if (r->valid & PROC_V_FAULTS)
+			graph_fmt_si(b, cap, (double)(c == COL_MINFLT ? r->minflt : r->majflt));
+		else
+			snprintf(b, cap, "n/a");
+		break;
+	case COL_AGE:
+		plist_fmt_dur(b, cap, end > r->start_ns ? end - r->start_ns : 0);
+		break;
+	case COL_EXIT:
+		if (!(r->valid & PROC_V_EXIT))
+			snprintf(b, cap, "n/a");
+		else if (WIFSIGNALED(r->exit_status))
+			snprintf(b, cap, "sig%d", WTERMSIG(r->exit_status));
+		else
+			snprintf(b, cap, "%d", WEXITSTATUS(r->exit_status));
+		break;
+	}
+}
+
+/* The tree prefix of a row ("│ ├ " ...) as wide characters. */
+static size_t plist_prefix(const struct plist_row *row, wchar_t *out, size_t cap)
+{
+	const struct term_glyphs *g = term_glyph();
+	size_t k = 0;
+
+	for (int d = 1; d <= row->depth && k + 3 < cap; d++) {
+		int last = (row->last_bits >> d) & 1;
+		if (d < row->depth) {
+			out[k++] = (row->last_bits >> d) & 1 ? ' ' : g->vline;
+			out[k++] = ' ';
+		} else {
+			out[k++] = last ? g->last : g->branch;
+			out[k++] = g->hline;
+		}
+	}
+	out[k] = 0;
+	return k;
+}
+
+static const char *plist_sort_name(const struct plist *pl)
+{
+	static const char *live[] = {"PSS", "CPU%", "age", "pid"};
+	static const char *fin[] = {"peak PSS", "CPU time", "duration", "pid"};
+
+	return (pl->finished_view ? fin : live)[pl->sort];
+}
+
+void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int focused)
+{
+	const struct rect *t = &l->plist_title, *h = &l->plist_head, *b = &l->plist_body;
+	const struct term_glyphs *g = term_glyph();
+	int on[NCOLS], x;
+	static char argv[PLIST_ARGV_MAX];
+	static wchar_t line[PLIST_ARGV_MAX + 2 * PLIST_MAX_DEPTH + 8];
+	char txt[64];
+
+	/* title */
+	enum role tr = focused ? ROLE_FOCUS : ROLE_TITLE;
+	term_fill(t->y, t->x, t->w, g->hline, ROLE_TITLE);
+	if (pl->finished_view)
+		snprintf(txt, sizeof(txt), " Finished processes: %zu (%zu live) ", pl->finished, pl->live);
+	else
+		snprintf(txt, sizeof(txt), " Processes: %zu live, %zu finished ", pl->live, pl->finished);
+	x = t->x + 1 + term_puts(t->y, t->x + 1, t->w - 1, txt, tr);
+	snprintf(txt, sizeof(txt), " sort %s%s ", plist_sort_name(pl), pl->reverse ? " (reversed)" : "");
+	x += term_puts(t->y, x + 1, t->x + t->w - x - 1, txt, ROLE_TITLE) + 1;
+	term_puts(t->y, x + 1, t->x + t->w - x - 1, pl->finished_view ? " f: live tree " : " f: finished ",
+		  ROLE_DIM);
+
+	/* column heads */
+	plist_columns(b->w, pl->finished_view, on);
+	term_blank(h->y, h->x, 1, h->w);
+	x = h->x;
+	for (int c = 0; c < NCOLS; c++) {
+		if (!on[c])
+			continue;
+		const char *name = pl->finished_view ? plist_cols[c].fin : plist_cols[c].live;
+		term_printf(h->y, x, plist_cols[c].w, ROLE_DIM, "%*s", plist_cols[c].w, name);
+		x += plist_cols[c].w + 1;
+	}
+	term_puts(h->y, x, h->x + h->w - x, "COMMAND", ROLE_DIM);
+
+	/* rows, with the selection kept visible */
+	size_t rows = (size_t)(b->h > 0 ? b->h : 0);
+	if (pl->sel < pl->top)
+		pl->top = pl->sel;
+	if (rows && pl->sel >= pl->top + rows)
+		pl->top = pl->sel - rows + 1;
+	if (pl->top + rows > pl->nrows)
+		pl->top = pl->nrows > rows ? pl->nrows - rows : 0;
+	term_blank(b->y, b->x, b->h, b->w);
+	if (!pl->nrows && rows)
+		term_puts(b->y, b->x + 2, b->w - 2,
+			  pl->finished_view ? "no process has finished yet" : "no live process", ROLE_DIM);
+	for (size_t r = 0; r < rows && pl->top + r < pl->nrows; r++) {
+		const struct plist_row *row = &pl->rows[pl->top + r];
+		const struct proc_rec *rec = &pl->recs[row->rec];
+		int y = b->y + (int)r, sel = focused && pl->top + r == pl->sel;
+		enum role role = sel ? ROLE_SELECTED : ROLE_NORMAL;
+		if (sel)
+			term_fill(y, b->x, b->w, ' ', ROLE_SELECTED);
+		x = b->x;
+		for (int c = 0; c < NCOLS; c++) {
+			if (!on[c])
+				continue;
+			plist_cell(pl, row->rec, c, txt, sizeof(txt));
+			enum role cr = role;
+			if (!sel && c == COL_MAJFLT && rec->majflt && (rec->valid & PROC_V_FAULTS))
+				cr = ROLE_MAJOR;
+			if (!sel && c == COL_EXIT && strcmp(txt, "0") && strcmp(txt, "n/a"))
+				cr = ROLE_BAD;
+			term_printf(y, x, plist_cols[c].w, cr, "%*s", plist_cols[c].w, txt);
+			x += plist_cols[c].w + 1;
+		}
+		/* the command line: untrusted bytes, sanitized */
+		size_t k = plist_prefix(row, line, 2 * PLIST_MAX_DEPTH + 4);
+		ssize_t len = -1;
+		if (rec->argv_id && (rec->valid & PROC_V_ARGV))
+			len = store_str_get(st, rec->argv_id, argv, sizeof(argv));
+		if (len > (ssize_t)sizeof(argv))
+			len = sizeof(argv);
+		if (len > 0) {
+			while (len > 0 && argv[len - 1] == '\0')
+				len--;
+			term_sanitize(argv, (size_t)len, line + k, sizeof(line) / sizeof(line[0]) - k,
+				      term_utf8());
+		} else {
+			char comm[24];
+			snprintf(comm, sizeof(comm), "[%.16s]", rec->comm);
+			term_sanitize(comm, strlen(comm), line + k, sizeof(line) / sizeof(line[0]) - k,
+				      term_utf8());
+		}
+		term_put(y, x, b->x + b->w - x, line, role);
+	}
+}

@@ -1,0 +1,36 @@
+/* plist: the process list pane. Live processes as a tree (pid, PSS, RSS, CPU%,
+ * faults, age, command line) or finished ones with their peak PSS and duration,
+ * sortable and scrollable. Holds a copy of the records taken at the last
+ * refresh, so a paused view stays still. */
+#ifndef SPACETIME_PLIST_H
+#define SPACETIME_PLIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "layout.h"
+#include "store.h"
+
+enum plist_sort { PLIST_SORT_PSS, PLIST_SORT_CPU, PLIST_SORT_AGE, PLIST_SORT_PID, PLIST_NSORT };
+
+struct plist;
+
+struct plist *plist_new(void);
+void plist_free(struct plist *pl);
+/* Copies the live records (and the finished ones when that view is shown)
+ * from the store. Returns 0 or -ENOMEM. */
+int plist_refresh(struct plist *pl, struct store *st, uint64_t now_ns);
+void plist_cycle_sort(struct plist *pl);
+void plist_reverse(struct plist *pl);
+/* Switches between the live tree and the finished list. */
+void plist_toggle_finished(struct plist *pl);
+int plist_finished_view(const struct plist *pl);
+/* Moves the selection by delta rows (page: the visible height). */
+void plist_move(struct plist *pl, long delta);
+void plist_top(struct plist *pl);
+size_t plist_live(const struct plist *pl);
+size_t plist_finished(const struct plist *pl);
+/* Draws the title, the column heads and the rows. */
+void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int focused);
+
+#endif

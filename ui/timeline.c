@@ -1,0 +1,123 @@
+/* timeline.c: pause, zoom and pan arithmetic. Pure. */
+#include "timeline.h"
+
+#include <string.h>
+
+/* The right edge of the view. */
+static uint64_t timeline_end(const struct timeline *tl, uint64_t start_ns, uint64_t live_ns)
+{
+	uint64_t e = tl->paused && tl->end_ns < live_ns ? tl->end_ns : live_ns;
+
+	return e < start_ns ? start_ns : e;
+}
+
+void timeline_range(const struct timeline *tl, uint64_t start_ns, uint64_t live_ns,
+		    uint64_t *t0_ns, uint64_t *t1_ns)
+{
+	uint64_t end = timeline_end(tl, start_ns, live_ns);
+
+	if (live_ns < start_ns)
+		live_ns = start_ns;
+	if (!tl->span_ns) {
+		*t0_ns = start_ns;
+		*t1_ns = end > start_ns ? end : start_ns + TIMELINE_MIN_SPAN_NS;
+		return;
+	}
+	if (end - start_ns < tl->span_ns) {
+		*t0_ns = start_ns;
+		*t1_ns = start_ns + tl->span_ns;
+		return;
+	}
+	*t0_ns = end - tl->span_ns;
+	*t1_ns = end;
+}
+
+void timeline_pause(struct timeline *tl, uint64_t start_ns, uint64_t live_ns)
+{
+	if (tl->paused) {
+		tl->paused = 0;
+		return;
+	}
+	tl->paused = 1;
+	tl->end_ns = live_ns > start_ns ? live_ns : start_ns;
+}
+
+void timeline_zoom(struct timeline *tl, int dir, uint64_t start_ns, uint64_t live_ns)
+{
+	uint64_t t0, t1, end = timeline_end(tl, start_ns, live_ns), run = end - start_ns;
+
+	timeline_range(tl, start_ns, live_ns, &t0, &t1);
+	uint64_t span = t1 - t0;
+	if (dir > 0) {
+		span /= 2;
+		if (span < TIMELINE_MIN_SPAN_NS)
+			span = TIMELINE_MIN_SPAN_NS;
+	} else {
+		span *= 2;
+		/* within 0.1%: halving an odd span and doubling it back loses a ns */
+		if (span >= run - run / 1000 && !tl->cursor_on) {
+			tl->span_ns = 0; /* the whole run (up to the paused edge) */
+			return;
+		}
+	}
+	tl->span_ns = span;
+	if (tl->cursor_on) {
+		/* keep the cursor's instant in the middle */
+		uint64_t e = tl->cursor_ns + span / 2;
+		tl->paused = 1;
+		tl->end_ns = e > live_ns ? live_ns : e < start_ns + span ? start_ns + span : e;
+	}
+}
+
+void timeline_pan(struct timeline *tl, int dir, uint64_t start_ns, uint64_t live_ns)
+{
+	uint64_t t0, t1;
+
+	timeline_range(tl, start_ns, live_ns, &t0, &t1);
+	uint64_t span = t1 - t0, step = span / 4 ? span / 4 : 1;
+	uint64_t end = t1 < live_ns ? t1 : live_ns;
+
+	if (!tl->span_ns) /* whole run: zoom in to give panning room */
+		return;
+	if (dir < 0) {
+		end = end > start_ns + span + step ? end - step : start_ns + span;
+		if (end > live_ns)
+			end = live_ns;
+		tl->paused = 1;
+		tl->end_ns = end;
+	} else if (tl->paused) {
+		end += step;
+		tl->end_ns = end > live_ns ? live_ns : end;
+	}
+}
+
+void timeline_live(struct timeline *tl)
+{
+	tl->paused = 0;
+	tl->span_ns = 0;
+	tl->end_ns = 0;
+}
+
+void timeline_cursor_toggle(struct timeline *tl, uint64_t t0_ns, uint64_t t1_ns)
+{
+	tl->cursor_on = !tl->cursor_on;
+	tl->cursor_ns = t0_ns + (t1_ns - t0_ns) / 2;
+}
+
+void timeline_cursor_move(struct timeline *tl, int cols, int w, uint64_t t0_ns, uint64_t t1_ns)
+{
+	if (!tl->cursor_on || w <= 0)
+		return;
+	double per = (double)(t1_ns - t0_ns) / w;
+	double t = (double)tl->cursor_ns + per * cols;
+
+	tl->cursor_ns = t < (double)t0_ns ? t0_ns : t > (double)t1_ns ? t1_ns : (uint64_t)t;
+}
+
+void timeline_clamp_cursor(struct timeline *tl, uint64_t t0_ns, uint64_t t1_ns)
+{
+	if (tl->cursor_ns < t0_ns)
+		tl->cursor_ns = t0_ns;
+	if (tl->cursor_ns > t1_ns)
+		tl->cursor_ns = t1_ns;
+}

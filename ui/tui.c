@@ -1,0 +1,616 @@
+/* tui.c: the dashboard's loop. poll() over the keyboard, the collector's
+ * notify fd, the command's pty and a signalfd; dirty flags; at most one
+ * doupdate() per pass, data-driven redraws capped at TUI_FPS frames/s. */
+#include "tui.h"
+
+#include "collector.h"
+#include "export.h"
+#include "keys.h"
+#include "layout.h"
+#include "outpane.h"
+#include "panes.h"
+#include "plist.h"
+#include "spawn.h"
+#include "store.h"
+#include "term.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TUI_FPS 10
+#define TUI_FRAME_NS (1000000000ull / TUI_FPS)
+#define TUI_GRACE_NS (5 * 1000000000ull)   /* SIGTERM, then SIGKILL after this */
+#define TUI_GIVEUP_NS (5 * 1000000000ull)  /* after SIGKILL, stop waiting */
+#define TUI_PLIST_MIN_NS 500000000ull      /* process list refresh, at most 2/s */
+#define TUI_PLIST_COST_FACTOR 100          /* ... and using at most 1% of a core */
+#define TUI_OUT_LINES 4000
+#define TUI_PTY_READS 8
+
+enum {
+	D_HEADER = 1u << 0,
+	D_NOTICE = 1u << 1,
+	D_MEM = 1u << 2,
+	D_STATS = 1u << 3,
+	D_PLIST = 1u << 4,
+	D_OUT = 1u << 5,
+	D_STATUS = 1u << 6,
+	D_LAYOUT = 1u << 7,
+	D_ALL = 0x7f,
+};
+
+struct tui {
+	struct tui_ctx *ctx;
+	struct panes p;
+	struct plist *pl;
+	struct outpane *op;
+	int in_fd, out_fd, tty_fd, sig_fd, log_fd, pty_fd;
+	int pty_eof, tty_gone, done, finished;
+	unsigned dirty;
+	int urgent;                /* input changed the screen: draw now */
+	uint64_t next_frame_ns, plist_due_ns, term_sent_ns, kill_sent_ns;
+	unsigned short pty_rows, pty_cols;
+};
+
+static uint64_t tui_nframes;
+
+uint64_t tui_frames(void)
+{
+	return tui_nframes;
+}
+
+/* Monotonic CPU time of this thread, ns. */
+static uint64_t tui_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Recomputes the layout and tells the command's pty the output pane's width. */
+static void tui_layout(struct tui *t)
+{
+	int rows, cols;
+	struct layout_opts o;
+
+	term_size(&rows, &cols);
+	o.rows = rows;
+	o.cols = cols;
+	o.show_output = t->p.show_output;
+	o.notice = t->ctx->notice != NULL;
+	layout_compute(&o, &t->p.lay);
+	erase();
+	term_invalidate();
+	t->dirty = D_ALL;
+	if (t->pty_fd >= 0 && cols > 0 && rows > 0 &&
+	    (t->pty_rows != (unsigned short)rows || t->pty_cols != (unsigned short)cols)) {
+		struct winsize ws = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
+		ioctl(t->pty_fd, TIOCSWINSZ, &ws);
+		t->pty_rows = ws.ws_row;
+		t->pty_cols = ws.ws_col;
+	}
+}
+
+/* Copies the process records, no more often than they are cheap to copy. */
+static void tui_refresh_plist(struct tui *t, uint64_t now)
+{
+	uint64_t c0 = tui_cpu_ns();
+
+	if (plist_refresh(t->pl, t->ctx->st, now) < 0)
+		panes_message(&t->p, "out of memory for the process list");
+	uint64_t cost = tui_cpu_ns() - c0, wait = cost * TUI_PLIST_COST_FACTOR;
+	t->plist_due_ns = now + (wait > TUI_PLIST_MIN_NS ? wait : TUI_PLIST_MIN_NS);
+	t->dirty |= D_PLIST;
+}
+
+/* Starts stopping the command: sig now, SIGKILL after the grace period. */
+static void tui_stop_command(struct tui *t, int sig, uint64_t now)
+{
+	if (t->finished) {
+		t->done = 1;
+		return;
+	}
+	if (t->ctx->sp)
+		spawn_signal(t->ctx->sp, sig);
+	t->p.quit = QUIT_STOPPING;
+	t->term_sent_ns = now;
+	t->dirty |= D_HEADER | D_STATUS;
+	panes_message(&t->p, "%s sent to the command; SIGKILL follows in %llu s if it does not end",
+		      strsignal(sig), (unsigned long long)(TUI_GRACE_NS / 1000000000ull));
+}
+
+/* Sends SIGKILL now (grace over, or asked twice). */
+static void tui_kill_command(struct tui *t, uint64_t now)
+{
+	if (t->p.kill_sent || !t->ctx->sp)
+		return;
+	spawn_signal(t->ctx->sp, SIGKILL);
+	t->p.kill_sent = 1;
+	t->kill_sent_ns = now;
+	t->dirty |= D_HEADER;
+	panes_message(&t->p, "SIGKILL sent to the command");
+}
+
+/* Scrolls the focused list or the output. */
+static void tui_scroll(struct tui *t, long delta)
+{
+	struct panes *p = &t->p;
+
+	if (p->focus == FOCUS_OUTPUT) {
+		long back = (long)p->out_back - delta, max = (long)outpane_count(t->op) - 1;
+		p->out_back = (size_t)(back < 0 ? 0 : back > max ? (max > 0 ? max : 0) : back);
+		t->dirty |= D_OUT;
+	} else {
+		plist_move(t->pl, delta);
+		t->dirty |= D_PLIST;
+	}
+}
+
+/* Acts on one key. */
+static void tui_key(struct tui *t, int key, uint64_t now)
+{
+	struct panes *p = &t->p;
+	enum key_action a = keys_lookup(key);
+	int gw = p->lay.mem_graph.w;
+	long page = p->focus == FOCUS_OUTPUT ? p->lay.out_body.h : p->lay.plist_body.h;
+
+	t->urgent = 1;
+	if (key == (TERM_FN | KEY_RESIZE)) {
+		/* curses has resized already (resizeterm queues this key) */
+		t->dirty |= D_LAYOUT;
+		return;
+	}
+	if (p->help) {
+		if (a == ACT_UP || a == ACT_PAGE_UP)
+			p->help_top = p->help_top > (a == ACT_UP ? 1u : 10u) ? p->help_top - (a == ACT_UP ? 1 : 10) : 0;
+		else if (a == ACT_DOWN || a == ACT_PAGE_DOWN)
+			p->help_top += a == ACT_DOWN ? 1 : 10;
+		else
+			p->help = 0;
+		t->dirty |= D_ALL;
+		erase();
+		return;
+	}
+	if (p->quit == QUIT_CONFIRM) {
+		p->quit = QUIT_NONE;
+		t->dirty |= D_STATUS;
+		if (key == 'y' || key == 'Y')
+			tui_stop_command(t, SIGTERM, now);
+		return;
+	}
+	t->dirty |= D_STATUS;
+	/* keys batched before a frame: act on the view as the last key left it */
+	timeline_range(&p->tl, p->start_ns, p->live_ns, &p->t0_ns, &p->t1_ns);
+	switch (a) {
+	case ACT_QUIT:
+		if (t->finished)
+			t->done = 1;
+		else if (p->quit == QUIT_STOPPING)
+			tui_kill_command(t, now);
+		else
+			p->quit = QUIT_CONFIRM;
+		break;
+	case ACT_HELP:
+		p->help = 1;
+		p->help_top = 0;
+		erase();
+		break;
+	case ACT_PAUSE:
+		timeline_pause(&p->tl, p->start_ns, p->live_ns);
+		t->dirty |= D_HEADER | D_MEM | D_STATS;
+		if (!p->tl.paused)
+			t->plist_due_ns = 0;
+		break;
+	case ACT_ZOOM_IN:
+	case ACT_ZOOM_OUT:
+		timeline_zoom(&p->tl, a == ACT_ZOOM_IN ? 1 : -1, p->start_ns, p->live_ns);
+		t->dirty |= D_HEADER | D_MEM | D_STATS;
+		break;
+	case ACT_PAN_LEFT:
+	case ACT_PAN_RIGHT:
+		if (!p->tl.span_ns)
+			panes_message(p, "the whole run is in view: zoom in (+) to pan");
+		timeline_pan(&p->tl, a == ACT_PAN_LEFT ? -1 : 1, p->start_ns, p->live_ns);
+		t->dirty |= D_HEADER | D_MEM | D_STATS;
+		break;
+	case ACT_LIVE:
+		timeline_live(&p->tl);
+		p->out_back = 0;
+		t->plist_due_ns = 0;
+		t->dirty |= D_HEADER | D_MEM | D_STATS | D_OUT;
+		break;
+	case ACT_CURSOR:
+		timeline_cursor_toggle(&p->tl, p->t0_ns, p->t1_ns);
+		t->dirty |= D_MEM | D_STATS;
+		break;
+	case ACT_CURSOR_LEFT:
+	case ACT_CURSOR_RIGHT:
+	case ACT_CURSOR_LEFT_FAR:
+	case ACT_CURSOR_RIGHT_FAR: {
+		int step = a == ACT_CURSOR_LEFT ? -1 : a == ACT_CURSOR_RIGHT ? 1 : a == ACT_CURSOR_LEFT_FAR ? -10 : 10;
+		if (!p->tl.cursor_on)
+			timeline_cursor_toggle(&p->tl, p->t0_ns, p->t1_ns);
+		timeline_cursor_move(&p->tl, step, gw, p->t0_ns, p->t1_ns);
+		t->dirty |= D_MEM | D_STATS;
+		break;
+	}
+	case ACT_FOCUS_NEXT:
+	case ACT_FOCUS_PREV: {
+		int d = a == ACT_FOCUS_NEXT ? 1 : FOCUS_COUNT - 1;
+		p->focus = (enum panes_focus)((p->focus + d) % FOCUS_COUNT);
+		if (p->focus == FOCUS_OUTPUT && !p->show_output)
+			p->focus = (enum panes_focus)((p->focus + d) % FOCUS_COUNT);
+		t->dirty |= D_MEM | D_PLIST | D_OUT;
+		break;
+	}
+	case ACT_SORT:
+		plist_cycle_sort(t->pl);
+		t->dirty |= D_PLIST;
+		break;
+	case ACT_SORT_REVERSE:
+		plist_reverse(t->pl);
+		t->dirty |= D_PLIST;
+		break;
+	case ACT_FINISHED:
+		plist_toggle_finished(t->pl);
+		tui_refresh_plist(t, now);
+		break;
+	case ACT_OUTPUT:
+		p->show_output = !p->show_output;
+		if (!p->show_output && p->focus == FOCUS_OUTPUT)
+			p->focus = FOCUS_TIMELINE;
+		t->dirty |= D_LAYOUT;
+		break;
+	case ACT_RSS:
+		p->show_rss = !p->show_rss;
+		t->dirty |= D_MEM;
+		break;
+	case ACT_GLYPHS:
+		if (!term_utf8())
+			panes_message(p, "Braille and block graphs need a UTF-8 locale");
+		else
+			p->style = (enum graph_style)((p->style + 1) % 3);
+		t->dirty |= D_MEM | D_STATS;
+		break;
+	case ACT_UP:
+	case ACT_DOWN:
+		tui_scroll(t, a == ACT_UP ? -1 : 1);
+		break;
+	case ACT_PAGE_UP:
+	case ACT_PAGE_DOWN:
+		tui_scroll(t, a == ACT_PAGE_UP ? -page : page);
+		break;
+	case ACT_TOP:
+		tui_scroll(t, -(long)(outpane_count(t->op) + plist_live(t->pl) + plist_finished(t->pl)));
+		break;
+	case ACT_INTERRUPT:
+		if (t->finished) {
+			t->done = 1;
+		} else if (t->ctx->sp) {
+			spawn_signal(t->ctx->sp, SIGINT);
+			panes_message(p, "SIGINT sent to the command's process group");
+		}
+		break;
+	case ACT_EXPORT: {
+		/* the whole run, or just the visible window when zoomed in */
+		struct export_opts eo = {.dir = t->ctx->export_dir, .formats = t->ctx->export_formats};
+		char msg[1024];
+		if (p->tl.span_ns) {
+			eo.t0_ns = p->t0_ns;
+			eo.t1_ns = p->t1_ns;
+		}
+		if (export_snapshot(t->ctx->st, t->ctx->argv, &eo, msg, sizeof(msg)) < 0)
+			panes_message(p, "export failed: %.180s", msg);
+		else
+			panes_message(p, "wrote %.190s", msg);
+		break;
+	}
+	case ACT_REDRAW:
+		term_invalidate();
+		t->dirty |= D_ALL;
+		break;
+	case ACT_NONE:
+		break;
+	}
+}
+
+/* Reads what the command wrote: into the output pane and the log. */
+static void tui_pty(struct tui *t)
+{
+	static char buf[65536];
+	uint64_t before = outpane_total(t->op);
+
+	for (int i = 0; i < TUI_PTY_READS; i++) {
+		ssize_t n = read(t->pty_fd, buf, sizeof(buf));
+		if (n > 0) {
+			outpane_feed(t->op, buf, (size_t)n);
+			if (t->log_fd >= 0) {
+				for (ssize_t off = 0; off < n;) {
+					ssize_t w = write(t->log_fd, buf + off, (size_t)(n - off));
+					if (w < 0 && errno == EINTR)
+						continue;
+					if (w <= 0) {
+						panes_message(&t->p, "cannot save the command's output in %s: %s",
+							      t->ctx->log_path, strerror(errno));
+						close(t->log_fd);
+						t->log_fd = -1;
+						break;
+					}
+					off += w;
+				}
+			}
+			t->dirty |= D_OUT;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		t->pty_eof = 1; /* EIO: every writer has gone */
+		t->dirty |= D_OUT;
+		break;
+	}
+	/* keep a scrolled-back view on the same lines */
+	if (t->p.out_back)
+		t->p.out_back += outpane_total(t->op) - before;
+}
+
+/* Handles signals sent to spacetime itself. */
+static void tui_signals(struct tui *t, uint64_t now)
+{
+	struct signalfd_siginfo si;
+
+	while (read(t->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+		if (sig == SIGWINCH || sig == SIGCONT) { /* resized, or back from a stop */
+			term_resize();
+			term_invalidate();
+			t->dirty |= D_LAYOUT;
+			t->urgent = 1;
+		} else if (sig == SIGTERM || sig == SIGHUP) {
+			/* the dashboard goes, the command goes with it */
+			if (t->p.quit == QUIT_STOPPING)
+				tui_kill_command(t, now);
+			else
+				tui_stop_command(t, sig, now);
+		} else if (t->ctx->sp && !t->finished) {
+			spawn_signal(t->ctx->sp, sig); /* SIGINT, SIGQUIT: pass on */
+		}
+	}
+}
+
+/* Draws what is dirty and updates the terminal once. */
+static void tui_draw(struct tui *t, uint64_t now)
+{
+	struct panes *p = &t->p;
+	int rows, cols;
+
+	if (t->dirty & D_LAYOUT)
+		tui_layout(t);
+	term_size(&rows, &cols);
+	if (p->lay.too_small) {
+		panes_too_small(p, rows, cols);
+	} else if (p->help) {
+		panes_help(p);
+	} else {
+		panes_begin(p, now);
+		if (t->dirty & (D_MEM | D_STATS))
+			panes_query(p);
+		if (t->dirty & D_HEADER)
+			panes_header(p);
+		if (t->dirty & D_NOTICE)
+			panes_notice(p);
+		if (t->dirty & D_MEM)
+			panes_mem(p);
+		if (t->dirty & D_STATS)
+			panes_stats(p);
+		if (t->dirty & D_PLIST)
+			plist_draw(t->pl, t->ctx->st, &p->lay, p->focus == FOCUS_PROCS);
+		if ((t->dirty & D_OUT) && p->lay.out.h) {
+			panes_output_title(p, outpane_total(t->op) - 1, t->pty_eof);
+			if (t->pty_fd < 0)
+				term_puts(p->lay.out_body.y, 1, p->lay.out_body.w - 1,
+					  "the command's output is not captured", ROLE_DIM);
+			else
+				outpane_draw(t->op, p->lay.out_body.y, p->lay.out_body.x, p->lay.out_body.h,
+					     p->lay.out_body.w, p->out_back, !term_mono());
+		}
+		if (t->dirty & D_STATUS)
+			panes_status(p);
+	}
+	term_flush();
+	tui_nframes++;
+	t->dirty = 0;
+	t->urgent = 0;
+	t->next_frame_ns = now + TUI_FRAME_NS;
+}
+
+/* Work due on the clock: frames, process list, messages, the quit sequence. */
+static void tui_tick(struct tui *t, uint64_t now, int data)
+{
+	struct panes *p = &t->p;
+	int fin = collector_finished(t->ctx->col);
+
+	if (fin && !t->finished) {
+		t->finished = 1;
+		t->dirty |= D_ALL;
+		t->plist_due_ns = 0;
+		if (p->quit == QUIT_STOPPING) {
+			t->done = 1;
+			return;
+		}
+		p->quit = QUIT_NONE;
+		panes_message(p, "the command finished; q quits and prints the summary");
+	}
+	if (data)
+		t->dirty |= D_MEM | D_STATS | D_HEADER;
+	if (!t->finished && now >= t->next_frame_ns) {
+		t->dirty |= D_HEADER; /* the elapsed time and live edge move */
+		if (!p->tl.paused)
+			t->dirty |= D_MEM | D_STATS;
+	}
+	if ((!p->tl.paused || !t->plist_due_ns) && now >= t->plist_due_ns &&
+	    (data || !t->plist_due_ns))
+		tui_refresh_plist(t, now);
+	if (p->msg_until_ns && now >= p->msg_until_ns) {
+		p->msg_until_ns = 0;
+		p->msg[0] = 0;
+		t->dirty |= D_STATUS;
+	}
+	if (p->quit == QUIT_STOPPING && !t->finished) {
+		if (!p->kill_sent && now - t->term_sent_ns >= TUI_GRACE_NS)
+			tui_kill_command(t, now);
+		else if (p->kill_sent && now - t->kill_sent_ns >= TUI_GIVEUP_NS)
+			t->done = 1;
+	}
+}
+
+/* Milliseconds poll() may sleep. */
+static int tui_timeout(const struct tui *t, uint64_t now)
+{
+	uint64_t due = UINT64_MAX;
+
+	if (t->urgent)
+		return 0;
+	if (!t->finished || t->dirty || t->p.quit == QUIT_STOPPING)
+		due = t->next_frame_ns;
+	if (t->p.msg_until_ns && t->p.msg_until_ns < due)
+		due = t->p.msg_until_ns;
+	if (due == UINT64_MAX)
+		return -1;
+	return due <= now ? 0 : (int)((due - now + 999999) / 1000000);
+}
+
+/* Opens the terminal fds, the signalfd and the log. Returns 0 or -errno. */
+static int tui_open(struct tui *t, sigset_t *old)
+{
+	sigset_t ss;
+	int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGWINCH, SIGCONT};
+
+	t->tty_fd = t->log_fd = t->sig_fd = -1;
+	t->in_fd = isatty(0) ? 0 : -1;
+	t->out_fd = isatty(1) ? 1 : -1;
+	if (t->in_fd < 0 || t->out_fd < 0) {
+		t->tty_fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+		if (t->tty_fd < 0)
+			return -ENOTTY;
+		if (t->in_fd < 0)
+			t->in_fd = t->tty_fd;
+		if (t->out_fd < 0)
+			t->out_fd = t->tty_fd;
+	}
+	sigemptyset(&ss);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&ss, sigs[i]);
+	pthread_sigmask(SIG_BLOCK, &ss, old);
+	t->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (t->sig_fd < 0)
+		return -errno;
+	if (t->ctx->log_path) {
+		t->log_fd = open(t->ctx->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+				 0600);
+		if (t->log_fd < 0)
+			panes_message(&t->p, "cannot save the command's output in %s: %s",
+				      t->ctx->log_path, strerror(errno));
+	}
+	t->pty_fd = t->ctx->sp ? t->ctx->sp->pty_master : -1;
+	if (t->pty_fd >= 0)
+		fcntl(t->pty_fd, F_SETFL, fcntl(t->pty_fd, F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+int tui_probe(void)
+{
+	return isatty(STDOUT_FILENO) && term_probe();
+}
+
+int tui_run(struct tui_ctx *ctx)
+{
+	struct tui t;
+	sigset_t old;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	t.ctx = ctx;
+	t.p.st = ctx->st;
+	t.p.argv = ctx->argv;
+	t.p.notice = ctx->notice;
+	t.p.log_path = ctx->log_path;
+	t.p.interval_ms = ctx->interval_ms ? ctx->interval_ms : 100;
+	t.p.show_rss = 1;
+	t.p.show_output = 1;
+	t.p.focus = FOCUS_PROCS;
+	tui_nframes = 0;
+	sigprocmask(SIG_SETMASK, NULL, &old);
+	if ((rc = tui_open(&t, &old)) < 0)
+		goto out;
+	t.pl = plist_new();
+	if ((rc = term_start(t.in_fd, t.out_fd)) < 0)
+		goto out;
+	t.op = outpane_new(TUI_OUT_LINES, term_utf8());
+	if (!t.pl || !t.op) {
+		rc = -ENOMEM;
+		goto out_term;
+	}
+	t.p.style = panes_default_style();
+	term_resize();
+	t.dirty = D_LAYOUT;
+	t.urgent = 1;
+	while (!t.done) {
+		struct pollfd pf[4] = {
+			{.fd = t.tty_gone ? -1 : t.in_fd, .events = POLLIN},
+			{.fd = t.sig_fd, .events = POLLIN},
+			{.fd = collector_notify_fd(ctx->col), .events = POLLIN},
+			{.fd = t.pty_eof ? -1 : t.pty_fd, .events = POLLIN},
+		};
+		uint64_t now = collector_now_ns();
+		int key, data = 0;
+
+		if (poll(pf, 4, tui_timeout(&t, now)) < 0 && errno != EINTR)
+			break;
+		now = collector_now_ns();
+		if (pf[1].revents & POLLIN)
+			tui_signals(&t, now);
+		if (pf[0].revents & (POLLIN | POLLHUP | POLLERR))
+			while (!t.done && term_key(&key))
+				tui_key(&t, key, now);
+		if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			t.tty_gone = 1; /* the terminal went away: stop the command, then go */
+			if (t.p.quit != QUIT_STOPPING)
+				tui_stop_command(&t, SIGHUP, now);
+		}
+		if (pf[3].revents & (POLLIN | POLLHUP | POLLERR))
+			tui_pty(&t);
+		if (pf[2].revents & POLLIN) {
+			uint64_t x;
+			data = read(pf[2].fd, &x, sizeof(x)) == (ssize_t)sizeof(x);
+		}
+		tui_tick(&t, now, data);
+		if (t.dirty && (t.urgent || now >= t.next_frame_ns))
+			tui_draw(&t, now);
+	}
+	rc = 0;
+out_term:
+	term_stop();
+out:
+	if (t.log_fd >= 0)
+		close(t.log_fd);
+	if (t.sig_fd >= 0)
+		close(t.sig_fd);
+	if (t.tty_fd >= 0)
+		close(t.tty_fd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	outpane_free(t.op);
+	plist_free(t.pl);
+	panes_free(&t.p);
+	return rc;
+}

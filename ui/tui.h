@@ -1,0 +1,40 @@
+/* tui: the ncurses dashboard for a run (spacetime -- make -j8 on a terminal).
+ *
+ * Shows the whole run live: memory, tasks, faults, CPU, the process tree, the
+ * command's own output; pause, zoom, pan, a cursor; stays up after the command
+ * ends until the user quits. Reads only the store (copies) and the command's
+ * pty; never /proc. */
+#ifndef SPACETIME_TUI_H
+#define SPACETIME_TUI_H
+
+#include <stdint.h>
+
+struct store;
+struct collector;
+struct spawn;
+
+struct tui_ctx {
+	struct store *st;
+	struct collector *col;
+	struct spawn *sp;
+	char *const *argv;
+	unsigned interval_ms;
+	const char *notice;   /* one line: what collection leaves out, or NULL */
+	const char *log_path; /* where the command's output is saved, or NULL */
+	const char *export_dir;  /* where `e` writes snapshots (NULL: the current directory) */
+	unsigned export_formats; /* EXPORT_F_* bits, 0 = all */
+};
+
+/* Runs the dashboard until the user quits; the command's pty output is read
+ * here, shown in the output pane and appended to log_path. Returns 0, or
+ * -errno if the terminal could not be set up. */
+int tui_run(struct tui_ctx *ctx);
+
+/* Whether the dashboard can run here: stdout is a terminal curses can drive.
+ * Call before spawning the command with a pty. */
+int tui_probe(void);
+
+/* Frames drawn by the last tui_run() (for the benchmark). */
+uint64_t tui_frames(void);
+
+#endif
