@@ -33,6 +33,8 @@
 #define COLLECTOR_NLBUF (64 * 1024)
 #define COLLECTOR_ARGV_MAX (64 * 1024)
 #define COLLECTOR_EARLY 256
+/* The collector's share of its budget per core the command keeps busy. */
+#define COLLECTOR_TREE_SHARE 0.4
 #define COLLECTOR_NLBATCH 64
 #define COLLECTOR_NLEVENTS 256
 /* How far back an early event may lie before the fork event it belongs to. */
@@ -577,10 +579,11 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 static void schedule_pss(struct collector *c, uint64_t now)
 {
 	double dt = c->last_tick_ns ? (double)(now - c->last_tick_ns) : c->cfg.interval_ms * 1e6;
-	/* At most the budget of one core, and at most half of it per core the
-	 * command itself keeps busy: spacetime stays a small fraction of what it
-	 * watches, down to a tenth of the budget for an idle command. */
-	double frac = c->cfg.budget * c->tree_cores / 2;
+	/* At most the budget of one core, and at most COLLECTOR_TREE_SHARE of it
+	 * per core the command itself keeps busy: with the default 1% the
+	 * collector stays under 0.4% of the command's CPU (the rest of spacetime
+	 * under 0.5%), down to a tenth of the budget for an idle command. */
+	double frac = c->cfg.budget * c->tree_cores * COLLECTOR_TREE_SHARE;
 	if (frac > c->cfg.budget)
 		frac = c->cfg.budget;
 	if (frac < c->cfg.budget / 10)

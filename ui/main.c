@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define SPACETIME_VERSION "0.1.0"
@@ -54,7 +55,7 @@ static void usage(FILE *f)
 	      "      --export-format LIST  formats to export: json,csv,trace,svg (default all)\n"
 	      "  -i, --interval MS    sampling interval in ms (default 100, 10..60000)\n"
 	      "      --budget PCT     CPU budget of the collector, percent of one core\n"
-	      "                       (default 1), and at most half that per core the\n"
+	      "                       (default 1), and at most 0.4 times that per core the\n"
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
 	      "  -v, --verbose        list every EXEC line (default: the first 20)\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
@@ -288,8 +289,13 @@ int main(int argc, char **argv)
 		return MAIN_EXIT_FAIL;
 	}
 	uint64_t t0 = collector_now_ns();
-	if (nl_fd >= 0)
-		r = collector_start(col, sp.pid, sp.pidfd, t0);
+	if (nl_fd >= 0 && (r = collector_start(col, sp.pid, sp.pidfd, t0)) < 0) {
+		/* the command has not run yet: stop it before it does */
+		fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
+		kill(sp.pid, SIGKILL);
+		waitpid(sp.pid, NULL, 0);
+		return MAIN_EXIT_FAIL;
+	}
 	r = spawn_release(&sp);
 	if (r < 0) {
 		int code = r == -ENOENT ? 127 : 126;

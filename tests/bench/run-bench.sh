@@ -6,31 +6,39 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ST=./spacetime
 WL=build/workloads
-RUNS=${BENCH_RUNS:-5}
+RUNS=${BENCH_RUNS:-8}
 COPIES=${BENCH_COPIES:-6}
 T=$(mktemp -d /tmp/spacetime-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+median() { sort -g | awk '{a[NR]=$1} END {printf "%.6f\n", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 now_us() { echo $(( $(date +%s%N) / 1000 )); }
 
 echo "== real build: spacetime's own sources x$COPIES, make -j2, $RUNS runs each, interleaved"
 build() { rm -rf "$T/b"; make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2 "$@"; }
 build >/dev/null # warm the page cache
 : >"$T/bare"; : >"$T/st"; : >"$T/cpu"; : >"$T/ccpu"
-for i in $(seq "$RUNS"); do
+bare_run() {
 	rm -rf "$T/b"; t0=$(now_us); make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2; t1=$(now_us)
 	echo $((t1 - t0)) >>"$T/bare"
+}
+for i in $(seq "$RUNS"); do
+	# bare and measured runs alternate, and which goes first alternates too,
+	# so a drift of the machine's speed weighs on both alike
+	if [ $((i % 2)) = 1 ]; then bare_run; fi
 	rm -rf "$T/b"; t0=$(now_us)
 	$ST -s -o /dev/null --json "$T/s.json" -- make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2
 	t1=$(now_us)
 	echo $((t1 - t0)) >>"$T/st"
+	if [ $((i % 2)) = 0 ]; then bare_run; fi
 	jq -r '(.spacetime_cpu_us / (.user_us + .sys_us) * 100)' "$T/s.json" >>"$T/cpu"
 	jq -r '(.collector_cpu_us / (.user_us + .sys_us) * 100)' "$T/s.json" >>"$T/ccpu"
 	jq -r '"  run '"$i"': processes \(.processes) execs \(.execs_count) peak PSS \(.peak_pss_bytes/1048576|floor) MiB, \(.pss_reads) PSS reads, refresh age mean \(.pss_refresh_mean_age_us/1000|floor) ms"' "$T/s.json"
 done
 mb=$(median <"$T/bare"); ms=$(median <"$T/st")
-printf 'build: bare median %.3f s, under spacetime -s median %.3f s\n' "$(echo "$mb/1000000" | bc -l)" "$(echo "$ms/1000000" | bc -l)"
+printf 'build: bare median %.3f s (runs: %s), under spacetime -s median %.3f s (runs: %s)\n' \
+	"$(echo "$mb/1000000" | bc -l)" "$(sort -n "$T/bare" | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $1/1e6}')" \
+	"$(echo "$ms/1000000" | bc -l)" "$(sort -n "$T/st" | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $1/1e6}')"
 printf 'build: wall-time ratio (summary mode) %.4f   (target <= 1.01)\n' "$(echo "$ms/$mb" | bc -l)"
 printf 'build: spacetime CPU / build CPU %.3f%% median (collector thread %.3f%%)   (target <= 0.5%%)\n' \
 	"$(median <"$T/cpu")" "$(median <"$T/ccpu")"
@@ -46,14 +54,18 @@ if command -v tmux >/dev/null; then
 		tmux -L "$sock" -f /dev/null new-session -d -x 100 -y 30 \
 			env LC_ALL=C.UTF-8 TERM=screen-256color $ST --json "$T/d.json" -- \
 			make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2
-		# the dashboard stays up when the command ends: wait for "finished", then quit
+		# the dashboard stays up when the command ends: wait for "finished, exit N", then quit
 		for _ in $(seq 1200); do
-			tmux -L "$sock" capture-pane -p 2>/dev/null | grep -q "finished" && break
+			tmux -L "$sock" capture-pane -p 2>/dev/null | grep -q "finished, exit" && break
 			sleep 0.5
 		done
 		tmux -L "$sock" send-keys q
 		for _ in $(seq 100); do [ -s "$T/d.json" ] && break; sleep 0.1; done
 		tmux -L "$sock" kill-server 2>/dev/null || true
+		if [ "$(jq -r '.exit_status' "$T/d.json" 2>/dev/null)" != 0 ]; then
+			echo "dashboard run $i: the build did not finish cleanly; figures skipped"
+			continue
+		fi
 		jq -r '.wall_us' "$T/d.json" >>"$T/dash"
 		jq -r '(.spacetime_cpu_us / (.user_us + .sys_us) * 100)' "$T/d.json" >>"$T/dcpu"
 	done
