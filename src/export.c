@@ -2,6 +2,8 @@
  * files without ever leaving a partial one or replacing an existing one. */
 #include "export.h"
 
+#include "jsonw.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -600,4 +602,14 @@ out:
 	close(dirfd);
 	export_snap_free(&sn);
 	return rc;
+}
+
+void export_argv_json(FILE *f, const struct export_snap *sn, uint32_t id, char **buf, size_t *cap)
+{
+	ssize_t len = id ? export_str(sn, id, buf, cap) : -1;
+
+	if (len >= 0)
+		jsonw_argv(f, *buf, (size_t)len);
+	else
+		fputs("null", f);
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -78,6 +79,8 @@ uint64_t export_proc_end(const struct export_snap *sn, const struct proc_rec *p)
 /* Copies interned string id into *buf, growing it (malloc'ed, *cap bytes) as
  * needed. Returns its length, or -ENOENT / -ENOMEM. */
 ssize_t export_str(const struct export_snap *sn, uint32_t id, char **buf, size_t *cap);
+/* Writes the argv string id as a JSON array of strings, or null when unknown. */
+void export_argv_json(FILE *f, const struct export_snap *sn, uint32_t id, char **buf, size_t *cap);
 /* A display name for a process: the basename of argv[0] when the command line
  * is known, else comm, else "pid N". Writes at most cap - 1 bytes plus a NUL. */
 void export_proc_name(const struct export_snap *sn, const struct proc_rec *p, char *out,

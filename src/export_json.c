@@ -206,7 +206,6 @@ static void snap_proc(FILE *f, const struct export_snap *sn, const struct proc_r
 {
 	char name[256];
 	int first = 1;
-	ssize_t len;
 
 	fputc('{', f);
 	jsonw_i64(f, "pid", p->pid, &first);
@@ -217,11 +216,7 @@ static void snap_proc(FILE *f, const struct export_snap *sn, const struct proc_r
 	jsonw_key(f, "comm", &first);
 	jsonw_str(f, p->comm, strnlen(p->comm, sizeof(p->comm)));
 	jsonw_key(f, "argv", &first);
-	len = p->argv_id ? export_str(sn, p->argv_id, buf, cap) : -1;
-	if (len >= 0)
-		jsonw_argv(f, *buf, (size_t)len);
-	else
-		fputs("null", f);
+	export_argv_json(f, sn, p->argv_id, buf, cap);
 	jsonw_u64(f, "start_us", export_rel_us(sn, p->start_ns), &first);
 	snap_u64(f, "end_us", export_rel_us(sn, p->end_ns), p->end_ns != 0, &first);
 	jsonw_key(f, "alive", &first);

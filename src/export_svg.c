@@ -2,6 +2,8 @@
  * column keeping the highest values of the rows in it, so no peak is lost. */
 #include "export_svg.h"
 
+#include "jsonw.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -46,32 +48,16 @@ void export_svg_size(char *out, size_t cap, uint64_t kib)
 		snprintf(out, cap, "%.2f GiB", (double)kib / (1024 * 1024));
 }
 
-/* Length of a valid UTF-8 sequence at s that XML 1.0 allows (1-4), or 0. */
+/* Length of the next character if XML allows it in text (valid UTF-8, not a
+ * control character nor U+FFFE/U+FFFF), else 0. */
 static size_t svg_utf8_len(const unsigned char *s, size_t left)
 {
-	unsigned char c = s[0];
-	size_t n;
 	uint32_t cp;
+	size_t n = jsonw_utf8_len(s, left, &cp);
 
-	if (c < 0x80)
-		return (c >= 0x20 && c != 0x7f) ? 1 : 0;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
+	if (n == 1 && (cp < 0x20 || cp == 0x7f))
 		return 0;
-	if (n > left)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff) || cp >= 0xfffe)) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+	if (n == 3 && cp >= 0xfffe)
 		return 0;
 	return n;
 }

@@ -204,7 +204,6 @@ static void trace_slice(FILE *f, const struct export_snap *sn, const struct proc
 {
 	char name[256];
 	int first = 1;
-	ssize_t len;
 
 	export_proc_name(sn, p, name, sizeof(name));
 	fputs(",\n{\"ph\":\"X\",\"cat\":\"process\",\"name\":", f);
@@ -214,11 +213,7 @@ static void trace_slice(FILE *f, const struct export_snap *sn, const struct proc
 	jsonw_i64(f, "pid", p->pid, &first);
 	jsonw_i64(f, "ppid", p->ppid, &first);
 	jsonw_key(f, "argv", &first);
-	len = p->argv_id ? export_str(sn, p->argv_id, buf, cap) : -1;
-	if (len >= 0)
-		jsonw_argv(f, *buf, (size_t)len);
-	else
-		fputs("null", f);
+	export_argv_json(f, sn, p->argv_id, buf, cap);
 	if (p->valid & PROC_V_PSS)
 		jsonw_u64(f, "peak_pss_kib", p->peak_pss_kib, &first);
 	if (p->valid & PROC_V_CPU) {

@@ -3,15 +3,16 @@
 
 #include <inttypes.h>
 
-/* Length of a valid UTF-8 sequence at s (1-4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t left)
+size_t jsonw_utf8_len(const unsigned char *s, size_t left, uint32_t *cp_out)
 {
 	unsigned char c = s[0];
 	size_t n;
 	uint32_t cp;
 
-	if (c < 0x80)
+	if (c < 0x80) {
+		*cp_out = c;
 		return 1;
+	}
 	if (c >= 0xc2 && c <= 0xdf)
 		n = 2, cp = c & 0x1f;
 	else if (c >= 0xe0 && c <= 0xef)
@@ -30,6 +31,7 @@ static size_t utf8_len(const unsigned char *s, size_t left)
 	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
 	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
 		return 0;
+	*cp_out = cp;
 	return n;
 }
 
@@ -40,7 +42,8 @@ void jsonw_str(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 	for (size_t i = 0; i < len;) {
 		unsigned char c = p[i];
-		size_t n = utf8_len(p + i, len - i);
+		uint32_t cp;
+		size_t n = jsonw_utf8_len(p + i, len - i, &cp);
 		if (n == 0) {
 			fputs("\\ufffd", f);
 			i++;

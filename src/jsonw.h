@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Decodes one UTF-8 sequence at s: its length (1-4) with the code point in
+ * *cp, or 0 when the bytes are not valid UTF-8 (overlong, surrogate, cut). */
+size_t jsonw_utf8_len(const unsigned char *s, size_t left, uint32_t *cp);
 /* Writes bytes as a JSON string literal (with quotes). */
 void jsonw_str(FILE *f, const char *s, size_t len);
 /* Writes a NUL-separated argv blob as a JSON array of strings. */
