@@ -390,3 +390,11 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 		{ echo "window rows $rows_win vs whole $rows_whole"; false; }
 	ui_keys q y
 }
+
+@test "a wide memory title shows how fresh PSS is" {
+	ui_start 130 30 -- "$WL/fill" 100 4000
+	ui_wait 'PSS age [0-9]+\.[0-9]s'
+	run -0 ui_rows 2 2
+	[[ "$output" =~ PSS\ [0-9.]+\ MiB ]] || { ui_show; false; }
+	ui_keys q y
+}
