@@ -72,7 +72,10 @@ int caps_probe(struct caps_state *cs)
 		cs->kind = CAPS_ROOT;
 		return 0;
 	}
-	cs->kind = cs->net_admin ? CAPS_FILE : CAPS_NONE;
+	if (geteuid() != getuid() || getegid() != getgid())
+		cs->kind = CAPS_SETUID;
+	else
+		cs->kind = cs->net_admin ? CAPS_FILE : CAPS_NONE;
 	return 0;
 }
 
@@ -146,6 +149,11 @@ int caps_drop(struct caps_state *cs)
 		if (setuid(0) == 0)
 			return -EPERM; /* root could be regained: refuse to go on */
 		break;
+	case CAPS_SETUID:
+		if (setresgid(cs->gid, cs->gid, cs->gid) || setresuid(cs->uid, cs->uid, cs->uid))
+			return -errno;
+		/* then clear whatever capabilities are left */
+		__attribute__((fallthrough));
 	case CAPS_FILE:
 	case CAPS_NONE: {
 		cap_t c = cap_init();
@@ -159,9 +167,13 @@ int caps_drop(struct caps_state *cs)
 		break;
 	}
 	}
-	/* Let the user's own tools (gdb, /proc/self) treat us as theirs again. */
-	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-	if (!caps_empty())
+	/* Under sudo, let the user's own tools treat us as theirs again; with
+	 * file capabilities stay undumpable, so no other process of the user can
+	 * take the netlink socket. */
+	if (cs->kind == CAPS_SUDO)
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	if (!caps_empty() || geteuid() != cs->uid || getegid() != cs->gid || getuid() != cs->uid ||
+	    (cs->uid != 0 && setuid(0) == 0))
 		return -EPERM;
 	cs->dropped = 1;
 	return 0;

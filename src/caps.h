@@ -11,6 +11,7 @@ enum caps_kind {
 	CAPS_SUDO,     /* real uid 0 with SUDO_UID naming another user */
 	CAPS_ROOT,     /* really root (no sudo): the command runs as root */
 	CAPS_FILE,     /* a non-root user holding file capabilities */
+	CAPS_SETUID,   /* a set-user-ID or set-group-ID binary: back to the real ids */
 };
 
 struct caps_state {

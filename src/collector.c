@@ -210,8 +210,10 @@ static int read_stat(struct collector *c, struct pentry *e, struct procfs_stat *
 {
 	if (e->fd_stat < 0) {
 		int fd = procfs_open(e->rec.pid, 0, "stat");
-		if (fd < 0)
+		if (fd == -ENOENT || fd == -ESRCH)
 			return -ESRCH;
+		if (fd < 0)
+			return fd; /* out of fds, say: not a reason to think it gone */
 		e->fd_stat = fd;
 	}
 	ssize_t n = procfs_pread(e->fd_stat, c->rbuf, sizeof(c->rbuf));
@@ -242,23 +244,31 @@ static void take_stat(struct pentry *e, const struct procfs_stat *ps)
 static struct pentry *add_proc(struct collector *c, pid_t pid, pid_t ppid, uint64_t t_ns,
 			       const struct pentry *parent)
 {
-	struct pentry *e = ptable_add(c->pt, pid);
 	struct procfs_stat ps;
+	char comm[16] = "";
+	uint32_t argv_id = 0, argv_valid = 0;
+	int forked = parent != NULL;
 
+	/* Copy what the child inherits first: adding may move the parent's entry. */
+	if (parent) {
+		argv_id = parent->rec.argv_id;
+		argv_valid = parent->rec.valid & PROC_V_ARGV;
+		memcpy(comm, parent->rec.comm, sizeof(comm));
+		parent = NULL;
+	}
+	struct pentry *e = ptable_add(c->pt, pid);
 	if (!e)
 		return NULL;
 	e->rec.id = ++c->next_id;
 	e->rec.ppid = ppid;
 	e->rec.start_ns = t_ns;
 	e->rec.exit_status = -1;
-	if (parent) {
-		e->rec.argv_id = parent->rec.argv_id;
-		e->rec.valid |= parent->rec.valid & PROC_V_ARGV;
-		memcpy(e->rec.comm, parent->rec.comm, sizeof(e->rec.comm));
-	}
+	e->rec.argv_id = argv_id;
+	e->rec.valid |= argv_valid;
+	memcpy(e->rec.comm, comm, sizeof(e->rec.comm));
 	/* A forked child is read at the next tick: reading it here would delay
 	 * the events behind this one, and a short process's exec with them. */
-	if ((!parent || c->sum.mode == COLLECTOR_POLL) && read_stat(c, e, &ps) == 0) {
+	if ((!forked || c->sum.mode == COLLECTOR_POLL) && read_stat(c, e, &ps) == 0) {
 		take_stat(e, &ps);
 		/* Counters a forked child starts with were counted in its parent. */
 		e->rec.threads = ps.num_threads ? ps.num_threads : 1;
@@ -360,19 +370,27 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 		return;
 	case NLPROC_EXEC:
 		e = ptable_get(c->pt, ev->tgid);
-		if (e)
+		if (e) {
+			e->exit_pending = 0; /* the leader's "exit" was a thread's exec */
 			note_exec(c, e, ev->ts_ns);
-		else
+		} else {
 			keep_early(c, ev);
+		}
 		return;
 	case NLPROC_EXIT:
 		if (ev->pid != ev->tgid)
 			return;
 		e = ptable_get(c->pt, ev->pid);
-		if (e)
-			retire(c, e, ev->ts_ns, (int)ev->exit_code, 1);
-		else
+		if (e) {
+			/* Retired at the next tick once /proc shows it gone: a thread
+			 * that execs also sends the old leader's exit, and an early
+			 * event may be a stranger's whose pid the tree reused. */
+			e->exit_pending = 1;
+			e->exit_status_pending = (int)ev->exit_code;
+			e->exit_ns = ev->ts_ns;
+		} else {
 			keep_early(c, ev);
+		}
 		return;
 	default:
 		return;
@@ -445,8 +463,9 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 
 	memcpy(comm, e->rec.comm, sizeof(comm));
 	uint32_t max_threads = e->max_threads;
-	if (read_stat(c, e, &ps) < 0)
-		return -ESRCH;
+	int r = read_stat(c, e, &ps);
+	if (r < 0)
+		return r;
 	take_stat(e, &ps);
 	/* Polling sees no thread creation: count threads seen alive at once. */
 	if (c->sum.mode == COLLECTOR_POLL && e->max_threads > max_threads)
@@ -534,11 +553,12 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 	uint64_t cost = thread_cpu_ns() - t0;
 	e->pss_t_ns = now; /* even a failed read waits its turn again */
 	if (n <= 0 || procfs_parse_smaps_rollup(c->rbuf, (size_t)n, &r) < 0) {
-		e->rd_anon_rss = e->anon_rss;
-		e->rd_shared_rss = e->shared_rss;
-		e->rd_pss_anon = e->anon_rss;
-		e->rd_pss_file = e->shared_rss;
-		e->rd_pss_shmem = 0;
+		/* Unreadable (gone, or an fd from before an exec): reopen next
+		 * time, and keep estimating from RSS; the age keeps growing. */
+		if (e->fd_smaps >= 0)
+			close(e->fd_smaps);
+		e->fd_smaps = -1;
+		e->pss_t_ns = 0;
 		return cost;
 	}
 	c->sum.pss_reads++;
@@ -631,6 +651,32 @@ out:
 }
 
 /* One sampling tick: cheap counters for all, PSS within budget, a sample. */
+/* Tells whether /proc shows the process ended (gone, zombie or dead). */
+static int proc_ended(struct collector *c, struct pentry *e)
+{
+	struct procfs_stat ps;
+
+	int r = read_stat(c, e, &ps);
+	if (r < 0)
+		return r == -ESRCH;
+	return ps.state == 'Z' || ps.state == 'X' || ps.state == 'x';
+}
+
+/* Retires the processes whose exit event came, if /proc agrees they ended;
+ * one still running had a thread exec, or the event was another's. */
+static void retire_exited(struct collector *c)
+{
+	for (size_t i = 0; i < ptable_count(c->pt);) {
+		struct pentry *e = ptable_at(c->pt, i);
+		if (e->exit_pending && proc_ended(c, e)) {
+			retire(c, e, e->exit_ns, e->exit_status_pending, 1);
+			continue;
+		}
+		e->exit_pending = 0;
+		i++;
+	}
+}
+
 static void drain_netlink(struct collector *c);
 
 static void tick(struct collector *c)
@@ -642,9 +688,10 @@ static void tick(struct collector *c)
 		scan_tree(c, now);
 	if (c->nl_fd >= 0)
 		drain_netlink(c); /* exits first: a process gone now has its event queued */
+	retire_exited(c);
 	for (size_t i = 0; i < ptable_count(c->pt);) {
 		struct pentry *e = ptable_at(c->pt, i);
-		if (sample_cheap(c, e, now) < 0 && e->rec.pid != c->root) {
+		if (sample_cheap(c, e, now) == -ESRCH && e->rec.pid != c->root) {
 			/* Gone without an exit event: in netlink mode its event may
 			 * still be on the way (give it a second); when polling, or
 			 * after lost events, this is how a process is seen to end. */
@@ -752,6 +799,15 @@ static int reap(struct collector *c)
 	int status;
 	pid_t r = wait4(c->root, &status, WNOHANG, &ru);
 
+	if (r < 0 && errno == ECHILD) {
+		/* reaped behind our back (SIGCHLD ignored): ended, status unknown */
+		c->sum.end_ns = collector_now_ns();
+		tick(c);
+		store_summary_set(c->st, &c->sum);
+		atomic_store(&c->finished, 1);
+		notify(c);
+		return 1;
+	}
 	if (r != c->root)
 		return 0;
 	uint64_t now = collector_now_ns();
@@ -768,6 +824,7 @@ static int reap(struct collector *c)
 	c->sum.ru_oublock = (uint64_t)ru.ru_oublock;
 	if (c->nl_fd >= 0)
 		drain_netlink(c);
+	retire_exited(c);
 	struct pentry *e = ptable_get(c->pt, c->root);
 	if (e)
 		retire(c, e, now, status, 1);

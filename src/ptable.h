@@ -22,6 +22,9 @@ struct pentry {
 	uint32_t max_threads;
 	int seen;                 /* poll mode: found in this scan */
 	uint64_t gone_ns;         /* when /proc first failed to read it, or 0 */
+	int exit_pending;         /* an exit event came; retired once /proc agrees */
+	int exit_status_pending;
+	uint64_t exit_ns;
 };
 
 struct ptable;

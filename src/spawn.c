@@ -62,10 +62,12 @@ static void child_run(char *const argv[], int gofd, int errfd, const char *pty_n
 	char c;
 	int e;
 
+	/* What spacetime changed goes back to what the command would have had:
+	 * signals found ignored stay ignored (nohup), the rest default. */
 	sigemptyset(&none);
 	for (int s = 1; s < NSIG; s++)
-		signal(s, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(s, opts && opts->ignored && sigismember(opts->ignored, s) == 1 ? SIG_IGN : SIG_DFL);
+	sigprocmask(SIG_SETMASK, opts && opts->mask ? opts->mask : &none, NULL);
 	caps_clear_inheritable();
 	if (opts && opts->set_nice)
 		setpriority(PRIO_PROCESS, 0, opts->nice);

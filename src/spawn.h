@@ -4,6 +4,7 @@
 #ifndef SPACETIME_SPAWN_H
 #define SPACETIME_SPAWN_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 struct spawn {
@@ -18,6 +19,8 @@ struct spawn_opts {
 	int use_pty;        /* give the command a new pseudo-terminal (dashboard) */
 	unsigned short rows, cols; /* its size when use_pty */
 	int set_nice, nice;        /* run the command at this nice level */
+	const sigset_t *ignored;   /* signals to leave ignored (as found at startup) */
+	const sigset_t *mask;      /* the signal mask to give the command */
 };
 
 /* Forks the child, which waits for spawn_release() before exec. Returns 0 or

@@ -162,7 +162,8 @@ static const char *nl_reason(int err, int by_option)
 /* Prints what privileges enable (--caps). */
 static int print_caps(const struct caps_state *cs, int nl_err, const struct nlproc_info *ni)
 {
-	static const char *kind[] = {"unprivileged user", "sudo", "root", "file capabilities"};
+	static const char *kind[] = {"unprivileged user", "sudo", "root", "file capabilities",
+				     "set-user-ID"};
 	char text[256];
 
 	caps_text(text, sizeof(text));
@@ -185,7 +186,7 @@ static int print_caps(const struct caps_state *cs, int nl_err, const struct nlpr
 /* Opens an output file as the (already unprivileged) user, or exits. */
 static FILE *open_out(const char *path)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(path, "we");
 
 	if (!f) {
 		fprintf(stderr, "spacetime: cannot write %s: %s\n", path, strerror(errno));
@@ -197,12 +198,23 @@ static FILE *open_out(const char *path)
 /* Waits for the command to end, forwarding termination signals to it. */
 static void wait_child(struct collector *col, const struct spawn *sp, int sfd)
 {
-	struct pollfd pf[2] = {{.fd = collector_notify_fd(col), .events = POLLIN},
-			       {.fd = sfd, .events = POLLIN}};
+	/* a pty (the dashboard could not start) is copied to stdout, so the
+	 * command never blocks on a full pty */
+	struct pollfd pf[3] = {{.fd = collector_notify_fd(col), .events = POLLIN},
+			       {.fd = sfd, .events = POLLIN},
+			       {.fd = sp->pty_master, .events = POLLIN}};
 
 	while (!collector_finished(col)) {
-		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
+		if (poll(pf, 3, 1000) < 0 && errno != EINTR)
 			break;
+		if (pf[2].revents & (POLLIN | POLLHUP)) {
+			char buf[4096];
+			ssize_t n = read(pf[2].fd, buf, sizeof(buf));
+			if (n > 0 && write(STDOUT_FILENO, buf, (size_t)n) < 0)
+				pf[2].fd = -1; /* stdout gone: keep draining into nothing */
+			if (n <= 0)
+				pf[2].fd = -1;
+		}
 		if (pf[0].revents & POLLIN) {
 			uint64_t x;
 			if (read(pf[0].fd, &x, sizeof(x)) < 0) {
@@ -226,6 +238,17 @@ int main(int argc, char **argv)
 	struct spawn sp;
 	int nl_fd = -ENOSYS, r;
 
+	/* A SIGCHLD ignored by our parent would let the kernel reap the command
+	 * before we can. The command gets the dispositions and mask we found. */
+	sigset_t ignored, orig_mask;
+	sigemptyset(&ignored);
+	for (int s = 1; s < NSIG; s++) {
+		struct sigaction sa;
+		if (sigaction(s, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			sigaddset(&ignored, s);
+	}
+	sigprocmask(SIG_SETMASK, NULL, &orig_mask);
+	signal(SIGCHLD, SIG_DFL);
 	setlocale(LC_ALL, "");
 	parse_options(argc, argv, &o);
 	if ((r = caps_probe(&cs)) < 0) {
@@ -283,7 +306,8 @@ int main(int argc, char **argv)
 	struct winsize ws = {0};
 	int dash = !o.summary && tui_probe() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0;
 	struct spawn_opts so = {.use_pty = dash, .rows = ws.ws_row, .cols = ws.ws_col,
-				.set_nice = boosted, .nice = user_nice};
+				.set_nice = boosted, .nice = user_nice, .ignored = &ignored,
+				.mask = &orig_mask};
 	if ((r = spawn_start(&sp, o.argv, &so)) < 0) {
 		fprintf(stderr, "spacetime: cannot start %s: %s\n", o.argv[0], strerror(-r));
 		return MAIN_EXIT_FAIL;
@@ -308,6 +332,8 @@ int main(int argc, char **argv)
 	}
 	if (nl_fd < 0 && (r = collector_start(col, sp.pid, sp.pidfd, t0)) < 0) {
 		fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
+		kill(sp.pid, SIGKILL);
+		waitpid(sp.pid, NULL, 0);
 		return MAIN_EXIT_FAIL;
 	}
 	if (boosted)
@@ -348,6 +374,11 @@ int main(int argc, char **argv)
 	struct report_opts ro = {.verbose = o.verbose, .utf8 = utf && !strcmp(utf, "UTF-8"),
 				 .notice = notice[0] ? notice : NULL};
 	int status = spawn_exit_code(sum.wait_status);
+	if (!sum.exited) {
+		fprintf(stderr, "spacetime: the command's exit status is unknown (it was reaped by "
+				"someone else, or never seen to end)\n");
+		status = MAIN_EXIT_FAIL;
+	}
 	if (report_text(out, st, o.argv, &ro) < 0 || (out != stderr && fclose(out) != 0))
 		fprintf(stderr, "spacetime: writing the summary to %s failed: %s\n",
 			o.output ? o.output : "stderr", strerror(errno));

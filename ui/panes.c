@@ -376,8 +376,8 @@ static void panes_mem_title(struct panes *p, double peak_kib)
 		x += term_puts(r->y, x, end - x, "  peak in view ", ROLE_DIM);
 		x += panes_size(r->y, x, end - x, (uint64_t)peak_kib, ROLE_DIM);
 	}
-	/* how fresh PSS is: between smaps_rollup reads it is scaled from RSS */
-	if (!p->tl.cursor_on && p->sum.pss_reads && x < end - 16)
+	/* how fresh PSS is (live view only: a paused view stays frozen) */
+	if (!p->tl.cursor_on && !p->tl.paused && p->sum.pss_reads && x < end - 16)
 		x += term_printf(r->y, x, end - x, ROLE_DIM, "  PSS age %.1fs",
 				 (double)p->sum.pss_mean_age_ns / 1e9);
 	term_puts(r->y, x, end - x, " ", ROLE_NORMAL);

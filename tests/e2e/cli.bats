@@ -251,3 +251,24 @@ setup() {
 	assert_status 0
 	[[ $output =~ [0-9]+\.[0-9]+ ]] || st_fail "-V stdout has no version number"
 }
+
+@test "a SIGCHLD ignored by the caller: exit status still right, and still ignored in the command" {
+	ST_WRAP=(python3 -c 'import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execvp(sys.argv[1], sys.argv[1:])')
+	stj -- "$WL/exitwith" 3
+	assert_status 3
+	assert_json .exit_status -eq 3
+	st -s -o /dev/null -- grep ^SigIgn: /proc/self/status
+	assert_status 0
+	local ign=${output##*SigIgn:}
+	ign=$(echo $ign)
+	(( (16#$ign >> 16) & 1 )) || st_fail "SIGCHLD not ignored in the command: SigIgn $ign"
+}
+
+@test "nohup: SIGHUP stays ignored in the command" {
+	ST_WRAP=(nohup)
+	st -s -o /dev/null -- sh -c 'grep ^SigIgn: /proc/self/status'
+	assert_status 0
+	local ign=${output##*SigIgn:}
+	ign=$(echo $ign)
+	(( 16#$ign & 1 )) || st_fail "SIGHUP not ignored under nohup: SigIgn $ign"
+}

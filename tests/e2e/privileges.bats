@@ -137,6 +137,29 @@ caps_run() {
 	assert_creds "$output" CapAmb $ZERO_CAPS
 }
 
+# --- a set-user-ID root install (not the documented one, but packagers do it) --
+
+@test "setuid root: the command runs as the real user with no capabilities and no root euid" {
+	local copy="$ST_PRIV_DIR/spacetime-suid"
+	if findmnt -n -o OPTIONS --target "$ST_PRIV_DIR" | tr ',' '\n' | grep -qx nosuid; then
+		skip "$ST_PRIV_DIR is on a nosuid filesystem"
+	fi
+	cp "$SPACETIME" "$copy" && chown 0:0 "$copy" && chmod 4755 "$copy"
+	ST_BIN=$copy
+	ST_WRAP=("${ST_SETPRIV[@]}")
+	st -s -o /dev/null -- "$WL/showcreds"
+	assert_status 0
+	assert_creds "$output" uid $ST_NOBODY
+	assert_creds "$output" CapPrm $ZERO_CAPS
+	assert_creds "$output" CapEff $ZERO_CAPS
+	assert_creds "$output" CapAmb $ZERO_CAPS
+	ST_WRAP=("${ST_SETPRIV[@]}" sh -c 'grep ^Uid: /proc/self/status; exec "$@"' sh)
+	st -s -o /dev/null -- sh -c 'grep ^Uid: /proc/self/status'
+	assert_status 0
+	[[ "$output" =~ Uid:[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534 ]] ||
+		st_fail "the command kept a root uid: $output"
+}
+
 # --- plain root, no SUDO_* ------------------------------------------------------
 
 @test "root without SUDO_UID: the command runs as root (uid=0)" {
