@@ -233,3 +233,14 @@ forkn2000() {
 		assert_json .processes -le 405
 	fi
 }
+
+@test "exec from a non-main thread: the process goes on and its children are counted" {
+	# mtexec's second thread execs "forkn 3 exec": the kernel reports the old
+	# main thread's exit (pid == tgid) though the process lives on.
+	stj -- "$WL/mtexec" "$WL/forkn" 3 exec
+	assert_status 0
+	assert_json .mode = netlink
+	assert_json .processes -eq 4
+	assert_json .execs_count -eq 5
+	assert_json "[.execs[] | select(.argv != null and .argv[0] == \"$WL/forkn\")] | length" -eq 1
+}
