@@ -553,12 +553,13 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 	uint64_t cost = thread_cpu_ns() - t0;
 	e->pss_t_ns = now; /* even a failed read waits its turn again */
 	if (n <= 0 || procfs_parse_smaps_rollup(c->rbuf, (size_t)n, &r) < 0) {
-		/* Unreadable (gone, or an fd from before an exec): reopen next
-		 * time, and keep estimating from RSS; the age keeps growing. */
+		/* Unreadable (gone, or an fd from before an exec): reopen it at
+		 * its next turn; the estimate keeps scaling the last good read
+		 * (or RSS, if none), never passing RSS off as a measured PSS. */
 		if (e->fd_smaps >= 0)
 			close(e->fd_smaps);
 		e->fd_smaps = -1;
-		e->pss_t_ns = 0;
+		e->rec.valid |= PROC_V_PSS_EST;
 		return cost;
 	}
 	c->sum.pss_reads++;
