@@ -22,32 +22,14 @@
 #include <unistd.h>
 
 #include "nlproc.h"
+#include "fixture.h"
 
 #define DATAGRAM 76 /* nlmsghdr 16 + cn_msg 20 + proc_event 40 */
 
-/* Loads a fixture into a malloc'd buffer of exactly its size (malloc aligns
- * it as recv() buffers are). ST_FIXTURES overrides the directory. */
+/* Loads a fixture (see fixture.h). */
 static void *load(const char *name, size_t *len)
 {
-	const char *dir = getenv("ST_FIXTURES");
-	char path[1024];
-	FILE *f;
-	long n;
-	void *buf;
-
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/fixtures", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open fixture %s (run from the repo root or set ST_FIXTURES)", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n > 0 ? (size_t)n : 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	return fixture_load(name, len);
 }
 
 /* Parses a fixture that must hold exactly one event. */
