@@ -55,7 +55,7 @@ struct collector {
 	uint64_t gone_minflt, gone_majflt, gone_utime_us, gone_stime_us;
 	/* PSS budget */
 	double tokens_ns, cost_ns_per_kib, shared_ratio;
-	uint64_t sched_cpu_ns; /* thread CPU time when the last PSS round ended */
+	uint64_t sched_cpu_ns; /* process CPU time when the last PSS round ended */
 	struct pssched_item *sched_items;
 	uint32_t *sched_picks;
 	size_t sched_cap;
@@ -82,12 +82,23 @@ uint64_t collector_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t thread_cpu_ns(void)
+static uint64_t cpu_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	return cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* All of spacetime's threads: the budget covers the dashboard too. */
+static uint64_t process_cpu_ns(void)
+{
+	return cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static uint64_t ticks_to_us(uint64_t t)
@@ -593,10 +604,10 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 	return cost;
 }
 
-/* Spends what is left of the collector's CPU budget on the most useful
- * smaps_rollup reads. The budget covers all the collector's work: everything
- * it spent since the last call that was not a PSS read (events, cheap reads,
- * publishing) is taken off first. */
+/* Spends what is left of spacetime's CPU budget on the most useful
+ * smaps_rollup reads. The budget covers all of spacetime: everything its
+ * threads spent since the last call that was not a PSS read (events, cheap
+ * reads, publishing, the dashboard's drawing) is taken off first. */
 static void schedule_pss(struct collector *c, uint64_t now)
 {
 	double dt = c->last_tick_ns ? (double)(now - c->last_tick_ns) : c->cfg.interval_ms * 1e6;
@@ -610,7 +621,7 @@ static void schedule_pss(struct collector *c, uint64_t now)
 	if (frac < c->cfg.budget / 10)
 		frac = c->cfg.budget / 10;
 	double budget = dt * frac;
-	uint64_t cpu = thread_cpu_ns();
+	uint64_t cpu = process_cpu_ns();
 	double other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
 	double pss_share = budget - other;
 
@@ -648,7 +659,7 @@ static void schedule_pss(struct collector *c, uint64_t now)
 	for (size_t i = 0; i < k && c->tokens_ns > 0; i++)
 		c->tokens_ns -= (double)read_pss(c, ptable_at(c->pt, c->sched_picks[i]), now);
 out:
-	c->sched_cpu_ns = thread_cpu_ns();
+	c->sched_cpu_ns = process_cpu_ns();
 }
 
 /* One sampling tick: cheap counters for all, PSS within budget, a sample. */

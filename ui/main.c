@@ -54,7 +54,7 @@ static void usage(FILE *f)
 	      "                       CSV, a Perfetto/Chrome trace and an SVG chart\n"
 	      "      --export-format LIST  formats to export: json,csv,trace,svg (default all)\n"
 	      "  -i, --interval MS    sampling interval in ms (default 100, 10..60000)\n"
-	      "      --budget PCT     CPU budget of the collector, percent of one core\n"
+	      "      --budget PCT     CPU budget of spacetime, percent of one core\n"
 	      "                       (default 1), and at most 0.4 times that per core the\n"
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
 	      "  -v, --verbose        list every EXEC line (default: the first 20)\n"
