@@ -383,6 +383,16 @@ static void panes_mem_title(struct panes *p, double peak_kib)
 	term_puts(r->y, x, end - x, " ", ROLE_NORMAL);
 }
 
+/* Resets graph column c (empty, no line) and returns the bucket resample
+ * picked for it, or NULL when the column has no data. */
+static const struct bucket *panes_col(struct panes *p, size_t c, struct graph_col **gc)
+{
+	*gc = &p->gcol[c];
+	memset(*gc, 0, sizeof(**gc));
+	(*gc)->line = -1;
+	return p->idx[c] < 0 ? NULL : &p->bk[p->idx[c]];
+}
+
 void panes_mem(struct panes *p)
 {
 	const struct rect *g = &p->lay.mem_graph, *ya = &p->lay.mem_yaxis, *ta = &p->lay.mem_taxis;
@@ -399,12 +409,10 @@ void panes_mem(struct panes *p)
 	}
 	resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_PSS, panes_hold(p), p->idx);
 	for (size_t c = 0; c < ncols; c++) {
-		struct graph_col *gc = &p->gcol[c];
-		memset(gc, 0, sizeof(*gc));
-		gc->line = -1;
-		if (p->idx[c] < 0)
+		struct graph_col *gc;
+		const struct bucket *b = panes_col(p, c, &gc);
+		if (!b)
 			continue;
-		const struct bucket *b = &p->bk[p->idx[c]];
 		double top = (double)b->max.pss_kib, mean = (double)b->mean.pss_kib;
 		double scale = mean > 0 ? top / mean : 1;
 		gc->known = 1;
@@ -482,12 +490,10 @@ static void panes_tasks(struct panes *p, const struct layout_box *bx, const stru
 		resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_LIVE_THREADS, panes_hold(p),
 			      p->idx);
 		for (size_t c = 0; c < ncols; c++) {
-			struct graph_col *gc = &p->gcol[c];
-			memset(gc, 0, sizeof(*gc));
-			gc->line = -1;
-			if (p->idx[c] < 0)
+			struct graph_col *gc;
+			const struct bucket *b = panes_col(p, c, &gc);
+			if (!b)
 				continue;
-			const struct bucket *b = &p->bk[p->idx[c]];
 			gc->known = 1;
 			gc->v[0] = b->max.live_procs;
 			gc->line = b->max.live_threads;
