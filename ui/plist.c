@@ -38,7 +38,7 @@ struct plist {
 	size_t nrows, rows_cap;
 	size_t live, finished; /* counts at the last refresh */
 	enum plist_sort sort;
-	int reverse, finished_view;
+	int reverse, finished_view, full_paths;
 	size_t sel, top;
 	uint64_t sel_id;
 };
@@ -321,6 +321,26 @@ int plist_finished_view(const struct plist *pl)
 	return pl->finished_view;
 }
 
+void plist_toggle_paths(struct plist *pl)
+{
+	pl->full_paths = !pl->full_paths;
+}
+
+int plist_full_paths(const struct plist *pl)
+{
+	return pl->full_paths;
+}
+
+size_t plist_argv0_name(const char *argv, size_t len)
+{
+	size_t name = 0;
+
+	for (size_t i = 0; i < len && argv[i]; i++)
+		if (argv[i] == '/' && i + 1 < len && argv[i + 1])
+			name = i + 1;
+	return name;
+}
+
 void plist_move(struct plist *pl, long delta)
 {
 	long s = (long)pl->sel + delta;
@@ -555,7 +575,8 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 		if (len > 0) {
 			while (len > 0 && argv[len - 1] == '\0')
 				len--;
-			term_sanitize(argv, (size_t)len, line + k, sizeof(line) / sizeof(line[0]) - k,
+			size_t skip = pl->full_paths ? 0 : plist_argv0_name(argv, (size_t)len);
+			term_sanitize(argv + skip, (size_t)len - skip, line + k, sizeof(line) / sizeof(line[0]) - k,
 				      term_utf8());
 		} else {
 			char comm[24];

@@ -25,6 +25,13 @@ void plist_reverse(struct plist *pl);
 /* Switches between the live tree and the finished list. */
 void plist_toggle_finished(struct plist *pl);
 int plist_finished_view(const struct plist *pl);
+/* Command column: the program's name (argv[0] without its directory, the
+ * default) or argv[0] as executed, full path included. */
+void plist_toggle_paths(struct plist *pl);
+int plist_full_paths(const struct plist *pl);
+/* Where argv[0]'s last path component starts in a NUL-separated argv of len
+ * bytes: 0 if argv[0] has no '/', or nothing follows its last '/'. */
+size_t plist_argv0_name(const char *argv, size_t len);
 /* Moves the selection by delta rows (page: the visible height). */
 void plist_move(struct plist *pl, long delta);
 void plist_top(struct plist *pl);

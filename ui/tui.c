@@ -266,6 +266,10 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 		plist_toggle_finished(t->pl);
 		tui_refresh_plist(t, now);
 		break;
+	case ACT_PATHS:
+		plist_toggle_paths(t->pl);
+		t->dirty |= D_PLIST;
+		break;
 	case ACT_OUTPUT:
 		p->show_output = !p->show_output;
 		if (!p->show_output && p->focus == FOCUS_OUTPUT)
