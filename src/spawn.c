@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -86,7 +87,10 @@ static void child_run(char *const argv[], int gofd, int errfd, const char *pty_n
 	while (read(gofd, &c, 1) < 0 && errno == EINTR)
 		;
 	close(gofd);
-	execvp(argv[0], argv);
+	if (opts && opts->envp)
+		execvpe(argv[0], argv, opts->envp);
+	else
+		execvp(argv[0], argv);
 	e = errno;
 	/* execvp says EACCES when a PATH directory is unsearchable even if the
 	 * command is nowhere: a shell calls that "not found", and so do we. */
@@ -99,6 +103,58 @@ report:
 	while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
 		;
 	_exit(127);
+}
+
+char **spawn_secure_env(void)
+{
+	size_t len = 0, cap = 64 * 1024, n = 0;
+	char *buf = NULL, **env;
+	ssize_t got;
+	int fd;
+
+	if (!getauxval(AT_SECURE))
+		return NULL;
+	fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (len + 1 >= cap || !buf) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb)
+				goto fail;
+			buf = nb;
+		}
+		got = read(fd, buf + len, cap - len - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto fail;
+		if (got == 0)
+			break;
+		len += (size_t)got;
+	}
+	close(fd);
+	fd = -1;
+	buf[len] = '\0';
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		n++;
+	/* one block: the pointers, then the strings */
+	env = malloc((n + 1) * sizeof(char *) + len + 1);
+	if (!env)
+		goto fail;
+	char *str = (char *)(env + n + 1);
+	memcpy(str, buf, len + 1);
+	free(buf);
+	n = 0;
+	for (size_t i = 0; i < len; i += strlen(str + i) + 1)
+		env[n++] = str + i;
+	env[n] = NULL;
+	return env;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
 }
 
 int spawn_start(struct spawn *sp, char *const argv[], const struct spawn_opts *opts)

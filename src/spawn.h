@@ -21,7 +21,17 @@ struct spawn_opts {
 	int set_nice, nice;        /* run the command at this nice level */
 	const sigset_t *ignored;   /* signals to leave ignored (as found at startup) */
 	const sigset_t *mask;      /* the signal mask to give the command */
+	char *const *envp;         /* its environment (NULL: environ) */
 };
+
+/* The environment spacetime was started with, when it was started in secure
+ * mode (file capabilities, set-user-ID): glibc then removed variables such as
+ * LD_LIBRARY_PATH, LD_PRELOAD and TMPDIR from environ, but the command runs
+ * unprivileged and must see what it would see without spacetime. Read from
+ * /proc/self/environ, which keeps the strings the kernel passed. NULL when not
+ * in secure mode or when it cannot be read (environ is then used). The array
+ * and its strings are one allocation: free() it. */
+char **spawn_secure_env(void);
 
 /* Forks the child, which waits for spawn_release() before exec. Returns 0 or
  * -errno. */

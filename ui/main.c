@@ -270,6 +270,10 @@ int main(int argc, char **argv)
 	int user_nice = getpriority(PRIO_PROCESS, 0);
 	int boosted = errno == 0 && (cs.kind == CAPS_SUDO || cs.kind == CAPS_ROOT) &&
 		      setpriority(PRIO_PROCESS, 0, user_nice - MAIN_COLLECTOR_BOOST) == 0;
+	/* Started in secure mode: the command gets back the environment glibc
+	 * pruned. Read before the drop: a set-user-ID process's /proc files
+	 * belong to root. */
+	char **secure_env = spawn_secure_env();
 	if ((r = caps_drop(&cs)) < 0) {
 		fprintf(stderr, "spacetime: cannot drop privileges (%s); refusing to run the command\n",
 			strerror(-r));
@@ -307,7 +311,7 @@ int main(int argc, char **argv)
 	int dash = !o.summary && tui_probe() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0;
 	struct spawn_opts so = {.use_pty = dash, .rows = ws.ws_row, .cols = ws.ws_col,
 				.set_nice = boosted, .nice = user_nice, .ignored = &ignored,
-				.mask = &orig_mask};
+				.mask = &orig_mask, .envp = secure_env};
 	if ((r = spawn_start(&sp, o.argv, &so)) < 0) {
 		fprintf(stderr, "spacetime: cannot start %s: %s\n", o.argv[0], strerror(-r));
 		return MAIN_EXIT_FAIL;
@@ -401,6 +405,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spacetime: the command's output is saved in %s\n", logp);
 	collector_free(col);
 	store_free(st);
+	free(secure_env);
 	spawn_close(&sp);
 	return status;
 }

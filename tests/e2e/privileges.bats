@@ -137,6 +137,28 @@ caps_run() {
 	assert_creds "$output" CapAmb $ZERO_CAPS
 }
 
+# The variables glibc removes from a secure-mode (AT_SECURE) process: the
+# command runs unprivileged, so it must get them as it would without spacetime.
+SECURE_ENV=(LD_LIBRARY_PATH=/st-test-lib TMPDIR=/st-test-tmp LOCALDOMAIN=st.test MALLOC_ARENA_MAX=2)
+
+# env_same: the command's whole environment (sorted) under spacetime equals a
+# direct run's, with the secure-mode variables set ($_ names the program that
+# started env, which differs by design).
+env_same() {
+	local direct
+	direct=$("${ST_WRAP[@]}" env | grep -v '^_=' | sort)
+	[[ "$direct" == *LD_LIBRARY_PATH=/st-test-lib* ]] || st_fail "the wrapper lost the variables: $direct"
+	st -s -o /dev/null -- env
+	assert_status 0
+	diff <(echo "$direct") <(echo "$output" | grep -v '^_=' | sort) || st_fail "the environment differs (< direct, > under spacetime)"
+}
+
+@test "file caps: the command gets the environment a direct run gets (LD_LIBRARY_PATH, TMPDIR...)" {
+	make_caps_copy
+	ST_WRAP=(env "${SECURE_ENV[@]}" "${ST_SETPRIV[@]}")
+	env_same
+}
+
 # --- a set-user-ID root install (not the documented one, but packagers do it) --
 
 @test "setuid root: the command runs as the real user with no capabilities and no root euid" {
@@ -158,6 +180,9 @@ caps_run() {
 	assert_status 0
 	[[ "$output" =~ Uid:[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534 ]] ||
 		st_fail "the command kept a root uid: $output"
+	# and the environment glibc pruned in secure mode is the command's again
+	ST_WRAP=(env "${SECURE_ENV[@]}" "${ST_SETPRIV[@]}")
+	env_same
 }
 
 # --- plain root, no SUDO_* ------------------------------------------------------
