@@ -97,9 +97,10 @@ void panes_begin(struct panes *p, uint64_t now_ns)
 	p->live_ns = now_ns;
 	if (p->finished)
 		p->live_ns = p->sum.end_ns > p->sum.last.t_ns ? p->sum.end_ns : p->sum.last.t_ns;
+	p->tl.growing = !p->finished;
 	timeline_range(&p->tl, p->start_ns, p->live_ns, &p->t0_ns, &p->t1_ns);
-	if (p->tl.cursor_on)
-		timeline_clamp_cursor(&p->tl, p->t0_ns, p->t1_ns);
+	if (p->tl.cursor_on) /* not past the newest instant, into the room ahead */
+		timeline_clamp_cursor(&p->tl, p->t0_ns, p->t1_ns < p->live_ns ? p->t1_ns : p->live_ns);
 }
 
 /* How long a column value holds across empty columns. */

@@ -11,6 +11,29 @@ static uint64_t timeline_end(const struct timeline *tl, uint64_t start_ns, uint6
 	return e < start_ns ? start_ns : e;
 }
 
+uint64_t timeline_round_span(uint64_t run_ns)
+{
+	/* tenths of a second; beyond the table, steps of 1.5 and 4/3 alternate */
+	static const uint64_t steps[] = {
+		10, 15, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 450, 600,
+		/* minutes */
+		900, 1200, 1500, 1800, 2400, 3000, 3600, 4800, 6000, 7200, 9000, 12000, 15000,
+		18000, 24000, 27000, 36000,
+		/* hours */
+		54000, 72000, 90000, 108000, 144000, 180000, 216000, 288000, 360000, 432000,
+		576000, 720000, 864000,
+	};
+	const uint64_t tenth = 100000000ull;
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (steps[i] * tenth >= run_ns)
+			return steps[i] * tenth;
+	uint64_t span = steps[sizeof(steps) / sizeof(steps[0]) - 1] * tenth;
+	for (int k = 0; span < run_ns && span < UINT64_MAX / 2; k++)
+		span = k % 2 ? span / 3 * 4 : span / 2 * 3;
+	return span < run_ns ? run_ns : span;
+}
+
 void timeline_range(const struct timeline *tl, uint64_t start_ns, uint64_t live_ns,
 		    uint64_t *t0_ns, uint64_t *t1_ns)
 {
@@ -20,7 +43,10 @@ void timeline_range(const struct timeline *tl, uint64_t start_ns, uint64_t live_
 		live_ns = start_ns;
 	if (!tl->span_ns) {
 		*t0_ns = start_ns;
-		*t1_ns = end > start_ns ? end : start_ns + TIMELINE_MIN_SPAN_NS;
+		if (tl->growing && !tl->paused)
+			*t1_ns = start_ns + timeline_round_span(end - start_ns);
+		else
+			*t1_ns = end > start_ns ? end : start_ns + TIMELINE_MIN_SPAN_NS;
 		return;
 	}
 	if (end - start_ns < tl->span_ns) {
@@ -45,8 +71,10 @@ void timeline_pause(struct timeline *tl, uint64_t start_ns, uint64_t live_ns)
 void timeline_zoom(struct timeline *tl, int dir, uint64_t start_ns, uint64_t live_ns)
 {
 	uint64_t t0, t1, end = timeline_end(tl, start_ns, live_ns), run = end - start_ns;
+	struct timeline exact = *tl;
 
-	timeline_range(tl, start_ns, live_ns, &t0, &t1);
+	exact.growing = 0; /* zoom from what has run, not the room ahead */
+	timeline_range(&exact, start_ns, live_ns, &t0, &t1);
 	uint64_t span = t1 - t0;
 	if (dir > 0) {
 		span /= 2;

@@ -16,11 +16,20 @@ struct timeline {
 	uint64_t span_ns;   /* visible span; 0: the whole run */
 	int cursor_on;
 	uint64_t cursor_ns; /* the instant under the cursor */
+	int growing;        /* the run goes on: a live whole-run view ends at a
+			     * round span past the newest instant (see
+			     * timeline_round_span), so the graph fills in from
+			     * the left instead of rescaling every frame */
 };
+
+/* The round span (1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, ... s; minutes
+ * and hours alike, each step at most 1.5 times the last) at or above run_ns. */
+uint64_t timeline_round_span(uint64_t run_ns);
 
 /* The visible range [*t0, *t1] for a run that started at start_ns, with live_ns
  * its newest instant. While the run is shorter than the span the range starts
- * at start_ns and the live edge moves across it. */
+ * at start_ns and the live edge moves across it; likewise for the live
+ * whole-run view of a growing run. */
 void timeline_range(const struct timeline *tl, uint64_t start_ns, uint64_t live_ns,
 		    uint64_t *t0_ns, uint64_t *t1_ns);
 /* Space: pause at the live edge, or resume following it. */

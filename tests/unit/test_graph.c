@@ -433,6 +433,50 @@ static void test_timeline(void **state)
 	assert_true(t0 == s && t1 == s + 60 * SEC);
 }
 
+/* A growing run's live whole-run view ends at a round span: the same range
+ * for every instant up to it (so a frame redraws only the new columns), never
+ * before the newest instant, at most 1.5 times the run; paused or finished,
+ * the view ends at the newest instant. */
+static void test_timeline_growing(void **state)
+{
+	(void)state;
+	struct timeline tl;
+	uint64_t s = 100 * SEC, t0, t1, prev = 0, changes = 0;
+
+	memset(&tl, 0, sizeof(tl));
+	tl.growing = 1;
+	for (uint64_t run = SEC / 10; run <= 30 * 3600 * SEC; run += run / 50 + 1) {
+		timeline_range(&tl, s, s + run, &t0, &t1);
+		assert_true(t0 == s);
+		assert_true(t1 - t0 >= run);
+		if (run >= SEC)
+			assert_true((double)(t1 - t0) <= 1.5 * (double)run + 1);
+		if (t1 != prev)
+			changes++;
+		prev = t1;
+	}
+	/* 30 hours in ~900 frames of growing run: about 60 round spans */
+	assert_true(changes < 80);
+	timeline_range(&tl, s, s + 7 * SEC, &t0, &t1);
+	assert_true(t1 == s + 8 * SEC);
+	timeline_range(&tl, s, s + 8 * SEC, &t0, &t1);
+	assert_true(t1 == s + 8 * SEC);
+	timeline_range(&tl, s, s + 8 * SEC + 1, &t0, &t1);
+	assert_true(t1 == s + 10 * SEC);
+	/* paused: the exact edge; zooming works from the run, not the room ahead */
+	timeline_pause(&tl, s, s + 9 * SEC);
+	timeline_range(&tl, s, s + 11 * SEC, &t0, &t1);
+	assert_true(t1 == s + 9 * SEC);
+	timeline_live(&tl);
+	timeline_zoom(&tl, 1, s, s + 9 * SEC);
+	assert_true(tl.span_ns == 9 * SEC / 2);
+	/* finished: the whole run fills the width */
+	timeline_live(&tl);
+	tl.growing = 0;
+	timeline_range(&tl, s, s + 9 * SEC, &t0, &t1);
+	assert_true(t1 == s + 9 * SEC);
+}
+
 static void test_timeline_cursor(void **state)
 {
 	(void)state;
@@ -474,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_resample_pick),
 		cmocka_unit_test(test_resample_rate),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_timeline_growing),
 		cmocka_unit_test(test_timeline_cursor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
