@@ -34,6 +34,7 @@
 struct options {
 	int summary, verbose, no_netlink, caps;
 	unsigned interval_ms;
+	double fps;
 	double budget;
 	const char *output, *json;
 	const char *export_dir;
@@ -57,6 +58,8 @@ static void usage(FILE *f)
 	      "      --budget PCT     CPU budget of spacetime, percent of one core\n"
 	      "                       (default 1), and at most 0.4 times that per core the\n"
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
+	      "      --fps N          dashboard redraws per second while live (default 4,\n"
+	      "                       1..30); keys always redraw at once\n"
 	      "  -v, --verbose        list every EXEC line (default: the first 20)\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
 	      "      --caps           print which features privileges enable, and exit\n"
@@ -95,13 +98,15 @@ static double parse_num(const char *s, double lo, double hi, const char *what)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT };
+	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
+	       OPT_FPS };
 	static const struct option lo[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
 		{"json", required_argument, NULL, OPT_JSON},
 		{"interval", required_argument, NULL, 'i'},
 		{"budget", required_argument, NULL, OPT_BUDGET},
+		{"fps", required_argument, NULL, OPT_FPS},
 		{"verbose", no_argument, NULL, 'v'},
 		{"no-netlink", no_argument, NULL, OPT_NO_NETLINK},
 		{"caps", no_argument, NULL, OPT_CAPS},
@@ -124,6 +129,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_JSON: o->json = optarg; break;
 		case 'i': o->interval_ms = (unsigned)parse_num(optarg, 10, 60000, "interval"); break;
 		case OPT_BUDGET: o->budget = parse_num(optarg, 0.01, 100, "budget"); break;
+		case OPT_FPS: o->fps = parse_num(optarg, 1, 30, "frame rate"); break;
 		case 'v': o->verbose = 1; break;
 		case OPT_NO_NETLINK: o->no_netlink = 1; break;
 		case OPT_CAPS: o->caps = 1; break;
@@ -360,7 +366,7 @@ int main(int argc, char **argv)
 		else
 			logp[0] = 0;
 		struct tui_ctx tc = {.st = st, .col = col, .sp = &sp, .argv = o.argv,
-				     .interval_ms = o.interval_ms, .notice = notice[0] ? notice : NULL,
+				     .interval_ms = o.interval_ms, .fps = o.fps, .notice = notice[0] ? notice : NULL,
 				     .log_path = logp[0] ? logp : NULL, .export_dir = o.export_dir,
 				     .export_formats = o.export_formats};
 		if ((r = tui_run(&tc)) < 0) {

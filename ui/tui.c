@@ -1,6 +1,7 @@
 /* tui.c: the dashboard's loop. poll() over the keyboard, the collector's
- * notify fd, the command's pty and a signalfd; dirty flags; at most one
- * doupdate() per pass, data-driven redraws capped at TUI_FPS frames/s. */
+ * notify fd (only when a frame is due), the command's pty and a signalfd;
+ * dirty flags; at most one doupdate() per pass; live redraws at the frame
+ * rate (TUI_FPS_DEFAULT, --fps), keys at once. */
 #include "tui.h"
 
 #include "collector.h"
@@ -28,8 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TUI_FPS 10
-#define TUI_FRAME_NS (1000000000ull / TUI_FPS)
 #define TUI_GRACE_NS (5 * 1000000000ull)   /* SIGTERM, then SIGKILL after this */
 #define TUI_GIVEUP_NS (5 * 1000000000ull)  /* after SIGKILL, stop waiting */
 #define TUI_PLIST_MIN_NS 500000000ull      /* process list refresh, at most 2/s */
@@ -59,6 +58,7 @@ struct tui {
 	unsigned dirty;
 	int urgent;                /* input changed the screen: draw now */
 	uint64_t next_frame_ns, plist_due_ns, term_sent_ns, kill_sent_ns;
+	uint64_t frame_ns;         /* live redraw period: 1 s / fps */
 	unsigned short pty_rows, pty_cols;
 };
 
@@ -435,7 +435,7 @@ static void tui_draw(struct tui *t, uint64_t now)
 	tui_nframes++;
 	t->dirty = 0;
 	t->urgent = 0;
-	t->next_frame_ns = now + TUI_FRAME_NS;
+	t->next_frame_ns = now + t->frame_ns;
 }
 
 /* Work due on the clock: frames, process list, messages, the quit sequence. */
@@ -566,14 +566,18 @@ int tui_run(struct tui_ctx *ctx)
 		goto out_term;
 	}
 	t.p.style = panes_default_style();
+	t.frame_ns = (uint64_t)(1e9 / (ctx->fps > 0 ? ctx->fps : TUI_FPS_DEFAULT));
 	term_resize();
 	t.dirty = D_LAYOUT;
 	t.urgent = 1;
 	while (!t.done) {
+		int due = t.finished || collector_now_ns() >= t.next_frame_ns;
 		struct pollfd pf[4] = {
 			{.fd = t.tty_gone ? -1 : t.in_fd, .events = POLLIN},
 			{.fd = t.sig_fd, .events = POLLIN},
-			{.fd = collector_notify_fd(ctx->col), .events = POLLIN},
+			/* the collector's ticks are looked at when a frame is due, not
+			 * woken for: new data shows at the frame rate anyway */
+			{.fd = collector_notify_fd(ctx->col), .events = due ? POLLIN : 0},
 			{.fd = t.pty_eof ? -1 : t.pty_fd, .events = POLLIN},
 		};
 		uint64_t now = collector_now_ns();
@@ -594,9 +598,9 @@ int tui_run(struct tui_ctx *ctx)
 		}
 		if (pf[3].revents & (POLLIN | POLLHUP | POLLERR))
 			tui_pty(&t);
-		if (pf[2].revents & POLLIN) {
+		if ((pf[2].revents & POLLIN) || t.finished || now >= t.next_frame_ns) {
 			uint64_t x;
-			data = read(pf[2].fd, &x, sizeof(x)) == (ssize_t)sizeof(x);
+			data = read(collector_notify_fd(ctx->col), &x, sizeof(x)) == (ssize_t)sizeof(x);
 		}
 		tui_tick(&t, now, data);
 		if (t.dirty && (t.urgent || now >= t.next_frame_ns))

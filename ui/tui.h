@@ -13,12 +13,16 @@ struct store;
 struct collector;
 struct spawn;
 
+/* Live redraws per second unless told otherwise; keys redraw at once. */
+#define TUI_FPS_DEFAULT 4
+
 struct tui_ctx {
 	struct store *st;
 	struct collector *col;
 	struct spawn *sp;
 	char *const *argv;
 	unsigned interval_ms;
+	double fps;           /* live redraws per second (0: TUI_FPS_DEFAULT) */
 	const char *notice;   /* one line: what collection leaves out, or NULL */
 	const char *log_path; /* where the command's output is saved, or NULL */
 	const char *export_dir;  /* where `e` writes snapshots (NULL: the current directory) */

@@ -6,7 +6,8 @@
  * printing 20 lines/s through the command's own pty) followed by a real
  * collector. Measures the UI thread's CPU time, frames/s and bytes sent to the
  * terminal in two phases: the whole-run view, then zoomed in. Prints one line
- * per phase and a final "tui_cpu_percent N" line.
+ * per phase and a final "tui_cpu_percent N" line. BENCH_TUI_FPS sets the
+ * frame rate (default: the dashboard's default).
  *
  * The ui/ sources are compiled in here (the Makefile links bench programs with
  * libspacetime.a only). */
@@ -183,6 +184,9 @@ int main(void)
 		phase_s = (unsigned)atoi(ps);
 	/* BENCH_TUI_TTY=1: draw on the real terminal instead (to look at it) */
 	int on_tty = getenv("BENCH_TUI_TTY") != NULL;
+	/* BENCH_TUI_FPS: the dashboard's frame rate (default: the dashboard's own) */
+	const char *fps_s = getenv("BENCH_TUI_FPS");
+	double fps = fps_s && atof(fps_s) > 0 ? atof(fps_s) : TUI_FPS_DEFAULT;
 	result = on_tty ? fopen("/dev/null", "w") : fdopen(dup(1), "w");
 	if (!result || openpty(&master_fd, &slave, NULL, NULL, &ws) < 0) {
 		perror("bench_tui: openpty");
@@ -224,7 +228,8 @@ int main(void)
 	ui_thread = pthread_self();
 	pthread_create(&dr, NULL, drain, NULL);
 	pthread_create(&drv, NULL, driver, NULL);
-	struct tui_ctx ctx = {.st = st, .col = col, .sp = &sp, .argv = argv, .interval_ms = 100,
+	fprintf(result, "bench_tui: dashboard at %g frames/s\n", fps);
+	struct tui_ctx ctx = {.st = st, .col = col, .sp = &sp, .argv = argv, .interval_ms = 100, .fps = fps,
 			      .notice = NULL, .log_path = "/dev/null"};
 	int rc = tui_run(&ctx);
 	pthread_join(drv, NULL);

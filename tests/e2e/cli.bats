@@ -96,6 +96,16 @@ setup() {
 	assert_one_line "$stderr" "stderr"
 }
 
+@test "bad option: --fps outside 1..30 or not a number exits 2 with one line" {
+	local v
+	for v in 0 31 fast; do
+		st --fps "$v" -- true
+		assert_status 2
+		assert_one_line "$stderr" "stderr"
+		[[ "$stderr" == *"frame rate"* ]] || st_fail "--fps $v: $stderr"
+	done
+}
+
 @test "--interval accepts its bounds 10 and 60000" {
 	st -s -i 10 -- "$WL/exitwith" 0
 	assert_status 0
