@@ -36,7 +36,9 @@
 /* The collector's share of its budget per core the command keeps busy. */
 #define COLLECTOR_TREE_SHARE 0.4
 #define COLLECTOR_NLBATCH 64
-#define COLLECTOR_NLEVENTS 256
+/* Bytes of receive buffer one connector event takes (skb overhead included),
+ * to tell how many fork|exit events the quiet socket holds. */
+#define COLLECTOR_NL_EVENT_BYTES 1024
 /* How far back an early event may lie before the fork event it belongs to. */
 #define COLLECTOR_EARLY_NS (50 * 1000000ull)
 
@@ -44,6 +46,10 @@ struct collector {
 	struct store *st;
 	struct collector_config cfg;
 	int nl_fd, ep_fd, timer_fd, wake_fd, notify_fd, pidfd;
+	int nl_quiet_fd;       /* fork|exit events, not woken for (or -1) */
+	int quiet_cap;         /* events its receive buffer holds, roughly */
+	int quiet_polled;      /* its EPOLLIN is on: the event rate is high */
+	uint64_t quiet_read;   /* fork|exit events read since the last tick */
 	pid_t root;
 	pthread_t th;
 	int started;
@@ -65,11 +71,12 @@ struct collector {
 	 * kernel sends the fork event after the child may already have run) */
 	struct nlproc_event early[COLLECTOR_EARLY];
 	size_t nearly;
-	struct nlproc_event evs[COLLECTOR_NLEVENTS]; /* one batch of netlink events */
+	/* one batch of netlink events from each socket */
+	struct nlproc_event evs[COLLECTOR_NLBATCH], qevs[COLLECTOR_NLBATCH];
 	uint64_t last_tick_ns;
 	uint64_t age_sum_ns, age_n;
 	struct store_summary sum;
-	char nlbuf[COLLECTOR_NLBUF];
+	char nlbuf[COLLECTOR_NLBUF], qbuf[COLLECTOR_NLBUF];
 	char rbuf[16384];
 	char argv[COLLECTOR_ARGV_MAX];
 };
@@ -119,6 +126,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 	if (c->cfg.budget <= 0)
 		c->cfg.budget = 0.01;
 	c->nl_fd = cfg->nl_fd;
+	c->nl_quiet_fd = cfg->nl_fd >= 0 ? cfg->nl_quiet_fd : -1;
 	c->ep_fd = c->timer_fd = c->wake_fd = c->notify_fd = c->pidfd = -1;
 	c->cost_ns_per_kib = PSSCHED_COST_NS_PER_KIB;
 	c->shared_ratio = 1.0;
@@ -690,6 +698,7 @@ static void retire_exited(struct collector *c)
 }
 
 static void drain_netlink(struct collector *c);
+static void quiet_adjust(struct collector *c, int at_tick);
 
 static void tick(struct collector *c)
 {
@@ -698,8 +707,10 @@ static void tick(struct collector *c)
 
 	if (c->sum.mode == COLLECTOR_POLL)
 		scan_tree(c, now);
-	if (c->nl_fd >= 0)
+	if (c->nl_fd >= 0) {
 		drain_netlink(c); /* exits first: a process gone now has its event queued */
+		quiet_adjust(c, 1);
+	}
 	retire_exited(c);
 	for (size_t i = 0; i < ptable_count(c->pt);) {
 		struct pentry *e = ptable_at(c->pt, i);
@@ -762,45 +773,121 @@ static void tick(struct collector *c)
 	notify(c);
 }
 
-/* Reads every pending netlink datagram; counts and repairs lost events. */
-static void drain_netlink(struct collector *c)
+/* One netlink socket being drained: a batch of its events and where we are. */
+struct nlsrc {
+	int fd;
+	char *buf;
+	struct nlproc_event *evs;
+	size_t n;    /* events in the batch */
+	int more;    /* the last read filled the batch: more may be queued */
+	int fd_read; /* read at least once */
+};
+
+/* Reads one batch of datagrams from src into its events; counts and repairs
+ * lost events (ENOBUFS). Sets src->more when the socket may hold more. */
+static void nl_read(struct collector *c, struct nlsrc *src)
 {
 	struct mmsghdr mm[COLLECTOR_NLBATCH];
 	struct iovec iov[COLLECTOR_NLBATCH];
-	size_t slot = sizeof(c->nlbuf) / COLLECTOR_NLBATCH;
+	size_t slot = COLLECTOR_NLBUF / COLLECTOR_NLBATCH;
+	int n;
 
+	src->n = 0;
+	src->more = 0;
 	for (;;) {
 		for (size_t i = 0; i < COLLECTOR_NLBATCH; i++) {
-			iov[i] = (struct iovec){.iov_base = c->nlbuf + i * slot, .iov_len = slot};
+			iov[i] = (struct iovec){.iov_base = src->buf + i * slot, .iov_len = slot};
 			mm[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
 		}
-		int n = recvmmsg(c->nl_fd, mm, COLLECTOR_NLBATCH, MSG_DONTWAIT, NULL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				struct store_event ev = {.t_ns = collector_now_ns(), .type = STORE_EV_LOST,
-							 .arg = 1};
-				c->sum.lost_events++;
-				store_push_event(c->st, &ev);
-				ev.type = STORE_EV_RESCAN;
-				store_push_event(c->st, &ev);
-				scan_tree(c, ev.t_ns);
-				continue;
-			}
+		n = recvmmsg(src->fd, mm, COLLECTOR_NLBATCH, MSG_DONTWAIT, NULL);
+		if (n >= 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno != ENOBUFS)
+			return;
+		struct store_event ev = {.t_ns = collector_now_ns(), .type = STORE_EV_LOST, .arg = 1};
+		c->sum.lost_events++;
+		store_push_event(c->st, &ev);
+		ev.type = STORE_EV_RESCAN;
+		store_push_event(c->st, &ev);
+		scan_tree(c, ev.t_ns);
+	}
+	/* one event per datagram: at most COLLECTOR_NLBATCH events */
+	for (int i = 0; i < n && src->n < COLLECTOR_NLBATCH; i++) {
+		size_t ok = 0;
+		int k = nlproc_parse(iov[i].iov_base, mm[i].msg_len, src->evs + src->n,
+				     COLLECTOR_NLBATCH - src->n, &ok);
+		src->n += k >= 0 ? (size_t)k : ok;
+	}
+	src->more = n == COLLECTOR_NLBATCH;
+	c->sum.nl_events += src->n;
+}
+
+/* Turns waking for fork|exit events on when they come fast enough to
+ * threaten the quiet socket's buffer between ticks (a quarter of it in one
+ * tick's time), off again when they slow down (under a 16th). at_tick: the
+ * tick's decision, which may also turn it off. */
+static void quiet_adjust(struct collector *c, int at_tick)
+{
+	int on = c->quiet_polled;
+
+	if (c->nl_quiet_fd < 0 || c->ep_fd < 0)
+		return;
+	if (c->quiet_read > (uint64_t)c->quiet_cap / 4)
+		on = 1;
+	else if (at_tick && c->quiet_read < (uint64_t)c->quiet_cap / 16)
+		on = 0;
+	if (at_tick)
+		c->quiet_read = 0;
+	if (on == c->quiet_polled)
+		return;
+	/* with no EPOLLIN an overflow (EPOLLERR) still wakes us */
+	struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.fd = c->nl_quiet_fd};
+	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->nl_quiet_fd, &ev) == 0)
+		c->quiet_polled = on;
+}
+
+/* Reads every pending netlink event and handles them in the order they
+ * happened. With two sockets (exec; fork|exit) both are read batch by batch
+ * and merged by kernel timestamp, so a fork is handled before the exec that
+ * follows it (an exec that still comes first waits in the early list). */
+static void drain_netlink(struct collector *c)
+{
+	struct nlsrc w = {.fd = c->nl_fd, .buf = c->nlbuf, .evs = c->evs};
+	struct nlsrc q = {.fd = c->nl_quiet_fd, .buf = c->qbuf, .evs = c->qevs};
+	size_t wi = 0, qi = 0;
+
+	if (c->nl_quiet_fd < 0) {
+		do {
+			nl_read(c, &w);
+			for (size_t i = 0; i < w.n; i++)
+				on_event(c, &w.evs[i]);
+		} while (w.more);
+		return;
+	}
+	for (;;) {
+		/* a batch used up while its socket may hold more: read on first,
+		 * its next event may be older than the other batch's */
+		if (wi == w.n && (w.more || !w.fd_read)) {
+			nl_read(c, &w);
+			w.fd_read = 1;
+			wi = 0;
+		}
+		if (qi == q.n && (q.more || !q.fd_read)) {
+			nl_read(c, &q);
+			q.fd_read = 1;
+			c->quiet_read += q.n;
+			qi = 0;
+		}
+		if (wi == w.n && qi == q.n) {
+			quiet_adjust(c, 0);
 			return;
 		}
-		size_t cnt = 0;
-		for (int i = 0; i < n && cnt < COLLECTOR_NLEVENTS; i++) {
-			size_t ok = 0;
-			int k = nlproc_parse(iov[i].iov_base, mm[i].msg_len, c->evs + cnt,
-					     COLLECTOR_NLEVENTS - cnt, &ok);
-			cnt += k >= 0 ? (size_t)k : ok;
-		}
-		for (size_t i = 0; i < cnt; i++)
-			on_event(c, &c->evs[i]);
-		if (n < COLLECTOR_NLBATCH)
-			return;
+		if (qi < q.n && (wi == w.n || q.evs[qi].ts_ns <= w.evs[wi].ts_ns))
+			on_event(c, &q.evs[qi++]);
+		else
+			on_event(c, &w.evs[wi++]);
 	}
 }
 
@@ -862,9 +949,10 @@ static void *collector_main(void *arg)
 		int n = epoll_wait(c->ep_fd, evs, 8, c->pidfd < 0 ? (int)c->cfg.interval_ms : -1);
 		if (n < 0 && errno != EINTR)
 			break;
+		c->sum.collector_wakeups++;
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
-			if (fd == c->nl_fd) {
+			if (fd == c->nl_fd || fd == c->nl_quiet_fd) {
 				drain_netlink(c);
 			} else if (fd == c->timer_fd) {
 				uint64_t x;
@@ -930,6 +1018,17 @@ int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns
 	its.it_value = its.it_interval;
 	if (timerfd_settime(c->timer_fd, 0, &its, NULL))
 		return -errno;
+	if (c->nl_quiet_fd >= 0) {
+		/* read at ticks and execs; woken for only on overflow or when fast */
+		struct epoll_event qev = {.events = 0, .data.fd = c->nl_quiet_fd};
+		int bytes = 0;
+		socklen_t sl = sizeof(bytes);
+		if (epoll_ctl(c->ep_fd, EPOLL_CTL_ADD, c->nl_quiet_fd, &qev) < 0)
+			return -errno;
+		if (getsockopt(c->nl_quiet_fd, SOL_SOCKET, SO_RCVBUF, &bytes, &sl) < 0 || bytes <= 0)
+			bytes = 256 * 1024;
+		c->quiet_cap = bytes / COLLECTOR_NL_EVENT_BYTES;
+	}
 	if ((r = ep_add(c->ep_fd, c->nl_fd)) < 0 || (r = ep_add(c->ep_fd, c->timer_fd)) < 0 ||
 	    (r = ep_add(c->ep_fd, c->pidfd)) < 0 || (r = ep_add(c->ep_fd, c->wake_fd)) < 0)
 		return r;
@@ -975,6 +1074,8 @@ void collector_free(struct collector *c)
 	free(c->sched_picks);
 	if (c->nl_fd >= 0)
 		nlproc_close(c->nl_fd); /* unsubscribes: the kernel counts listeners */
+	if (c->nl_quiet_fd >= 0)
+		nlproc_close(c->nl_quiet_fd);
 	int fds[] = {c->ep_fd, c->timer_fd, c->wake_fd, c->notify_fd};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)

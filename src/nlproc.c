@@ -28,8 +28,6 @@ struct nlproc_input {
 	uint32_t event_type;
 };
 
-#define NLPROC_EVENTS ((uint32_t)(PROC_EVENT_FORK | PROC_EVENT_EXEC | PROC_EVENT_EXIT))
-
 /* How long nlproc_open waits for the kernel's ack before concluding it was
  * ignored. */
 #define NLPROC_ACK_WAIT_MS 100
@@ -198,11 +196,11 @@ static int nlproc_kernel_filters(void)
 /* Sends a listen or ignore op to the connector, in the 8-byte filtered form
  * or the 4-byte form older kernels require (they drop any other length). The
  * kernel answers with an ack whose cn_msg.ack is cookie + 1. */
-static int nlproc_send_op(int fd, uint32_t op, int filtered, uint32_t cookie)
+static int nlproc_send_op(int fd, uint32_t op, int filtered, uint32_t cookie, uint32_t events)
 {
 	char buf[MNL_ALIGN(sizeof(struct nlmsghdr)) + MNL_ALIGN(sizeof(struct cn_msg)) +
 		 MNL_ALIGN(sizeof(struct nlproc_input))] __attribute__((aligned(8)));
-	struct nlproc_input in = { .mcast_op = op, .event_type = NLPROC_EVENTS };
+	struct nlproc_input in = { .mcast_op = op, .event_type = events };
 	size_t in_len = filtered ? sizeof(in) : sizeof(in.mcast_op);
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct nlmsghdr *nlh;
@@ -300,8 +298,50 @@ static uint32_t nlproc_cookie(int fd)
 	return sa.nl_pid;
 }
 
-/* Opens, binds and subscribes, confirming through the kernel's ack. */
+/* The kernel's event bits for a NLPROC_WANT_* mask. */
+static uint32_t nlproc_events(unsigned want)
+{
+	return ((want & NLPROC_WANT_FORK) ? (uint32_t)PROC_EVENT_FORK : 0) |
+	       ((want & NLPROC_WANT_EXEC) ? (uint32_t)PROC_EVENT_EXEC : 0) |
+	       ((want & NLPROC_WANT_EXIT) ? (uint32_t)PROC_EVENT_EXIT : 0);
+}
+
 int nlproc_open(int rcvbuf_bytes, struct nlproc_info *info)
+{
+	return nlproc_open_want(rcvbuf_bytes, NLPROC_WANT_ALL, info);
+}
+
+int nlproc_open_split(int rcvbuf_bytes, int *quiet_fd, struct nlproc_info *info)
+{
+	struct nlproc_info qi;
+	int fd;
+
+	*quiet_fd = -1;
+	if (!nlproc_kernel_filters())
+		return nlproc_open(rcvbuf_bytes, info);
+	fd = nlproc_open_want(rcvbuf_bytes, NLPROC_WANT_EXEC, info);
+	if (fd < 0)
+		return fd;
+	if (info && !info->filtered) {
+		/* it gets everything anyway */
+		return fd;
+	}
+	int q = nlproc_open_want(rcvbuf_bytes, NLPROC_WANT_FORK | NLPROC_WANT_EXIT, &qi);
+	if (q >= 0 && qi.filtered) {
+		*quiet_fd = q;
+		if (info)
+			info->split = 1;
+		return fd;
+	}
+	/* no second filtered socket: one socket with everything */
+	if (q >= 0)
+		nlproc_close(q);
+	nlproc_close(fd);
+	return nlproc_open(rcvbuf_bytes, info);
+}
+
+/* Opens, binds and subscribes, confirming through the kernel's ack. */
+int nlproc_open_want(int rcvbuf_bytes, unsigned want, struct nlproc_info *info)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
 	struct nlproc_info local;
@@ -323,17 +363,17 @@ int nlproc_open(int rcvbuf_bytes, struct nlproc_info *info)
 	 * never is: the ack's kind is outside the mask), so subscribe with it
 	 * first to learn whether the kernel took us, then narrow the events. */
 	cookie = nlproc_cookie(fd);
-	err = nlproc_send_op(fd, PROC_CN_MCAST_LISTEN, 0, cookie);
+	err = nlproc_send_op(fd, PROC_CN_MCAST_LISTEN, 0, cookie, 0);
 	if (err < 0)
 		goto out;
 	err = nlproc_await_ack(fd, cookie, &refused);
 	if (err == 0 && nlproc_kernel_filters()) {
-		err = nlproc_send_op(fd, PROC_CN_MCAST_LISTEN, 1, cookie + 2);
+		err = nlproc_send_op(fd, PROC_CN_MCAST_LISTEN, 1, cookie + 2, nlproc_events(want));
 		local.filtered = err == 0;
 	}
 	/* Unless the kernel refused in its ack, it may have counted us: undo. */
 	if (err < 0 && !refused)
-		(void)nlproc_send_op(fd, PROC_CN_MCAST_IGNORE, 0, 0);
+		(void)nlproc_send_op(fd, PROC_CN_MCAST_IGNORE, 0, 0, 0);
 out:
 	if (err < 0 && fd >= 0) {
 		close(fd);
@@ -351,6 +391,6 @@ void nlproc_close(int fd)
 {
 	if (fd < 0)
 		return;
-	(void)nlproc_send_op(fd, PROC_CN_MCAST_IGNORE, 0, 0);
+	(void)nlproc_send_op(fd, PROC_CN_MCAST_IGNORE, 0, 0, 0);
 	close(fd);
 }

@@ -33,9 +33,16 @@ struct nlproc_event {
 int nlproc_parse(const void *buf, size_t len, struct nlproc_event *out, size_t max,
 		 size_t *n_ok);
 
+/* Event kinds a socket asks for. Kernels >= 6.6 filter; older ones send all. */
+#define NLPROC_WANT_FORK 1u
+#define NLPROC_WANT_EXEC 2u
+#define NLPROC_WANT_EXIT 4u
+#define NLPROC_WANT_ALL (NLPROC_WANT_FORK | NLPROC_WANT_EXEC | NLPROC_WANT_EXIT)
+
 /* What nlproc_open managed to set up. */
 struct nlproc_info {
-	int filtered;        /* the kernel filters to fork|exec|exit (>= 6.6) */
+	int filtered;        /* the kernel filters to the kinds asked for (>= 6.6) */
+	int split;           /* nlproc_open_split: exec events have a socket of their own */
 	int rcvbuf_forced;   /* SO_RCVBUFFORCE worked */
 	int rcvbuf_bytes;    /* the buffer size the kernel reports */
 };
@@ -47,6 +54,14 @@ struct nlproc_info {
  * -EOPNOTSUPP when the kernel ignores us (a non-initial user, pid or network
  * namespace, e.g. a container). */
 int nlproc_open(int rcvbuf_bytes, struct nlproc_info *info);
+/* nlproc_open for the kinds in want (NLPROC_WANT_*) only. */
+int nlproc_open_want(int rcvbuf_bytes, unsigned want, struct nlproc_info *info);
+/* Two sockets, so a reader can sleep through fork and exit events and still
+ * wake for each exec (whose command line must be read while the program
+ * lives): returns the exec socket and sets *quiet_fd to the fork|exit one.
+ * Where the kernel cannot filter, or the second socket fails, returns one
+ * socket with all events and *quiet_fd = -1 (info->split says which). */
+int nlproc_open_split(int rcvbuf_bytes, int *quiet_fd, struct nlproc_info *info);
 /* Unsubscribes and closes. */
 void nlproc_close(int fd);
 

@@ -115,6 +115,8 @@ struct store_summary {
 	uint64_t collector_cpu_ns; /* the collector thread's own CPU time */
 	uint64_t self_cpu_ns;      /* spacetime's whole process (all threads), at the end */
 	uint64_t interval_ms;
+	uint64_t collector_wakeups; /* times the collector thread woke up */
+	uint64_t nl_events;        /* netlink events read */
 };
 
 struct store;

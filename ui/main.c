@@ -176,7 +176,9 @@ static int print_caps(const struct caps_state *cs, int nl_err, const struct nlpr
 	printf("privileges:   %s (uid %d), capabilities %s\n", kind[cs->kind], (int)getuid(), text);
 	if (nl_err == 0)
 		printf("netlink:      on: every fork, exec and exit is seen%s; receive buffer %d KiB%s\n",
-		       ni->filtered ? " (kernel-filtered to fork|exec|exit)" : "",
+		       ni->split      ? " (kernel-filtered: exec on one socket, fork|exit on another)"
+		       : ni->filtered ? " (kernel-filtered to fork|exec|exit)"
+				      : "",
 		       ni->rcvbuf_bytes / 1024, ni->rcvbuf_forced ? " (forced)" : "");
 	else
 		printf("netlink:      off: %s;\n"
@@ -242,7 +244,7 @@ int main(int argc, char **argv)
 	struct caps_state cs;
 	struct nlproc_info ni = {0};
 	struct spawn sp;
-	int nl_fd = -ENOSYS, r;
+	int nl_fd = -ENOSYS, nl_quiet = -1, r;
 
 	/* A SIGCHLD ignored by our parent would let the kernel reap the command
 	 * before we can. The command gets the dispositions and mask we found. */
@@ -267,7 +269,7 @@ int main(int argc, char **argv)
 	} else {
 		if (cs.net_admin)
 			caps_raise_net_admin();
-		nl_fd = nlproc_open(MAIN_RCVBUF, &ni);
+		nl_fd = nlproc_open_split(MAIN_RCVBUF, &nl_quiet, &ni);
 	}
 	/* While privileged, raise our priority a little: the collector thread
 	 * inherits it, so it reads a short program's command line before the
@@ -289,6 +291,8 @@ int main(int argc, char **argv)
 		print_caps(&cs, nl_fd < 0 ? nl_fd : 0, &ni);
 		if (nl_fd >= 0)
 			nlproc_close(nl_fd);
+		if (nl_quiet >= 0)
+			nlproc_close(nl_quiet);
 		return 0;
 	}
 	FILE *out = o.output ? open_out(o.output) : stderr;
@@ -296,7 +300,8 @@ int main(int argc, char **argv)
 
 	struct store *st = store_new(NULL);
 	struct collector_config cc = {.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
-				      .nl_fd = nl_fd >= 0 ? nl_fd : -1, .root_argv = o.argv};
+				      .nl_fd = nl_fd >= 0 ? nl_fd : -1, .nl_quiet_fd = nl_quiet,
+				      .root_argv = o.argv};
 	struct collector *col = st ? collector_new(st, &cc) : NULL;
 	if (!col) {
 		fprintf(stderr, "spacetime: out of memory\n");

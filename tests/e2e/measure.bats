@@ -100,6 +100,20 @@ min_faults_for_mib() {
 	assert_json '.execs | length' -eq 1
 }
 
+@test "forkn 1000: the collector sleeps through fork and exit events, yet counts them all" {
+	require_netlink
+	"$ST_BIN" --caps | grep -q 'exec on one socket' ||
+		skip "this kernel cannot filter process events (< 6.6): one socket wakes for all"
+	stj -- "$WL/forkn" 1000
+	assert_status 0
+	assert_json .processes -eq 1001
+	assert_json .lost_events -eq 0
+	# 1000 forks and 1000 exits (and whatever else the machine did) were read,
+	# at ticks: a wakeup per event would be 2000
+	assert_json .netlink_events -ge 2000
+	assert_json .collector_wakeups -lt 100
+}
+
 # Unrelated activity while forkn 2000 exec runs: a sleep started before
 # spacetime, and a loop exec'ing /bin/sleep throughout. Neither is in the tree.
 noise_start() {
