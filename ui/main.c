@@ -10,6 +10,7 @@
 #include "tui.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -238,6 +239,22 @@ static void wait_child(struct collector *col, const struct spawn *sp, int sfd)
 	}
 }
 
+/* Opens /dev/null on whichever of fds 0, 1 and 2 is closed, so that no file
+ * spacetime opens (the JSON, a log, a socket) becomes one of them and gets the
+ * summary or the command's output written into it. */
+static void std_fds_open(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", O_RDWR);
+		if (n >= 0 && n != fd) { /* a lower one was opened first: cannot be */
+			close(n);
+			return;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -249,6 +266,7 @@ int main(int argc, char **argv)
 	/* A SIGCHLD ignored by our parent would let the kernel reap the command
 	 * before we can. The command gets the dispositions and mask we found. */
 	sigset_t ignored, orig_mask;
+	std_fds_open();
 	sigemptyset(&ignored);
 	for (int s = 1; s < NSIG; s++) {
 		struct sigaction sa;

@@ -282,3 +282,11 @@ setup() {
 	ign=$(echo $ign)
 	(( 16#$ign & 1 )) || st_fail "SIGHUP not ignored under nohup: SigIgn $ign"
 }
+
+@test "closed stdin, stdout and stderr: the --json file is JSON, not the summary, and the status is the command's" {
+	local j="$BATS_TEST_TMPDIR/closed.json"
+	# closed inside the shell that runs spacetime (bats' run captures output)
+	run bash -c '"$0" -s --json "$1" -- "$2" 3 <&- >&- 2>&-' "$ST_BIN" "$j" "$WL/exitwith"
+	[ "$status" -eq 3 ] || st_fail "status $status, expected 3"
+	jq -e '.exit_status == 3 and .processes == 1' "$j" >/dev/null || st_fail "$j: $(head -c 200 "$j")"
+}
