@@ -36,6 +36,9 @@
 /* The collector's share of its budget per core the command keeps busy. */
 #define COLLECTOR_TREE_SHARE 0.4
 #define COLLECTOR_NLBATCH 64
+/* Above this sampling interval the fork|exit socket is woken for like the
+ * exec one: between rare ticks a burst could fill its buffer. */
+#define COLLECTOR_QUIET_MAX_INTERVAL_MS 250
 /* Bytes of receive buffer one connector event takes (skb overhead included),
  * to tell how many fork|exit events the quiet socket holds. */
 #define COLLECTOR_NL_EVENT_BYTES 1024
@@ -781,6 +784,7 @@ struct nlsrc {
 	size_t n;    /* events in the batch */
 	int more;    /* the last read filled the batch: more may be queued */
 	int fd_read; /* read at least once */
+	uint64_t read_ns; /* when it was last read: what happened before is in the batch */
 };
 
 /* Reads one batch of datagrams from src into its events; counts and repairs
@@ -794,6 +798,8 @@ static void nl_read(struct collector *c, struct nlsrc *src)
 
 	src->n = 0;
 	src->more = 0;
+	src->fd_read = 1;
+	src->read_ns = collector_now_ns();
 	for (;;) {
 		for (size_t i = 0; i < COLLECTOR_NLBATCH; i++) {
 			iov[i] = (struct iovec){.iov_base = src->buf + i * slot, .iov_len = slot};
@@ -832,7 +838,7 @@ static void quiet_adjust(struct collector *c, int at_tick)
 {
 	int on = c->quiet_polled;
 
-	if (c->nl_quiet_fd < 0 || c->ep_fd < 0)
+	if (c->nl_quiet_fd < 0 || c->ep_fd < 0 || c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS)
 		return;
 	if (c->quiet_read > (uint64_t)c->quiet_cap / 4)
 		on = 1;
@@ -871,12 +877,10 @@ static void drain_netlink(struct collector *c)
 		 * its next event may be older than the other batch's */
 		if (wi == w.n && (w.more || !w.fd_read)) {
 			nl_read(c, &w);
-			w.fd_read = 1;
 			wi = 0;
 		}
 		if (qi == q.n && (q.more || !q.fd_read)) {
 			nl_read(c, &q);
-			q.fd_read = 1;
 			c->quiet_read += q.n;
 			qi = 0;
 		}
@@ -884,10 +888,24 @@ static void drain_netlink(struct collector *c)
 			quiet_adjust(c, 0);
 			return;
 		}
-		if (qi < q.n && (wi == w.n || q.evs[qi].ts_ns <= w.evs[wi].ts_ns))
-			on_event(c, &q.evs[qi++]);
+		int from_q = qi < q.n && (wi == w.n || q.evs[qi].ts_ns <= w.evs[wi].ts_ns);
+		const struct nlproc_event *ev = from_q ? &q.evs[qi] : &w.evs[wi];
+		/* the other socket's batch is used up and was read before this
+		 * event happened: what it got since may come first */
+		struct nlsrc *other = from_q ? &w : &q;
+		if ((from_q ? wi == w.n : qi == q.n) && ev->ts_ns > other->read_ns) {
+			nl_read(c, other);
+			if (other == &q)
+				c->quiet_read += q.n;
+			*(from_q ? &wi : &qi) = 0;
+			if (other->n)
+				continue;
+		}
+		on_event(c, ev);
+		if (from_q)
+			qi++;
 		else
-			on_event(c, &w.evs[wi++]);
+			wi++;
 	}
 }
 
@@ -1019,8 +1037,11 @@ int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns
 	if (timerfd_settime(c->timer_fd, 0, &its, NULL))
 		return -errno;
 	if (c->nl_quiet_fd >= 0) {
-		/* read at ticks and execs; woken for only on overflow or when fast */
-		struct epoll_event qev = {.events = 0, .data.fd = c->nl_quiet_fd};
+		/* read at ticks and execs; woken for only on overflow or when fast
+		 * (or always, when ticks are rare) */
+		c->quiet_polled = c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS;
+		struct epoll_event qev = {.events = c->quiet_polled ? EPOLLIN : 0,
+					  .data.fd = c->nl_quiet_fd};
 		int bytes = 0;
 		socklen_t sl = sizeof(bytes);
 		if (epoll_ctl(c->ep_fd, EPOLL_CTL_ADD, c->nl_quiet_fd, &qev) < 0)
