@@ -60,7 +60,7 @@ static void usage(FILE *f)
 	      "                       (default 1), and at most 0.4 times that per core the\n"
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
 	      "      --fps N          dashboard redraws per second while live (default 4,\n"
-	      "                       1..30); keys always redraw at once\n"
+	      "                       0.2..30); keys always redraw at once\n"
 	      "  -v, --verbose        list every EXEC line (default: the first 20)\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
 	      "      --caps           print which features privileges enable, and exit\n"
@@ -130,7 +130,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_JSON: o->json = optarg; break;
 		case 'i': o->interval_ms = (unsigned)parse_num(optarg, 10, 60000, "interval"); break;
 		case OPT_BUDGET: o->budget = parse_num(optarg, 0.01, 100, "budget"); break;
-		case OPT_FPS: o->fps = parse_num(optarg, 1, 30, "frame rate"); break;
+		case OPT_FPS: o->fps = parse_num(optarg, 0.2, 30, "frame rate"); break;
 		case 'v': o->verbose = 1; break;
 		case OPT_NO_NETLINK: o->no_netlink = 1; break;
 		case OPT_CAPS: o->caps = 1; break;

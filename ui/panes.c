@@ -109,6 +109,19 @@ static uint64_t panes_hold(const struct panes *p)
 	return 3ull * p->interval_ms * 1000000ull;
 }
 
+/* The hold after the newest data: never past the newest instant, so a live
+ * view with room ahead (a growing run) is not painted into the future. */
+static uint64_t panes_hold_tail(const struct panes *p)
+{
+	uint64_t h = panes_hold(p), last = p->nbk ? p->bk[p->nbk - 1].t1_ns : 0;
+
+	if (!p->nbk || p->finished || p->tl.paused)
+		return h;
+	if (p->live_ns <= last)
+		return 0;
+	return p->live_ns - last < h ? p->live_ns - last : h;
+}
+
 void panes_query(struct panes *p)
 {
 	size_t want = (size_t)(p->lay.mem_graph.w > 0 ? p->lay.mem_graph.w : 1) * 8;
@@ -408,7 +421,7 @@ void panes_mem(struct panes *p)
 		panes_mem_title(p, 0);
 		return;
 	}
-	resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_PSS, panes_hold(p), p->idx);
+	resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_PSS, panes_hold_tail(p), p->idx);
 	for (size_t c = 0; c < ncols; c++) {
 		struct graph_col *gc;
 		const struct bucket *b = panes_col(p, c, &gc);
@@ -488,7 +501,7 @@ static void panes_tasks(struct panes *p, const struct layout_box *bx, const stru
 	char note[32];
 
 	if (g->h > 0 && !panes_cols(p, ncols)) {
-		resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_LIVE_THREADS, panes_hold(p),
+		resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_LIVE_THREADS, panes_hold_tail(p),
 			      p->idx);
 		for (size_t c = 0; c < ncols; c++) {
 			struct graph_col *gc;

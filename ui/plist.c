@@ -333,12 +333,15 @@ int plist_full_paths(const struct plist *pl)
 
 size_t plist_argv0_name(const char *argv, size_t len)
 {
-	size_t name = 0;
+	size_t slash = 0, i;
 
-	for (size_t i = 0; i < len && argv[i]; i++)
-		if (argv[i] == '/' && i + 1 < len && argv[i + 1])
-			name = i + 1;
-	return name;
+	for (i = 0; i < len && argv[i]; i++) {
+		if (argv[i] == ' ')
+			return 0; /* a title the program wrote (sshd: user@pts/0): as is */
+		if (argv[i] == '/')
+			slash = i + 1;
+	}
+	return slash < i ? slash : 0;
 }
 
 void plist_move(struct plist *pl, long delta)

@@ -30,7 +30,8 @@ int plist_finished_view(const struct plist *pl);
 void plist_toggle_paths(struct plist *pl);
 int plist_full_paths(const struct plist *pl);
 /* Where argv[0]'s last path component starts in a NUL-separated argv of len
- * bytes: 0 if argv[0] has no '/', or nothing follows its last '/'. */
+ * bytes: 0 if argv[0] has no '/', nothing follows its last '/', or it holds a
+ * space (a title the program wrote over its argv, like "sshd: alice@pts/0"). */
 size_t plist_argv0_name(const char *argv, size_t len);
 /* Moves the selection by delta rows (page: the visible height). */
 void plist_move(struct plist *pl, long delta);

@@ -435,7 +435,10 @@ static void tui_draw(struct tui *t, uint64_t now)
 	tui_nframes++;
 	t->dirty = 0;
 	t->urgent = 0;
-	t->next_frame_ns = now + t->frame_ns;
+	/* only a timed frame moves the frame clock: keys held down must not
+	 * keep the live view from its frames */
+	if (now >= t->next_frame_ns)
+		t->next_frame_ns = now + t->frame_ns;
 }
 
 /* Work due on the clock: frames, process list, messages, the quit sequence. */

@@ -96,9 +96,9 @@ setup() {
 	assert_one_line "$stderr" "stderr"
 }
 
-@test "bad option: --fps outside 1..30 or not a number exits 2 with one line" {
+@test "bad option: --fps outside 0.2..30 or not a number exits 2 with one line" {
 	local v
-	for v in 0 31 fast; do
+	for v in 0 0.1 31 fast; do
 		st --fps "$v" -- true
 		assert_status 2
 		assert_one_line "$stderr" "stderr"

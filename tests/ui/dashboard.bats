@@ -406,3 +406,65 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	[[ "$output" =~ PSS\ age\ [0-9]+\.[0-9]s ]] || { ui_show; false; }
 	ui_keys q y
 }
+
+# distinct_elapsed SECONDS: how many different elapsed-time readings the header
+# showed, sampled every 0.1 s for SECONDS.
+distinct_elapsed() {
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		ui_elapsed
+		sleep 0.1
+	done | sort -u | grep -c .
+}
+
+@test "--fps sets how often the live view redraws: about once a second at 1, several times at 10" {
+	ui_start 100 30 -- --fps 1 -- sh -c 'echo up; sleep 60'
+	ui_wait 'up'
+	ui_wait 'running'
+	local slow fast
+	slow=$(distinct_elapsed 4)
+	ui_start 100 30 -- --fps 10 -- sh -c 'echo up; sleep 60'
+	ui_wait 'up'
+	ui_wait 'running'
+	fast=$(distinct_elapsed 4)
+	# 4 s at 1 frame/s: 4 or 5 readings; at 10 frames/s nearly every sample
+	[ "$slow" -ge 3 ] && [ "$slow" -le 6 ] || { echo "--fps 1: $slow distinct readings in 4 s"; false; }
+	[ "$fast" -ge 15 ] || { echo "--fps 10: $fast distinct readings in 4 s"; false; }
+}
+
+@test "--fps 0.2: a key still redraws at once (space shows PAUSED within half a second)" {
+	ui_start 100 30 -- --fps 0.2 -- sh -c 'echo up; sleep 60'
+	ui_wait 'up'
+	ui_wait 'running'
+	# a frame every 5 s: a key waiting for one would take 2.5 s on average
+	local i
+	for i in 1 2; do
+		sleep 0.7
+		ui_keys Space
+		ui_wait 'PAUSED' 0.5
+		sleep 0.7
+		ui_keys Space
+		ui_wait_gone 'PAUSED' 0.5
+	done
+}
+
+@test "keys held down do not stop the live view: the elapsed time moves while r repeats" {
+	ui_start 100 30 -- sh -c 'echo up; sleep 60'
+	ui_wait 'up'
+	ui_wait 'running'
+	# 20 keys a second, faster than the 4 frames a second of the live view
+	(for _ in $(seq 70); do ui_keys r; sleep 0.05; done) &
+	local keys=$! e1 e2
+	sleep 1
+	e1=$(ui_elapsed)
+	sleep 1.5
+	e2=$(ui_elapsed)
+	wait "$keys"
+	[ -n "$e1" ] && [ "$e1" != "$e2" ] || { echo "elapsed $e1 -> $e2 while keys repeated"; ui_show; false; }
+}
+
+@test "a title a program wrote over its argv is shown as is, not cut at a slash" {
+	ui_start 100 30 -- bash -c 'exec -a "worker: job a/b done" sleep 60'
+	# in the process list (a row starts with its pid), not just the header
+	ui_wait '^ +[0-9]+ .* worker: job a/b done'
+}

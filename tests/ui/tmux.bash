@@ -77,8 +77,9 @@ ui_keys() {
 # ui_wait REGEX [SECONDS]: waits until the screen matches an extended regex;
 # fails with the last screen shown.
 ui_wait() {
-	local re=$1 limit=${2:-15} i=0
-	while [ "$i" -lt $((limit * 10)) ]; do
+	local re=$1 limit=${2:-15} i=0 n
+	n=$(awk -v l="$limit" 'BEGIN { printf "%d", l * 10 }')
+	while [ "$i" -lt "$n" ]; do
 		if ui_cap | grep -Eq -- "$re"; then
 			return 0
 		fi
@@ -92,8 +93,9 @@ ui_wait() {
 
 # ui_wait_gone REGEX [SECONDS]: waits until the screen no longer matches.
 ui_wait_gone() {
-	local re=$1 limit=${2:-15} i=0
-	while [ "$i" -lt $((limit * 10)) ]; do
+	local re=$1 limit=${2:-15} i=0 n
+	n=$(awk -v l="$limit" 'BEGIN { printf "%d", l * 10 }')
+	while [ "$i" -lt "$n" ]; do
 		if ! ui_cap | grep -Eq -- "$re"; then
 			return 0
 		fi
