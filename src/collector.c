@@ -36,6 +36,8 @@
 /* The collector's share of its budget per core the command keeps busy. */
 #define COLLECTOR_TREE_SHARE 0.4
 #define COLLECTOR_NLBATCH 64
+/* The first tick after the command starts (ms). */
+#define COLLECTOR_FIRST_TICK_MS 10
 /* Above this sampling interval the fork|exit socket is woken for like the
  * exec one: between rare ticks a burst could fill its buffer. */
 #define COLLECTOR_QUIET_MAX_INTERVAL_MS 250
@@ -475,6 +477,13 @@ static void scan_tree(struct collector *c, uint64_t now)
 	}
 }
 
+/* The command between our fork and its first exec: its memory is a copy of
+ * spacetime's, not the command's; it counts once it has exec'd. */
+static int before_first_exec(const struct collector *c, const struct pentry *e)
+{
+	return e->rec.pid == c->root && !e->rec.nexec && c->sum.mode == COLLECTOR_NETLINK;
+}
+
 /* Reads stat and statm of e and updates its record and PSS estimate. Returns
  * -ESRCH when the process is gone. */
 static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
@@ -515,7 +524,7 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 	e->shared_rss = shr;
 	e->rec.rss_kib = res;
 	e->rec.valid |= PROC_V_RSS;
-	if (res > e->rec.peak_rss_kib)
+	if (res > e->rec.peak_rss_kib && !before_first_exec(c, e))
 		e->rec.peak_rss_kib = res;
 	return 0;
 }
@@ -667,8 +676,11 @@ static void schedule_pss(struct collector *c, uint64_t now)
 	}
 	size_t k = pssched_pick(c->sched_items, n, c->tokens_ns, c->cost_ns_per_kib, c->sched_picks, n);
 	/* Read in priority order, paying the real cost, while tokens last. */
-	for (size_t i = 0; i < k && c->tokens_ns > 0; i++)
-		c->tokens_ns -= (double)read_pss(c, ptable_at(c->pt, c->sched_picks[i]), now);
+	for (size_t i = 0; i < k && c->tokens_ns > 0; i++) {
+		struct pentry *e = ptable_at(c->pt, c->sched_picks[i]);
+		if (!before_first_exec(c, e))
+			c->tokens_ns -= (double)read_pss(c, e, now);
+	}
 out:
 	c->sched_cpu_ns = process_cpu_ns();
 }
@@ -737,12 +749,14 @@ static void tick(struct collector *c)
 	s.stime_us = c->gone_stime_us;
 	for (size_t i = 0; i < ptable_count(c->pt); i++) {
 		struct pentry *e = ptable_at(c->pt, i);
-		estimate_pss(c, e, now);
-		s.pss_kib += e->rec.pss_kib;
-		s.pss_anon_kib += e->est_anon_kib;
-		s.pss_file_kib += e->est_file_kib;
-		s.pss_shmem_kib += e->est_shmem_kib;
-		s.rss_kib += e->rec.rss_kib;
+		if (!before_first_exec(c, e)) {
+			estimate_pss(c, e, now);
+			s.pss_kib += e->rec.pss_kib;
+			s.pss_anon_kib += e->est_anon_kib;
+			s.pss_file_kib += e->est_file_kib;
+			s.pss_shmem_kib += e->est_shmem_kib;
+			s.rss_kib += e->rec.rss_kib;
+		}
 		s.minflt += e->rec.minflt;
 		s.majflt += e->rec.majflt;
 		s.utime_us += e->rec.utime_us;
@@ -1033,7 +1047,13 @@ int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns
 		return -errno;
 	its.it_interval.tv_sec = c->cfg.interval_ms / 1000;
 	its.it_interval.tv_nsec = (long)(c->cfg.interval_ms % 1000) * 1000000L;
+	/* the first sample soon after the command starts, so one that runs for
+	 * a few ms still has its memory seen; then every interval */
 	its.it_value = its.it_interval;
+	if (c->cfg.interval_ms > COLLECTOR_FIRST_TICK_MS) {
+		its.it_value.tv_sec = 0;
+		its.it_value.tv_nsec = COLLECTOR_FIRST_TICK_MS * 1000000L;
+	}
 	if (timerfd_settime(c->timer_fd, 0, &its, NULL))
 		return -errno;
 	if (c->nl_quiet_fd >= 0) {

@@ -62,6 +62,17 @@ static void write_execs(FILE *f, struct store *st, uint64_t start_ns)
 	free(buf);
 }
 
+/* Writes "key":v, or "key":null when the value is unknown. */
+static void snap_u64(FILE *f, const char *key, uint64_t v, int known, int *first)
+{
+	if (known)
+		jsonw_u64(f, key, v, first);
+	else {
+		jsonw_key(f, key, first);
+		fputs("null", f);
+	}
+}
+
 int export_json_summary(FILE *f, struct store *st, char *const argv[])
 {
 	struct store_summary s;
@@ -97,12 +108,14 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	jsonw_u64(f, "wall_us", end > s.start_ns ? (end - s.start_ns) / 1000 : 0, &first);
 	jsonw_u64(f, "user_us", s.exited ? s.ru_utime_us : s.last.utime_us, &first);
 	jsonw_u64(f, "sys_us", s.exited ? s.ru_stime_us : s.last.stime_us, &first);
-	jsonw_u64(f, "peak_pss_bytes", s.peak.pss_kib * 1024, &first);
-	jsonw_u64(f, "peak_pss_t_us", s.peak.t_ns > s.start_ns ? (s.peak.t_ns - s.start_ns) / 1000 : 0,
-		  &first);
-	jsonw_u64(f, "peak_pss_anon_bytes", s.peak.pss_anon_kib * 1024, &first);
-	jsonw_u64(f, "peak_pss_file_bytes", s.peak.pss_file_kib * 1024, &first);
-	jsonw_u64(f, "peak_pss_shmem_bytes", s.peak.pss_shmem_kib * 1024, &first);
+	/* a command that ended before any sample saw it has no measured PSS */
+	int pss = s.peak.pss_kib > 0;
+	snap_u64(f, "peak_pss_bytes", s.peak.pss_kib * 1024, pss, &first);
+	snap_u64(f, "peak_pss_t_us", s.peak.t_ns > s.start_ns ? (s.peak.t_ns - s.start_ns) / 1000 : 0,
+		 pss, &first);
+	snap_u64(f, "peak_pss_anon_bytes", s.peak.pss_anon_kib * 1024, pss, &first);
+	snap_u64(f, "peak_pss_file_bytes", s.peak.pss_file_kib * 1024, pss, &first);
+	snap_u64(f, "peak_pss_shmem_bytes", s.peak.pss_shmem_kib * 1024, pss, &first);
 	jsonw_u64(f, "peak_rss_kib", s.ru_maxrss_kib, &first);
 	jsonw_u64(f, "peak_tree_rss_kib", s.peak.rss_kib, &first);
 	jsonw_u64(f, "processes", s.last.total_procs, &first);
@@ -129,16 +142,6 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	return ferror(f) ? -EIO : 0;
 }
 
-/* Writes "key":v, or "key":null when the value is unknown. */
-static void snap_u64(FILE *f, const char *key, uint64_t v, int known, int *first)
-{
-	if (known)
-		jsonw_u64(f, key, v, first);
-	else {
-		jsonw_key(f, key, first);
-		fputs("null", f);
-	}
-}
 
 /* Writes "key":v with three decimals, or null. */
 static void snap_rate(FILE *f, const char *key, double v, int known, int *first)

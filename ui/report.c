@@ -207,8 +207,11 @@ int report_text(FILE *f, struct store *st, char *const argv[], const struct repo
 	report_size(b, sizeof(b), s.peak.pss_anon_kib);
 	report_size(c, sizeof(c), s.peak.pss_file_kib);
 	report_size(d, sizeof(d), s.peak.pss_shmem_kib);
-	fprintf(f, "  peak PSS        %s at %.3f s (anon %s, file %s, shmem %s)\n", a,
-		s.peak.t_ns > s.start_ns ? (double)(s.peak.t_ns - s.start_ns) / 1e9 : 0, b, c, d);
+	if (s.peak.pss_kib)
+		fprintf(f, "  peak PSS        %s at %.3f s (anon %s, file %s, shmem %s)\n", a,
+			s.peak.t_ns > s.start_ns ? (double)(s.peak.t_ns - s.start_ns) / 1e9 : 0, b, c, d);
+	else
+		fprintf(f, "  peak PSS        not measured: the command ended before a sample saw it\n");
 	report_size(a, sizeof(a), s.ru_maxrss_kib);
 	report_size(b, sizeof(b), s.peak.rss_kib);
 	fprintf(f, "  peak RSS        %s largest process (rusage); tree %s at the PSS peak\n", a, b);

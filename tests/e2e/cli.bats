@@ -184,25 +184,46 @@ setup() {
 }
 
 @test "--json FILE parses with jq and has every documented key" {
-	stj -- "$WL/exitwith" 0
+	# fill 8 200: 8 MiB held 200 ms, so samples see it and PSS is measured
+	stj -- "$WL/fill" 8 200
 	assert_status 0
 	assert_json_valid
 	local k
 	for k in wall_us user_us sys_us peak_pss_bytes peak_pss_t_us peak_pss_anon_bytes \
 		peak_pss_file_bytes peak_pss_shmem_bytes peak_rss_kib processes threads \
-		execs_count minflt majflt nvcsw nivcsw inblock oublock exit_status lost_events; do
+		execs_count minflt majflt nvcsw nivcsw inblock oublock exit_status lost_events \
+		collector_wakeups netlink_events; do
 		assert_json ".$k | type" = number
 	done
 	assert_json '.signal | type' = null
 	assert_json '.mode == "netlink" or .mode == "poll"' = true
 	assert_json 'has("version") and .version != null' = true
-	assert_json '.command | length' -eq 2
-	assert_json '.command[0]' = "$WL/exitwith"
-	assert_json '.command[1]' = 0
+	assert_json '.command | length' -eq 3
+	assert_json '.command[0]' = "$WL/fill"
+	assert_json '.command[1]' = 8
 	assert_json '.execs | type' = array
 	assert_json '[.execs[] | (.pid | type) == "number" and (.ppid | type) == "number"
 		and (.t_us | type) == "number" and (.argv | type) == "array"
 		and all(.argv[]; type == "string")] | all' = true
+}
+
+@test "a command that ends before the first sample: peak PSS null in JSON, 'not measured' in the text" {
+	# exitwith lives about a millisecond; the first sample comes 10 ms in.
+	# Before its exec the command is a copy of spacetime: that is not its PSS.
+	local try
+	for try in 1 2 3; do
+		stj -o "$BATS_TEST_TMPDIR/s.txt" -- "$WL/exitwith" 0
+		assert_status 0
+		[ "$(jv .wall_us)" -lt 8000 ] && break
+	done
+	[ "$(jv .wall_us)" -lt 8000 ] || skip "exitwith took $(jv .wall_us) us three times: the machine is too loaded"
+	local k
+	for k in peak_pss_bytes peak_pss_t_us peak_pss_anon_bytes peak_pss_file_bytes peak_pss_shmem_bytes; do
+		assert_json ".$k | type" = null
+	done
+	assert_json '.peak_rss_kib > 0' = true
+	grep -q '^  peak PSS        not measured' "$BATS_TEST_TMPDIR/s.txt" ||
+		st_fail "text: $(grep 'peak PSS' "$BATS_TEST_TMPDIR/s.txt")"
 }
 
 @test "--json: the command's own exec is listed with its argv" {
