@@ -1,0 +1,62 @@
+/* taskstats: the kernel's per-task exit records (generic netlink family
+ * "TASKSTATS"). taskstats_parse() is pure (bytes in, records out); the socket
+ * functions register for the records of every CPU. */
+#ifndef SPACETIME_TASKSTATS_H
+#define SPACETIME_TASKSTATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One exit record. The kernel sends an AGGR_PID record for every task that
+ * ends, single-threaded processes included. When the last task of a process
+ * that ever had several threads ends (not necessarily its main thread, which
+ * may have ended earlier), the same message also carries an AGGR_TGID record:
+ * its comm, exitcode, btime, faults, memory and I/O are always 0; utime,
+ * stime, nvcsw and nivcsw are the sums over all the process's threads and
+ * etime_us the sum of their lifetimes (not the process's wall time) on
+ * kernels with "taskstats: retain dead thread stats in TGID queries" (2026,
+ * in 6.18.44), 0 on older ones. */
+struct taskstats_exit {
+	pid_t pid, tgid;      /* the task; tgid its process (AGGR_TGID: both the process) */
+	int aggr_tgid;        /* 1: a TASKSTATS_TYPE_AGGR_TGID record (a whole multi-threaded
+			       * process ended); 0: TASKSTATS_TYPE_AGGR_PID (one task) */
+	char comm[16];        /* ac_comm, NUL-terminated */
+	uint32_t exitcode;    /* ac_exitcode: the task's wait(2) status (WEXITSTATUS, WTERMSIG) */
+	uint64_t btime_s;     /* ac_btime64, else ac_btime: start, s since 1970 (0 if the
+			       * record is too old a version to have it) */
+	uint64_t etime_us;    /* ac_etime: elapsed wall time of the task */
+	uint64_t utime_us, stime_us;   /* ac_utime, ac_stime: the task's own CPU time; whole
+					* ticks unless the kernel has VIRT_CPU_ACCOUNTING */
+	uint64_t minflt, majflt;       /* ac_minflt, ac_majflt */
+	uint64_t hiwater_rss_kib, hiwater_vm_kib; /* hiwater_rss, hiwater_vm (KiB): peaks of
+						   * the whole mm, shared by its threads */
+	uint64_t read_bytes, write_bytes;        /* storage I/O bytes, rounded down to KiB */
+	uint64_t nvcsw, nivcsw;                  /* context switches */
+};
+
+/* Parses one datagram (may hold several netlink messages). Messages of other
+ * families/types are skipped. Writes up to max records, returns how many, or
+ * -EINVAL for a truncated/malformed buffer (records before the damage kept
+ * and counted in *n_ok when n_ok != NULL), -ENOSPC when more than max
+ * (likewise). Pure. buf must be 4-byte aligned, as any recv() buffer of a
+ * netlink socket is. */
+int taskstats_parse(const void *buf, size_t len, uint16_t family, struct taskstats_exit *out,
+		    size_t max, size_t *n_ok);
+
+/* Opens a non-blocking, close-on-exec generic netlink socket, resolves the
+ * TASKSTATS family id (CTRL_CMD_GETFAMILY), sizes the receive buffer to
+ * rcvbuf_bytes (SO_RCVBUFFORCE, else SO_RCVBUF), and registers for the exit
+ * records of every possible CPU (TASKSTATS_CMD_ATTR_REGISTER_CPUMASK with a
+ * mask string such as "0-1" built from /sys/devices/system/cpu/possible or
+ * sysconf), checking the kernel's ack (NLM_F_ACK). Needs CAP_NET_ADMIN: returns
+ * -EPERM without it; -ENOENT when the kernel has no taskstats (or in a
+ * non-initial network namespace, where the family is not visible);
+ * -EOPNOTSUPP in a non-initial pid namespace, whose listeners the kernel
+ * refuses; else the fd and *family set. A full receive buffer drops records and
+ * makes the next recv() fail with ENOBUFS. */
+int taskstats_open(int rcvbuf_bytes, uint16_t *family);
+/* Deregisters (TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, best effort) and closes. */
+void taskstats_close(int fd, uint16_t family);
+
+#endif
