@@ -9,6 +9,7 @@
 #include "collector.h"
 
 #include "nlproc.h"
+#include "taskstats.h"
 #include "procfs.h"
 #include "pssched.h"
 #include "ptable.h"
@@ -36,6 +37,9 @@
 /* The collector's share of its budget per core the command keeps busy. */
 #define COLLECTOR_TREE_SHARE 0.4
 #define COLLECTOR_NLBATCH 64
+/* One taskstats datagram (a record is about 450 bytes) and the records it holds. */
+#define COLLECTOR_TSBUF 8192
+#define COLLECTOR_TSREC 16
 /* The first tick after the command starts (ms). */
 #define COLLECTOR_FIRST_TICK_MS 10
 /* Above this sampling interval the fork|exit socket is woken for like the
@@ -52,6 +56,8 @@ struct collector {
 	struct collector_config cfg;
 	int nl_fd, ep_fd, timer_fd, wake_fd, notify_fd, pidfd;
 	int nl_quiet_fd;       /* fork|exit events, not woken for (or -1) */
+	int ts_fd;             /* taskstats exit records, read at ticks (or -1) */
+	uint16_t ts_family;
 	int quiet_cap;         /* events its receive buffer holds, roughly */
 	int quiet_polled;      /* its EPOLLIN is on: the event rate is high */
 	uint64_t quiet_read;   /* fork|exit events read since the last tick */
@@ -82,6 +88,8 @@ struct collector {
 	uint64_t age_sum_ns, age_n;
 	struct store_summary sum;
 	char nlbuf[COLLECTOR_NLBUF], qbuf[COLLECTOR_NLBUF];
+	char tsbuf[COLLECTOR_TSBUF] __attribute__((aligned(8)));
+	struct taskstats_exit tsrec[COLLECTOR_TSREC];
 	char rbuf[16384];
 	char argv[COLLECTOR_ARGV_MAX];
 };
@@ -132,6 +140,8 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 		c->cfg.budget = 0.01;
 	c->nl_fd = cfg->nl_fd;
 	c->nl_quiet_fd = cfg->nl_fd >= 0 ? cfg->nl_quiet_fd : -1;
+	c->ts_fd = cfg->ts_fd;
+	c->ts_family = cfg->ts_family;
 	c->ep_fd = c->timer_fd = c->wake_fd = c->notify_fd = c->pidfd = -1;
 	c->cost_ns_per_kib = PSSCHED_COST_NS_PER_KIB;
 	c->shared_ratio = 1.0;
@@ -145,6 +155,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 		return NULL;
 	}
 	c->sum.mode = c->nl_fd >= 0 ? COLLECTOR_NETLINK : COLLECTOR_POLL;
+	c->sum.taskstats = c->ts_fd >= 0;
 	c->sum.interval_ms = c->cfg.interval_ms;
 	return c;
 }
@@ -313,6 +324,22 @@ static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int sta
 
 	if (read_stat(c, e, &ps) == 0)
 		take_stat(e, &ps);
+	if (e->ts_leader) {
+		/* exact at the exit, where samples saw it last up to a tick before */
+		if (e->ts_utime_us + e->ts_stime_us >= e->rec.utime_us + e->rec.stime_us) {
+			e->rec.utime_us = e->ts_utime_us;
+			e->rec.stime_us = e->ts_stime_us;
+		}
+		if (e->ts_minflt + e->ts_majflt >= e->rec.minflt + e->rec.majflt) {
+			e->rec.minflt = e->ts_minflt;
+			e->rec.majflt = e->ts_majflt;
+		}
+		if (e->ts_hiwater_kib > e->rec.peak_rss_kib)
+			e->rec.peak_rss_kib = e->ts_hiwater_kib;
+		if (!e->rec.comm[0])
+			memcpy(e->rec.comm, e->ts_comm, sizeof(e->rec.comm));
+		e->rec.valid |= PROC_V_CPU | PROC_V_FAULTS | PROC_V_RSS;
+	}
 	c->gone_minflt += e->rec.minflt;
 	c->gone_majflt += e->rec.majflt;
 	c->gone_utime_us += e->rec.utime_us;
@@ -715,6 +742,52 @@ static void retire_exited(struct collector *c)
 static void drain_netlink(struct collector *c);
 static void quiet_adjust(struct collector *c, int at_tick);
 
+/* Adds one task's exit record to its process's entry, if it is in the tree.
+ * A process's figures are the sum over its tasks (the per-thread records);
+ * a thread group's aggregate record is not needed. */
+static void ts_apply(struct collector *c, const struct taskstats_exit *x)
+{
+	struct pentry *e;
+
+	if (x->aggr_tgid || !(e = ptable_get(c->pt, x->tgid)) || before_first_exec(c, e))
+		return;
+	e->ts_utime_us += x->utime_us;
+	e->ts_stime_us += x->stime_us;
+	e->ts_minflt += x->minflt;
+	e->ts_majflt += x->majflt;
+	if (x->hiwater_rss_kib > e->ts_hiwater_kib)
+		e->ts_hiwater_kib = x->hiwater_rss_kib;
+	if (x->pid == x->tgid) {
+		e->ts_leader = 1;
+		memcpy(e->ts_comm, x->comm, sizeof(e->ts_comm));
+		e->ts_comm[sizeof(e->ts_comm) - 1] = '\0';
+	}
+	c->sum.ts_records++;
+}
+
+/* Reads every pending taskstats record (one datagram each). */
+static void drain_taskstats(struct collector *c)
+{
+	if (c->ts_fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = recv(c->ts_fd, c->tsbuf, sizeof(c->tsbuf), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENOBUFS) {
+			c->sum.ts_lost++; /* those processes keep their sampled figures */
+			continue;
+		}
+		if (n <= 0)
+			return;
+		size_t ok = 0;
+		int k = taskstats_parse(c->tsbuf, (size_t)n, c->ts_family, c->tsrec, COLLECTOR_TSREC, &ok);
+		size_t cnt = k >= 0 ? (size_t)k : ok;
+		for (size_t i = 0; i < cnt; i++)
+			ts_apply(c, &c->tsrec[i]);
+	}
+}
+
 static void tick(struct collector *c)
 {
 	uint64_t now = collector_now_ns();
@@ -726,6 +799,7 @@ static void tick(struct collector *c)
 		drain_netlink(c); /* exits first: a process gone now has its event queued */
 		quiet_adjust(c, 1);
 	}
+	drain_taskstats(c); /* a task's record is sent before its exit event */
 	retire_exited(c);
 	for (size_t i = 0; i < ptable_count(c->pt);) {
 		struct pentry *e = ptable_at(c->pt, i);
@@ -955,6 +1029,7 @@ static int reap(struct collector *c)
 	c->sum.ru_oublock = (uint64_t)ru.ru_oublock;
 	if (c->nl_fd >= 0)
 		drain_netlink(c);
+	drain_taskstats(c);
 	retire_exited(c);
 	struct pentry *e = ptable_get(c->pt, c->root);
 	if (e)
@@ -984,7 +1059,9 @@ static void *collector_main(void *arg)
 		c->sum.collector_wakeups++;
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
-			if (fd == c->nl_fd || fd == c->nl_quiet_fd) {
+			if (fd == c->ts_fd) {
+				drain_taskstats(c);
+			} else if (fd == c->nl_fd || fd == c->nl_quiet_fd) {
 				drain_netlink(c);
 			} else if (fd == c->timer_fd) {
 				uint64_t x;
@@ -1070,6 +1147,15 @@ int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns
 			bytes = 256 * 1024;
 		c->quiet_cap = bytes / COLLECTOR_NL_EVENT_BYTES;
 	}
+	if (c->ts_fd >= 0) {
+		/* read at ticks; an overflow (EPOLLERR) wakes us, and with rare
+		 * ticks every record does */
+		struct epoll_event tev = {
+			.events = c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS ? EPOLLIN : 0,
+			.data.fd = c->ts_fd};
+		if (epoll_ctl(c->ep_fd, EPOLL_CTL_ADD, c->ts_fd, &tev) < 0)
+			return -errno;
+	}
 	if ((r = ep_add(c->ep_fd, c->nl_fd)) < 0 || (r = ep_add(c->ep_fd, c->timer_fd)) < 0 ||
 	    (r = ep_add(c->ep_fd, c->pidfd)) < 0 || (r = ep_add(c->ep_fd, c->wake_fd)) < 0)
 		return r;
@@ -1117,6 +1203,8 @@ void collector_free(struct collector *c)
 		nlproc_close(c->nl_fd); /* unsubscribes: the kernel counts listeners */
 	if (c->nl_quiet_fd >= 0)
 		nlproc_close(c->nl_quiet_fd);
+	if (c->ts_fd >= 0)
+		taskstats_close(c->ts_fd, c->ts_family);
 	int fds[] = {c->ep_fd, c->timer_fd, c->wake_fd, c->notify_fd};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)

@@ -21,14 +21,16 @@ struct collector_config {
 	int nl_quiet_fd;      /* with nl_fd carrying exec events only, the fork|exit
 			       * socket (nlproc_open_split), read at each tick and
 			       * exec rather than woken for; else -1 */
+	int ts_fd;            /* registered taskstats socket (taskstats_open), or -1 */
+	uint16_t ts_family;   /* its generic netlink family */
 	char *const *root_argv; /* the command as started: its argv if it ends before
 				 * /proc shows it (may be NULL) */
 };
 
 struct collector;
 
-/* Creates a collector writing into st; takes ownership of cfg->nl_fd and
- * cfg->nl_quiet_fd. */
+/* Creates a collector writing into st; takes ownership of cfg->nl_fd,
+ * cfg->nl_quiet_fd and cfg->ts_fd. */
 struct collector *collector_new(struct store *st, const struct collector_config *cfg);
 /* Starts the thread following the tree rooted at pid (already forked, not yet
  * exec'd); pidfd may be -1. start_ns is the command's start. Returns 0 or

@@ -136,6 +136,10 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	jsonw_u64(f, "spacetime_cpu_us", s.self_cpu_ns / 1000, &first);
 	jsonw_u64(f, "collector_wakeups", s.collector_wakeups, &first);
 	jsonw_u64(f, "netlink_events", s.nl_events, &first);
+	jsonw_key(f, "taskstats", &first);
+	fputs(s.taskstats ? "true" : "false", f);
+	jsonw_u64(f, "taskstats_records", s.ts_records, &first);
+	jsonw_u64(f, "taskstats_lost", s.ts_lost, &first);
 	jsonw_key(f, "execs", &first);
 	write_execs(f, st, s.start_ns);
 	fputc('}', f);

@@ -25,6 +25,10 @@ struct pentry {
 	int exit_pending;         /* an exit event came; retired once /proc agrees */
 	int exit_status_pending;
 	uint64_t exit_ns;
+	/* taskstats exit records of its tasks, summed (exact, unlike samples) */
+	int ts_leader;            /* the main thread's record came: the figures hold */
+	uint64_t ts_utime_us, ts_stime_us, ts_minflt, ts_majflt, ts_hiwater_kib;
+	char ts_comm[16];
 };
 
 struct ptable;

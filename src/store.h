@@ -117,6 +117,9 @@ struct store_summary {
 	uint64_t interval_ms;
 	uint64_t collector_wakeups; /* times the collector thread woke up */
 	uint64_t nl_events;        /* netlink events read */
+	int taskstats;             /* exact per-process exit figures (taskstats) */
+	uint64_t ts_records;       /* taskstats records applied to the tree's processes */
+	uint64_t ts_lost;          /* taskstats overruns (figures then sampled) */
 };
 
 struct store;

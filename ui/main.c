@@ -4,6 +4,7 @@
 #include "export.h"
 #include "export_json.h"
 #include "nlproc.h"
+#include "taskstats.h"
 #include "report.h"
 #include "spawn.h"
 #include "store.h"
@@ -167,7 +168,7 @@ static const char *nl_reason(int err, int by_option)
 }
 
 /* Prints what privileges enable (--caps). */
-static int print_caps(const struct caps_state *cs, int nl_err, const struct nlproc_info *ni)
+static int print_caps(const struct caps_state *cs, int nl_err, const struct nlproc_info *ni, int ts_err)
 {
 	static const char *kind[] = {"unprivileged user", "sudo", "root", "file capabilities",
 				     "set-user-ID"};
@@ -186,6 +187,14 @@ static int print_caps(const struct caps_state *cs, int nl_err, const struct nlpr
 		       "              the tree is polled from /proc, processes shorter than the\n"
 		       "              interval are missed\n",
 		       nl_reason(nl_err, 0));
+	if (ts_err == 0)
+		printf("taskstats:    on: exact CPU time, faults and peak RSS of every process at its exit\n");
+	else
+		printf("taskstats:    off: %s;\n"
+		       "              finished processes keep the figures of their last sample\n",
+		       ts_err == -EPERM || ts_err == -EACCES ? "needs CAP_NET_ADMIN (`make setcap` or sudo)"
+		       : ts_err == -ENOTSUP                 ? "--no-netlink"
+							    : strerror(-ts_err));
 	printf("command runs: as uid %d with no capabilities%s\n", (int)cs->uid,
 	       cs->kind == CAPS_ROOT ? " dropped (really root: it keeps root, as without spacetime)" : "");
 	printf("PSS:          smaps_rollup of your own processes, within a CPU budget\n");
@@ -261,7 +270,8 @@ int main(int argc, char **argv)
 	struct caps_state cs;
 	struct nlproc_info ni = {0};
 	struct spawn sp;
-	int nl_fd = -ENOSYS, nl_quiet = -1, r;
+	int nl_fd = -ENOSYS, nl_quiet = -1, ts_fd = -ENOSYS, r;
+	uint16_t ts_family = 0;
 
 	/* A SIGCHLD ignored by our parent would let the kernel reap the command
 	 * before we can. The command gets the dispositions and mask we found. */
@@ -281,13 +291,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spacetime: SUDO_UID/SUDO_GID do not name a user; refusing to run\n");
 		return MAIN_EXIT_FAIL;
 	}
-	/* Privileged setup: the netlink socket only. */
+	/* Privileged setup: the netlink sockets only. */
 	if (o.no_netlink) {
-		nl_fd = -ENOTSUP;
+		nl_fd = ts_fd = -ENOTSUP;
 	} else {
 		if (cs.net_admin)
 			caps_raise_net_admin();
 		nl_fd = nlproc_open_split(MAIN_RCVBUF, &nl_quiet, &ni);
+		/* exact per-process figures at exit; needs CAP_NET_ADMIN */
+		ts_fd = taskstats_open(MAIN_RCVBUF, &ts_family);
 	}
 	/* While privileged, raise our priority a little: the collector thread
 	 * inherits it, so it reads a short program's command line before the
@@ -306,7 +318,9 @@ int main(int argc, char **argv)
 		return MAIN_EXIT_FAIL;
 	}
 	if (o.caps) {
-		print_caps(&cs, nl_fd < 0 ? nl_fd : 0, &ni);
+		print_caps(&cs, nl_fd < 0 ? nl_fd : 0, &ni, ts_fd < 0 ? ts_fd : 0);
+		if (ts_fd >= 0)
+			taskstats_close(ts_fd, ts_family);
 		if (nl_fd >= 0)
 			nlproc_close(nl_fd);
 		if (nl_quiet >= 0)
@@ -319,6 +333,7 @@ int main(int argc, char **argv)
 	struct store *st = store_new(NULL);
 	struct collector_config cc = {.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
 				      .nl_fd = nl_fd >= 0 ? nl_fd : -1, .nl_quiet_fd = nl_quiet,
+				      .ts_fd = ts_fd >= 0 ? ts_fd : -1, .ts_family = ts_family,
 				      .root_argv = o.argv};
 	struct collector *col = st ? collector_new(st, &cc) : NULL;
 	if (!col) {
@@ -378,6 +393,10 @@ int main(int argc, char **argv)
 			 "%s: the tree was polled from /proc every %u ms, so processes that lived "
 			 "shorter were missed and counts are lower bounds",
 			 nl_reason(nl_fd, o.no_netlink), o.interval_ms);
+	else if (ts_fd < 0 && !o.no_netlink)
+		snprintf(notice, sizeof(notice),
+			 "no taskstats without CAP_NET_ADMIN (`make setcap` or sudo): finished processes "
+			 "show the CPU, faults and RSS of their last sample, not exact figures");
 	char logp[4096] = "";
 	if (dash) {
 		/* the command's output is saved here, so nothing is lost */

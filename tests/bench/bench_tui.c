@@ -193,7 +193,7 @@ int main(void)
 		return 1;
 	}
 	struct store *st = store_new(NULL);
-	struct collector_config cc = {.interval_ms = 100, .budget = 0.01, .nl_fd = -1, .nl_quiet_fd = -1};
+	struct collector_config cc = {.interval_ms = 100, .budget = 0.01, .nl_fd = -1, .nl_quiet_fd = -1, .ts_fd = -1};
 	struct collector *col = st ? collector_new(st, &cc) : NULL;
 	if (!col) {
 		fprintf(stderr, "bench_tui: cannot create the store\n");

@@ -114,6 +114,37 @@ min_faults_for_mib() {
 	assert_json .collector_wakeups -lt 100
 }
 
+# --- taskstats: exact figures for processes shorter than the interval ---------
+
+burn10() {
+	require_netlink
+	"$ST_BIN" --caps | grep -q '^taskstats: *on' || skip "taskstats unavailable here: $("$ST_BIN" --caps | grep taskstats)"
+	EXPDIR="${ST_OUTDIR:-$BATS_FILE_TMPDIR}/burn-export"
+	mkdir -p "$EXPDIR"
+	st_cached burn10 --export "$EXPDIR" --export-format json -- "$WL/burn" 10 30 8
+	EXP=$(ls "$EXPDIR"/*.json | head -1)
+}
+
+@test "burn 10 30 8: taskstats on; 11 processes; every child exited 3" {
+	burn10
+	assert_status 0
+	assert_json .taskstats = true
+	assert_json .processes -eq 11
+	[ "$(jq '[.processes[] | select(.exit_status == 3)] | length' "$EXP")" -eq 10 ] ||
+		st_fail "children exiting 3: $(jq -c '[.processes[] | .exit_status]' "$EXP")"
+}
+
+@test "burn 10 30 8: each child, shorter than the sampling interval, has its exact CPU (>= 20 ms of 30, in 4 ms ticks) and peak RSS (>= 8 MiB)" {
+	burn10
+	# truth: each child burned 30 ms of CPU and touched 8 MiB; samples 100 ms
+	# apart see most of them not at all, taskstats sees every exit
+	local kids
+	kids=$(jq -c '[.processes[] | select(.exit_status == 3) | {pid, cpu: (.utime_us + .stime_us), rss: .peak_rss_kib}]' "$EXP")
+	[ "$(jq 'length' <<<"$kids")" -eq 10 ] || st_fail "children: $kids"
+	[ "$(jq '[.[] | select(.cpu >= 20000 and .cpu < 1000000)] | length' <<<"$kids")" -eq 10 ] || st_fail "CPU: $kids"
+	[ "$(jq '[.[] | select(.rss >= 8192)] | length' <<<"$kids")" -eq 10 ] || st_fail "RSS: $kids"
+}
+
 # Unrelated activity while forkn 2000 exec runs: a sleep started before
 # spacetime, and a loop exec'ing /bin/sleep throughout. Neither is in the tree.
 noise_start() {

@@ -74,6 +74,12 @@ sudo_run() {
 	assert_json .mode = netlink
 }
 
+@test "sudo: taskstats registered as root still delivers after becoming SUDO_UID" {
+	sudo_run
+	assert_json .taskstats = true
+	assert_json .taskstats_records -ge 1
+}
+
 @test "sudo: the --json file is owned by SUDO_UID" {
 	sudo_run
 	assert_json_valid
@@ -125,6 +131,12 @@ caps_run() {
 	caps_run
 	assert_status 0
 	assert_json .mode = netlink
+}
+
+@test "file caps: taskstats registered with the capability still delivers after the drop" {
+	caps_run
+	assert_json .taskstats = true
+	assert_json .taskstats_records -ge 1
 }
 
 @test "file caps: the command runs as nobody with no capabilities" {

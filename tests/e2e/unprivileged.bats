@@ -84,6 +84,15 @@ probe_mode() {
 	summary_has "$stderr" "peak PSS"
 }
 
+@test "unprivileged: no taskstats, and the summary says in a note what that leaves out" {
+	st_cached fill1024 -- "$WL/fill" 1024
+	assert_json .taskstats = false
+	if [ "$(probe_mode)" = netlink ]; then
+		printf '%s\n' "$stderr" | grep -q '^  note .*taskstats.*CAP_NET_ADMIN' ||
+			st_fail "no note about taskstats in: $stderr"
+	fi
+}
+
 @test "unprivileged poll: fill 1024 --no-netlink: mode poll, one process, within 3% of 1 GiB" {
 	st_cached poll1024 --no-netlink -- "$WL/fill" 1024
 	assert_status 0
