@@ -40,6 +40,10 @@
 /* One taskstats datagram (a record is about 450 bytes) and the records it holds. */
 #define COLLECTOR_TSBUF 8192
 #define COLLECTOR_TSREC 16
+/* Records of tasks not (yet) in the table, kept for a while: a process that
+ * forks and ends between two reads has its record read before its fork event. */
+#define COLLECTOR_TSPEND 512
+#define COLLECTOR_TSPEND_NS (2 * 1000000000ull)
 /* The first tick after the command starts (ms). */
 #define COLLECTOR_FIRST_TICK_MS 10
 /* Above this sampling interval the fork|exit socket is woken for like the
@@ -90,6 +94,9 @@ struct collector {
 	char nlbuf[COLLECTOR_NLBUF], qbuf[COLLECTOR_NLBUF];
 	char tsbuf[COLLECTOR_TSBUF] __attribute__((aligned(8)));
 	struct taskstats_exit tsrec[COLLECTOR_TSREC];
+	struct taskstats_exit tspend[COLLECTOR_TSPEND]; /* a ring; tgid 0: used */
+	uint64_t tspend_ns[COLLECTOR_TSPEND];
+	size_t tspend_next;
 	char rbuf[16384];
 	char argv[COLLECTOR_ARGV_MAX];
 };
@@ -315,6 +322,8 @@ static struct pentry *add_proc(struct collector *c, pid_t pid, pid_t ppid, uint6
 	return e;
 }
 
+static void ts_adopt(struct collector *c, struct pentry *e);
+
 /* Moves e out of the live table: final counters, exit status, published. */
 static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int status, int known)
 {
@@ -324,6 +333,8 @@ static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int sta
 
 	if (read_stat(c, e, &ps) == 0)
 		take_stat(e, &ps);
+	if (!e->ts_leader && c->ts_fd >= 0)
+		ts_adopt(c, e);
 	if (e->ts_leader) {
 		/* exact at the exit, where samples saw it last up to a tick before */
 		if (e->ts_utime_us + e->ts_stime_us >= e->rec.utime_us + e->rec.stime_us) {
@@ -745,12 +756,8 @@ static void quiet_adjust(struct collector *c, int at_tick);
 /* Adds one task's exit record to its process's entry, if it is in the tree.
  * A process's figures are the sum over its tasks (the per-thread records);
  * a thread group's aggregate record is not needed. */
-static void ts_apply(struct collector *c, const struct taskstats_exit *x)
+static void ts_add(struct collector *c, struct pentry *e, const struct taskstats_exit *x)
 {
-	struct pentry *e;
-
-	if (x->aggr_tgid || !(e = ptable_get(c->pt, x->tgid)) || before_first_exec(c, e))
-		return;
 	e->ts_utime_us += x->utime_us;
 	e->ts_stime_us += x->stime_us;
 	e->ts_minflt += x->minflt;
@@ -763,6 +770,38 @@ static void ts_apply(struct collector *c, const struct taskstats_exit *x)
 		e->ts_comm[sizeof(e->ts_comm) - 1] = '\0';
 	}
 	c->sum.ts_records++;
+}
+
+static void ts_apply(struct collector *c, const struct taskstats_exit *x)
+{
+	struct pentry *e;
+
+	if (x->aggr_tgid)
+		return;
+	e = ptable_get(c->pt, x->tgid);
+	if (!e) {
+		/* not in the tree, or its fork event is still unread */
+		size_t k = c->tspend_next++ % COLLECTOR_TSPEND;
+		c->tspend[k] = *x;
+		c->tspend_ns[k] = collector_now_ns();
+		return;
+	}
+	if (!before_first_exec(c, e))
+		ts_add(c, e, x);
+}
+
+/* Adds to e the records of its tasks that came before it was in the table. */
+static void ts_adopt(struct collector *c, struct pentry *e)
+{
+	uint64_t now = collector_now_ns();
+
+	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
+		struct taskstats_exit *x = &c->tspend[k];
+		if (x->tgid == e->rec.pid && c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= now) {
+			ts_add(c, e, x);
+			x->tgid = 0;
+		}
+	}
 }
 
 /* Reads every pending taskstats record (one datagram each). */

@@ -111,7 +111,7 @@ fi
 
 echo "== storm: 20,000 processes from 2 parallel spawners"
 $ST -s -o /dev/null --json "$T/storm.json" -- $WL/storm 20000 2
-jq -r '"storm: \(.processes) processes seen (truth 20003), \(.lost_events) lost events (target 0), mode \(.mode), collector woke \(.collector_wakeups) times for \(.netlink_events) events"' "$T/storm.json"
+jq -r '"storm: \(.processes) processes seen (truth 20003), \(.lost_events) lost events (target 0), mode \(.mode), collector woke \(.collector_wakeups) times for \(.netlink_events) events, taskstats records \(.taskstats_records) (\(.taskstats_lost) lost)"' "$T/storm.json"
 jq -r '"storm: spacetime CPU \(.spacetime_cpu_us/1000) ms for \(.processes) processes = \(.spacetime_cpu_us/(.processes*2)*1000|floor) ns per event (fork+exit)"' "$T/storm.json"
 
 echo "== accuracy under the default budget"

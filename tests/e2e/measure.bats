@@ -279,6 +279,18 @@ forkn2000() {
 	fi
 }
 
+@test "storm 4000 2: every process's taskstats record is applied, even when it ends before its fork event is read" {
+	require_netlink
+	"$ST_BIN" --caps | grep -q '^taskstats: *on' || skip "taskstats unavailable here"
+	stj -- "$WL/storm" 4000 2
+	assert_status 0
+	assert_json .lost_events -eq 0
+	assert_json .taskstats_lost -eq 0
+	assert_json .processes -eq 4003
+	# one record per process (none threaded): the count matches exactly
+	assert_json .taskstats_records -eq 4003
+}
+
 @test "exec from a non-main thread: the process goes on and its children are counted" {
 	# mtexec's second thread execs "forkn 3 exec": the kernel reports the old
 	# main thread's exit (pid == tgid) though the process lives on.
