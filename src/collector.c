@@ -243,7 +243,8 @@ static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 		e->fd_smaps = -1;
 	}
 	e->pss_t_ns = 0;
-	store_push_exec(c->st, &ex);
+	size_t idx = store_push_exec(c->st, &ex);
+	e->unread_exec = !ex.argv_id && idx != SIZE_MAX ? idx + 1 : 0;
 	store_push_event(c->st, &ev);
 }
 
@@ -349,6 +350,9 @@ static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int sta
 			e->rec.peak_rss_kib = e->ts_hiwater_kib;
 		if (!e->rec.comm[0])
 			memcpy(e->rec.comm, e->ts_comm, sizeof(e->rec.comm));
+		/* gone before its command line was read: the kernel names it now */
+		if (e->unread_exec && e->ts_comm[0])
+			store_exec_set_comm(c->st, e->unread_exec - 1, e->ts_comm);
 		e->rec.valid |= PROC_V_CPU | PROC_V_FAULTS | PROC_V_RSS;
 	}
 	c->gone_minflt += e->rec.minflt;

@@ -29,6 +29,8 @@ struct pentry {
 	int ts_leader;            /* the main thread's record came: the figures hold */
 	uint64_t ts_utime_us, ts_stime_us, ts_minflt, ts_majflt, ts_hiwater_kib;
 	char ts_comm[16];
+	size_t unread_exec;       /* 1 + store index of its last exec if that exec's
+				   * argv could not be read (named at the exit), else 0 */
 };
 
 struct ptable;

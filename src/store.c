@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -476,11 +477,12 @@ size_t store_procs(struct store *st, int which, struct proc_rec *out, size_t max
 }
 
 /* Appends; without memory the exec is lost (the call cannot fail). */
-void store_push_exec(struct store *st, const struct store_exec *ex)
+size_t store_push_exec(struct store *st, const struct store_exec *ex)
 {
 	struct store_exec_rec r = { .t_ns = ex->t_ns, .pid = ex->pid, .ppid = ex->ppid,
 				    .argv_id = ex->argv_id };
 	struct store_need nd;
+	size_t idx = SIZE_MAX;
 
 	r.comm_id = store_comm_intern(st, ex->comm);
 	memset(&nd, 0, sizeof(nd));
@@ -495,6 +497,7 @@ void store_push_exec(struct store *st, const struct store_exec *ex)
 			break; /* no memory: the exec is lost, the run goes on */
 		if (!need) {
 			*(struct store_exec_rec *)segvec_push(&st->execs) = r;
+			idx = st->execs.len - 1;
 			break;
 		}
 		pthread_mutex_unlock(&st->lock);
@@ -505,6 +508,17 @@ void store_push_exec(struct store *st, const struct store_exec *ex)
 	}
 	pthread_mutex_unlock(&st->lock);
 	store_need_release(&nd);
+	return idx;
+}
+
+void store_exec_set_comm(struct store *st, size_t idx, const char comm[16])
+{
+	uint32_t id = store_comm_intern(st, comm);
+
+	pthread_mutex_lock(&st->lock);
+	if (idx < st->execs.len)
+		((struct store_exec_rec *)segvec_at(&st->execs, idx))->comm_id = id;
+	pthread_mutex_unlock(&st->lock);
 }
 
 size_t store_execs(struct store *st, size_t from, struct store_exec *out, size_t max)

@@ -166,7 +166,11 @@ struct store_exec {
 	char comm[16];    /* from the kernel (or "" if unknown); stored interned, so ""
 			   * too if the string pool refused it */
 };
-void store_push_exec(struct store *st, const struct store_exec *ex);
+/* Returns the exec's index, or SIZE_MAX when there was no memory for it. */
+size_t store_push_exec(struct store *st, const struct store_exec *ex);
+/* Names exec idx's program after the fact (its argv could not be read, and
+ * the kernel told its name at the exit). */
+void store_exec_set_comm(struct store *st, size_t idx, const char comm[16]);
 
 /* Reader side: every call copies under the lock and returns. */
 /* Copies execs [from, from + max); returns the total number of execs. */

@@ -195,6 +195,12 @@ forkn2000() {
 	assert_json "[.execs[] | select(.argv != null and (.argv | join(\" \")) == \"$WL/forkn 2000 exec\")] | length" -eq 1
 }
 
+@test "forkn 2000 exec: an exec gone before its argv was read is still named (taskstats)" {
+	forkn2000
+	"$ST_BIN" --caps | grep -q '^taskstats: *on' || skip "taskstats unavailable here"
+	assert_json '[.execs[] | select(.argv == null and .comm != "true")] | length' -eq 0
+}
+
 @test "forkn 2000 exec: every /bin/true exec is a child of the forkn process" {
 	forkn2000
 	local ppid

@@ -428,8 +428,10 @@ distinct_elapsed() {
 	ui_wait 'running'
 	fast=$(distinct_elapsed 4)
 	# 4 s at 1 frame/s: 4 or 5 readings; at 10 frames/s nearly every sample
-	[ "$slow" -ge 3 ] && [ "$slow" -le 6 ] || { echo "--fps 1: $slow distinct readings in 4 s"; false; }
-	[ "$fast" -ge 15 ] || { echo "--fps 10: $fast distinct readings in 4 s"; false; }
+	# (up to 40; fewer when capture-pane is slow on a loaded machine)
+	echo "distinct readings in 4 s: $slow at --fps 1, $fast at --fps 10"
+	[ "$slow" -ge 2 ] && [ "$slow" -le 7 ] || false
+	[ "$fast" -ge 12 ] || false
 }
 
 @test "--fps 0.2: a key still redraws at once (space shows PAUSED within half a second)" {
