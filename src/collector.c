@@ -334,8 +334,8 @@ static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int sta
 
 	if (read_stat(c, e, &ps) == 0)
 		take_stat(e, &ps);
-	if (!e->ts_leader && c->ts_fd >= 0)
-		ts_adopt(c, e);
+	if (c->ts_fd >= 0)
+		ts_adopt(c, e); /* its tasks' records read before its fork event */
 	if (e->ts_leader) {
 		/* exact at the exit, where samples saw it last up to a tick before */
 		if (e->ts_utime_us + e->ts_stime_us >= e->rec.utime_us + e->rec.stime_us) {
@@ -776,6 +776,19 @@ static void ts_add(struct collector *c, struct pentry *e, const struct taskstats
 	c->sum.ts_records++;
 }
 
+/* Whether a task that had lived etime_us when read at read_ns can belong to
+ * e: not if it started before e was forked (a stranger that had e's pid
+ * before). The command is ours until we reap it. 20 ms of slack for the
+ * clocks' readings. */
+static int ts_fits(const struct collector *c, const struct pentry *e, const struct taskstats_exit *x,
+		   uint64_t read_ns)
+{
+	uint64_t lived = x->etime_us * 1000ull;
+
+	return e->rec.pid == c->root || !e->rec.start_ns || read_ns < e->rec.start_ns ||
+	       lived <= read_ns - e->rec.start_ns + 20000000ull;
+}
+
 static void ts_apply(struct collector *c, const struct taskstats_exit *x)
 {
 	struct pentry *e;
@@ -783,6 +796,8 @@ static void ts_apply(struct collector *c, const struct taskstats_exit *x)
 	if (x->aggr_tgid)
 		return;
 	e = ptable_get(c->pt, x->tgid);
+	if (e && !ts_fits(c, e, x, collector_now_ns()))
+		return;
 	if (!e) {
 		/* not in the tree, or its fork event is still unread */
 		size_t k = c->tspend_next++ % COLLECTOR_TSPEND;
@@ -801,7 +816,8 @@ static void ts_adopt(struct collector *c, struct pentry *e)
 
 	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
 		struct taskstats_exit *x = &c->tspend[k];
-		if (x->tgid == e->rec.pid && c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= now) {
+		if (x->tgid == e->rec.pid && c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= now &&
+		    ts_fits(c, e, x, c->tspend_ns[k])) {
 			ts_add(c, e, x);
 			x->tgid = 0;
 		}

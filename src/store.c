@@ -515,6 +515,8 @@ void store_exec_set_comm(struct store *st, size_t idx, const char comm[16])
 {
 	uint32_t id = store_comm_intern(st, comm);
 
+	if (!id)
+		return; /* the pool refused it: keep whatever name there was */
 	pthread_mutex_lock(&st->lock);
 	if (idx < st->execs.len)
 		((struct store_exec_rec *)segvec_at(&st->execs, idx))->comm_id = id;

@@ -36,7 +36,7 @@
 /* How long taskstats_open waits for a reply the kernel queues inside sendto(). */
 #define TASKSTATS_REPLY_WAIT_MS 1000
 
-/* Room for the possible-CPU list; the kernel takes up to 100 + 6 * NR_CPUS. */
+/* Room for the CPU list; the kernel takes up to 100 + 6 * NR_CPUS. */
 #define TASKSTATS_MASK_MAX 256
 
 /* Room for one request: headers and the CPU list or the family name. */
@@ -258,13 +258,15 @@ out:
 	return o.err < 0 ? o.err : (int)o.n;
 }
 
-/* Writes the possible-CPU list ("0-1", "0-3,8-11") into mask: the kernel's own
- * list, else 0..n-1 for the configured CPUs. Registering for exactly the
- * possible CPUs covers any that come online later; the kernel refuses a mask
- * that is not a subset of them. */
+/* Writes the online-CPU list ("0-1", "0-3,8-11") into mask: the kernel's own
+ * list, else 0..n-1 for the online CPUs (the kernel refuses a mask that is
+ * not a subset of the possible ones). */
 static int taskstats_cpumask(char *mask, size_t size)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	/* online, not possible, CPUs: deregistering needs CAP_NET_ADMIN, which
+	 * is gone by the time we close, so the kernel drops our listener when a
+	 * record bounces off the closed socket, and only online CPUs send any */
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
 	long ncpu;
 
 	if (f) {
@@ -276,7 +278,7 @@ static int taskstats_cpumask(char *mask, size_t size)
 		if (n > 0 && strspn(mask, "0123456789,-") == n)
 			return 0;
 	}
-	ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 1)
 		return -EIO;
 	if (ncpu == 1)
@@ -439,7 +441,7 @@ int taskstats_open(int rcvbuf_bytes, uint16_t *family)
 				  NLM_F_ACK);
 	if (err == 0)
 		err = taskstats_await(fd, seq + 1, NULL);
-	/* With CAP_NET_ADMIN and a mask of possible CPUs, the kernel's only
+	/* With CAP_NET_ADMIN and a mask of online CPUs, the kernel's only
 	 * other EINVAL is a caller outside the initial pid (or user) namespace. */
 	if (err == -EINVAL)
 		err = -EOPNOTSUPP;

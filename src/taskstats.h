@@ -47,16 +47,19 @@ int taskstats_parse(const void *buf, size_t len, uint16_t family, struct tasksta
 /* Opens a non-blocking, close-on-exec generic netlink socket, resolves the
  * TASKSTATS family id (CTRL_CMD_GETFAMILY), sizes the receive buffer to
  * rcvbuf_bytes (SO_RCVBUFFORCE, else SO_RCVBUF), and registers for the exit
- * records of every possible CPU (TASKSTATS_CMD_ATTR_REGISTER_CPUMASK with a
- * mask string such as "0-1" built from /sys/devices/system/cpu/possible or
- * sysconf), checking the kernel's ack (NLM_F_ACK). Needs CAP_NET_ADMIN: returns
+ * records of every online CPU (TASKSTATS_CMD_ATTR_REGISTER_CPUMASK with a
+ * mask string such as "0-1" built from /sys/devices/system/cpu/online or
+ * sysconf; a CPU brought online later is not covered), checking the kernel's ack (NLM_F_ACK). Needs CAP_NET_ADMIN: returns
  * -EPERM without it; -ENOENT when the kernel has no taskstats (or in a
  * non-initial network namespace, where the family is not visible);
  * -EOPNOTSUPP in a non-initial pid namespace, whose listeners the kernel
  * refuses; else the fd and *family set. A full receive buffer drops records and
  * makes the next recv() fail with ENOBUFS. */
 int taskstats_open(int rcvbuf_bytes, uint16_t *family);
-/* Deregisters (TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, best effort) and closes. */
+/* Deregisters (TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK) and closes. Without
+ * CAP_NET_ADMIN (dropped since the open) the kernel refuses to deregister; it
+ * then drops the listener itself at the first record that finds the socket
+ * closed, on each CPU registered (the online ones). */
 void taskstats_close(int fd, uint16_t family);
 
 #endif

@@ -64,6 +64,7 @@ static void usage(FILE *f)
 	      "                       0.2..30); keys always redraw at once\n"
 	      "  -v, --verbose        list every EXEC line (default: the first 20)\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
+	      "                       (and use no taskstats exit records)\n"
 	      "      --caps           print which features privileges enable, and exit\n"
 	      "  -h, --help           this help\n"
 	      "  -V, --version        print the version\n"
@@ -167,8 +168,21 @@ static const char *nl_reason(int err, int by_option)
 	return buf;
 }
 
+/* Why taskstats is off, in words a user can act on. */
+static const char *ts_reason(int err, int by_option)
+{
+	if (by_option)
+		return "--no-netlink";
+	if (err == -EPERM || err == -EACCES)
+		return "taskstats needs CAP_NET_ADMIN (`make setcap` or sudo)";
+	if (err == -EOPNOTSUPP || err == -ENOENT)
+		return "the kernel offers no taskstats here (a container or namespace, or a kernel without it)";
+	return strerror(-err);
+}
+
 /* Prints what privileges enable (--caps). */
-static int print_caps(const struct caps_state *cs, int nl_err, const struct nlproc_info *ni, int ts_err)
+static int print_caps(const struct caps_state *cs, int nl_err, const struct nlproc_info *ni, int ts_err,
+		      int by_option)
 {
 	static const char *kind[] = {"unprivileged user", "sudo", "root", "file capabilities",
 				     "set-user-ID"};
@@ -192,9 +206,7 @@ static int print_caps(const struct caps_state *cs, int nl_err, const struct nlpr
 	else
 		printf("taskstats:    off: %s;\n"
 		       "              finished processes keep the figures of their last sample\n",
-		       ts_err == -EPERM || ts_err == -EACCES ? "needs CAP_NET_ADMIN (`make setcap` or sudo)"
-		       : ts_err == -ENOTSUP                 ? "--no-netlink"
-							    : strerror(-ts_err));
+		       ts_reason(ts_err, by_option));
 	printf("command runs: as uid %d with no capabilities%s\n", (int)cs->uid,
 	       cs->kind == CAPS_ROOT ? " dropped (really root: it keeps root, as without spacetime)" : "");
 	printf("PSS:          smaps_rollup of your own processes, within a CPU budget\n");
@@ -318,7 +330,7 @@ int main(int argc, char **argv)
 		return MAIN_EXIT_FAIL;
 	}
 	if (o.caps) {
-		print_caps(&cs, nl_fd < 0 ? nl_fd : 0, &ni, ts_fd < 0 ? ts_fd : 0);
+		print_caps(&cs, nl_fd < 0 ? nl_fd : 0, &ni, ts_fd < 0 ? ts_fd : 0, o.no_netlink);
 		if (ts_fd >= 0)
 			taskstats_close(ts_fd, ts_family);
 		if (nl_fd >= 0)
@@ -395,8 +407,9 @@ int main(int argc, char **argv)
 			 nl_reason(nl_fd, o.no_netlink), o.interval_ms);
 	else if (ts_fd < 0 && !o.no_netlink)
 		snprintf(notice, sizeof(notice),
-			 "no taskstats without CAP_NET_ADMIN (`make setcap` or sudo): finished processes "
-			 "show the CPU, faults and RSS of their last sample, not exact figures");
+			 "%s: finished processes show the CPU, faults and RSS of their last sample, "
+			 "not the kernel's figures at their exit",
+			 ts_reason(ts_fd, 0));
 	char logp[4096] = "";
 	if (dash) {
 		/* the command's output is saved here, so nothing is lost */

@@ -239,6 +239,7 @@ int report_text(FILE *f, struct store *st, char *const argv[], const struct repo
 	fprintf(f, "  collection      %s, every %" PRIu64 " ms, %" PRIu64 " lost events; %" PRIu64
 		   " PSS reads, refresh age mean %.2f s max %.2f s; collector CPU %.3f s\n",
 		s.mode == COLLECTOR_NETLINK ? (s.taskstats ? "netlink and taskstats" : "netlink")
+		: s.taskstats		    ? "polling /proc, and taskstats"
 					    : "polling /proc",
 		s.interval_ms, s.lost_events,
 		s.pss_reads, (double)s.pss_mean_age_ns / 1e9, (double)s.pss_max_age_ns / 1e9,
