@@ -211,23 +211,26 @@ static uint32_t root_argv(struct collector *c)
 	return n ? store_str_intern(c->st, c->argv, n - 1) : 0;
 }
 
+static int read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps);
+
 /* Records an exec by e (netlink event or detected by polling). */
 static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 {
 	struct store_exec ex = {.t_ns = t_ns, .pid = e->rec.pid, .ppid = e->rec.ppid};
 	struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXEC, .pid = e->rec.pid,
 				 .ppid = e->rec.ppid};
-	char buf[64];
+	struct procfs_stat ps;
 
 	ex.argv_id = read_argv(c, e->rec.pid);
 	if (!ex.argv_id && e->rec.pid == c->root && !e->rec.nexec)
 		ex.argv_id = root_argv(c); /* we started it: we know what it ran */
 	if (!ex.argv_id)
 		e->rec.comm[0] = '\0'; /* gone already: the parent's name would be wrong */
-	if (procfs_read(e->rec.pid, "comm", buf, sizeof(buf)) > 0) {
-		buf[strcspn(buf, "\n")] = '\0';
-		buf[sizeof(e->rec.comm) - 1] = '\0';
-		memcpy(e->rec.comm, buf, sizeof(e->rec.comm));
+	/* the new program's name from stat, whose fd the ticks then reuse
+	 * (cheaper than opening comm, then stat at the next tick) */
+	if (read_stat(c, e, &ps) == 0) {
+		memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
+		e->rec.comm[sizeof(e->rec.comm) - 1] = '\0';
 	}
 	memcpy(ex.comm, e->rec.comm, sizeof(ex.comm));
 	e->rec.argv_id = ex.argv_id;
@@ -547,6 +550,11 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 		memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
 		note_exec(c, e, now); /* the program changed: an exec we did not see */
 	}
+	/* stat's rss is statm's resident: unchanged, statm would say the same
+	 * (its anon/shared split aside), so the idle save a read */
+	uint64_t pk = (uint64_t)procfs_page_kib();
+	if ((e->rec.valid & PROC_V_RSS) && ps.rss_pages * pk == e->rec.rss_kib)
+		return 0;
 	if (e->fd_statm < 0) {
 		int fd = procfs_open(e->rec.pid, 0, "statm");
 		if (fd < 0)
@@ -558,7 +566,6 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 		return -ESRCH;
 	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0)
 		return 0; /* a zombie or kernel thread: no memory */
-	uint64_t pk = (uint64_t)procfs_page_kib();
 	uint64_t res = sm.resident_pages * pk, shr = sm.shared_pages * pk;
 	if (shr > res)
 		shr = res;
