@@ -60,7 +60,7 @@ static void usage(FILE *f)
 	      "      --budget PCT     CPU budget of spacetime, percent of one core\n"
 	      "                       (default 1), and at most 0.4 times that per core the\n"
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
-	      "      --fps N          dashboard redraws per second while live (default 4,\n"
+	      "      --fps N          dashboard redraws per second while live (default 2,\n"
 	      "                       0.2..30); keys always redraw at once\n"
 	      "  -v, --verbose        list every EXEC line (default: the first 20)\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"

@@ -14,7 +14,7 @@ struct collector;
 struct spawn;
 
 /* Live redraws per second unless told otherwise; keys redraw at once. */
-#define TUI_FPS_DEFAULT 4
+#define TUI_FPS_DEFAULT 2
 
 struct tui_ctx {
 	struct store *st;

@@ -454,7 +454,7 @@ distinct_elapsed() {
 	ui_start 100 30 -- sh -c 'echo up; sleep 60'
 	ui_wait 'up'
 	ui_wait 'running'
-	# 20 keys a second, faster than the 4 frames a second of the live view
+	# 20 keys a second, faster than the live view's frames (2 a second)
 	(for _ in $(seq 70); do ui_keys r; sleep 0.05; done) &
 	local keys=$! e1 e2
 	sleep 1
