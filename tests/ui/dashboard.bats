@@ -431,7 +431,8 @@ distinct_elapsed() {
 	# (up to 40; fewer when capture-pane is slow on a loaded machine)
 	echo "distinct readings in 4 s: $slow at --fps 1, $fast at --fps 10"
 	[ "$slow" -ge 2 ] && [ "$slow" -le 7 ] || false
-	[ "$fast" -ge 12 ] || false
+	# a loaded machine slows the captures, not the frame rates' ratio
+	[ "$fast" -ge $((2 * slow)) ] || false
 }
 
 @test "--fps 0.2: a key still redraws at once (space shows PAUSED within half a second)" {
