@@ -35,7 +35,7 @@
 #define COLLECTOR_ARGV_MAX (64 * 1024)
 #define COLLECTOR_EARLY 256
 /* The collector's share of its budget per core the command keeps busy. */
-#define COLLECTOR_TREE_SHARE 0.4
+#define COLLECTOR_TREE_SHARE 0.3
 #define COLLECTOR_NLBATCH 64
 /* One taskstats datagram (a record is about 450 bytes) and the records it holds. */
 #define COLLECTOR_TSBUF 8192
@@ -81,6 +81,7 @@ struct collector {
 	uint32_t *sched_picks;
 	size_t sched_cap;
 	double tree_cores;     /* CPU the tree used over the last tick, in cores */
+	double ncpu;           /* online CPUs: the most the tree can keep busy */
 	uint64_t tree_cpu_us;  /* the tree's cumulative CPU at the last tick */
 	/* exec/exit events that came before their process's fork event (the
 	 * kernel sends the fork event after the child may already have run) */
@@ -163,6 +164,8 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 	}
 	c->sum.mode = c->nl_fd >= 0 ? COLLECTOR_NETLINK : COLLECTOR_POLL;
 	c->sum.taskstats = c->ts_fd >= 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	c->ncpu = ncpu > 0 ? (double)ncpu : 1.0;
 	c->sum.interval_ms = c->cfg.interval_ms;
 	return c;
 }
@@ -682,8 +685,9 @@ static void schedule_pss(struct collector *c, uint64_t now)
 	double dt = c->last_tick_ns ? (double)(now - c->last_tick_ns) : c->cfg.interval_ms * 1e6;
 	/* At most the budget of one core, and at most COLLECTOR_TREE_SHARE of it
 	 * per core the command itself keeps busy: with the default 1% the
-	 * collector stays under 0.4% of the command's CPU (the rest of spacetime
-	 * under 0.5%), down to a tenth of the budget for an idle command. */
+	 * collector aims at 0.3% of the command's CPU, leaving room for what the
+	 * budget cannot defer (events, cheap reads, the dashboard) under 0.5%;
+	 * down to a tenth of the budget for an idle command. */
 	double frac = c->cfg.budget * c->tree_cores * COLLECTOR_TREE_SHARE;
 	if (frac > c->cfg.budget)
 		frac = c->cfg.budget;
@@ -913,6 +917,10 @@ static void tick(struct collector *c)
 	uint64_t tree_cpu = s.utime_us + s.stime_us;
 	if (c->last_tick_ns && now > c->last_tick_ns && tree_cpu >= c->tree_cpu_us)
 		c->tree_cores = (double)(tree_cpu - c->tree_cpu_us) * 1000.0 / (double)(now - c->last_tick_ns);
+	/* A process's exact CPU (taskstats) lands at its exit, all in one tick:
+	 * never count more cores than there are. */
+	if (c->tree_cores > c->ncpu)
+		c->tree_cores = c->ncpu;
 	c->tree_cpu_us = tree_cpu;
 	s.live_procs = (uint32_t)ptable_count(c->pt);
 	s.total_procs = c->total_procs;

@@ -58,7 +58,7 @@ static void usage(FILE *f)
 	      "      --export-format LIST  formats to export: json,csv,trace,svg (default all)\n"
 	      "  -i, --interval MS    sampling interval in ms (default 100, 10..60000)\n"
 	      "      --budget PCT     CPU budget of spacetime, percent of one core\n"
-	      "                       (default 1), and at most 0.4 times that per core the\n"
+	      "                       (default 1), and at most 0.3 times that per core the\n"
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
 	      "      --fps N          dashboard redraws per second while live (default 2,\n"
 	      "                       0.2..30); keys always redraw at once\n"
