@@ -42,9 +42,16 @@ ui_start() {
 	done
 	[ "${1:-}" = "--" ] && shift
 	ui_tmux kill-server 2>/dev/null || true
-	ui_tmux -f /dev/null new-session -d -x "$cols" -y "$rows" \
-		env LC_ALL="$UI_LOCALE" TERM=screen-256color TMPDIR="${BATS_TEST_TMPDIR:-/tmp}" "${envs[@]}" \
-		sh -c '"$@"; echo "[spacetime exited $?]"; exec sleep 3600' sh "$SPACETIME" "$@"
+	# a second start in one test can reach the server still exiting ("server
+	# exited unexpectedly"): try again a few times
+	local try
+	for try in 1 2 3 4 5; do
+		ui_tmux -f /dev/null new-session -d -x "$cols" -y "$rows" \
+			env LC_ALL="$UI_LOCALE" TERM=screen-256color TMPDIR="${BATS_TEST_TMPDIR:-/tmp}" "${envs[@]}" \
+			sh -c '"$@"; echo "[spacetime exited $?]"; exec sleep 3600' sh "$SPACETIME" "$@" && break
+		[ "$try" = 5 ] && return 1
+		sleep 0.2
+	done
 	ui_tmux set-option -g history-limit 0 >/dev/null 2>&1 || true
 }
 
