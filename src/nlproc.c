@@ -6,6 +6,8 @@
  * always copied out with memcpy, never read in place. */
 #include "nlproc.h"
 
+#include "nlwait.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -235,21 +237,19 @@ static int nlproc_send_op(int fd, uint32_t op, int filtered, uint32_t cookie, ui
 static int nlproc_await_ack(int fd, uint32_t cookie, int *refused)
 {
 	char buf[1024] __attribute__((aligned(8)));
-	struct timespec t0, t;
-	int waited_ms = 0;
+	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		ssize_t r = nlwait_recv(fd, buf, sizeof(buf), &t0, NLPROC_ACK_WAIT_MS);
 		int rem;
 
-		if (r < 0 && errno != EAGAIN && errno != EINTR && errno != ENOBUFS)
-			return -errno;
-		if (r < 0 && errno == EAGAIN)
-			(void)poll(&pfd, 1, NLPROC_ACK_WAIT_MS - waited_ms);
-		for (rem = r < 0 ? 0 : (int)r; nlproc_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+		if (r == -ETIMEDOUT)
+			return -EOPNOTSUPP;
+		if (r < 0)
+			return (int)r;
+		for (rem = (int)r; nlproc_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
 			struct proc_event ev;
 			struct cn_msg cn;
 
@@ -262,10 +262,6 @@ static int nlproc_await_ack(int fd, uint32_t cookie, int *refused)
 			*refused = 1;
 			return ev.event_data.ack.err < 4096 ? -(int)ev.event_data.ack.err : -EPROTO;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		waited_ms = (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
-		if (waited_ms >= NLPROC_ACK_WAIT_MS)
-			return -EOPNOTSUPP;
 	}
 }
 

@@ -15,6 +15,8 @@
  * memcpy, never read in place. */
 #include "taskstats.h"
 
+#include "nlwait.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -340,21 +342,17 @@ static int taskstats_family_cb(const struct nlattr *attr, void *data)
 static int taskstats_await(int fd, uint32_t seq, uint16_t *family)
 {
 	char buf[8192] __attribute__((aligned(8)));
-	struct timespec t0, t;
-	int waited_ms = 0;
+	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		ssize_t r = nlwait_recv(fd, buf, sizeof(buf), &t0, TASKSTATS_REPLY_WAIT_MS);
 		int rem;
 
-		if (r < 0 && errno != EAGAIN && errno != EINTR && errno != ENOBUFS)
-			return -errno;
-		if (r < 0 && errno == EAGAIN)
-			(void)poll(&pfd, 1, TASKSTATS_REPLY_WAIT_MS - waited_ms);
-		for (rem = r < 0 ? 0 : (int)r; taskstats_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+		if (r < 0)
+			return (int)r;
+		for (rem = (int)r; taskstats_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
 			if (nlh->nlmsg_seq != seq)
 				continue;
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
@@ -376,10 +374,6 @@ static int taskstats_await(int fd, uint32_t seq, uint16_t *family)
 				return 0;
 			}
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		waited_ms = (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
-		if (waited_ms >= TASKSTATS_REPLY_WAIT_MS)
-			return -ETIMEDOUT;
 	}
 }
 
