@@ -84,32 +84,27 @@ ui_keys() {
 # ui_wait REGEX [SECONDS]: waits until the screen matches an extended regex;
 # fails with the last screen shown.
 ui_wait() {
-	local re=$1 limit=${2:-15} i=0 n
-	n=$(awk -v l="$limit" 'BEGIN { printf "%d", l * 10 }')
-	while [ "$i" -lt "$n" ]; do
-		if ui_cap | grep -Eq -- "$re"; then
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "timed out after ${limit}s waiting for /$re/; the screen:" >&2
-	ui_cap | sed 's/^/  |/' >&2
-	return 1
+	ui_poll 1 "$@"
 }
 
 # ui_wait_gone REGEX [SECONDS]: waits until the screen no longer matches.
 ui_wait_gone() {
-	local re=$1 limit=${2:-15} i=0 n
+	ui_poll 0 "$@"
+}
+
+# ui_poll WANT REGEX [SECONDS]: reads the screen every 0.1 s until whether it
+# matches REGEX is WANT (1 or 0); fails with the last screen shown.
+ui_poll() {
+	local want=$1 re=$2 limit=${3:-15} i=0 n got
 	n=$(awk -v l="$limit" 'BEGIN { printf "%d", l * 10 }')
 	while [ "$i" -lt "$n" ]; do
-		if ! ui_cap | grep -Eq -- "$re"; then
-			return 0
-		fi
+		got=0
+		ui_cap | grep -Eq -- "$re" && got=1
+		[ "$got" = "$want" ] && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
-	echo "timed out after ${limit}s waiting for /$re/ to go; the screen:" >&2
+	echo "timed out after ${limit}s waiting for /$re/$([ "$want" = 1 ] || echo " to go"); the screen:" >&2
 	ui_cap | sed 's/^/  |/' >&2
 	return 1
 }
