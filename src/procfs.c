@@ -370,6 +370,26 @@ ssize_t procfs_pread(int fd, char *buf, size_t cap)
 	return (ssize_t)off;
 }
 
+ssize_t procfs_pread_once(int fd, char *buf, size_t cap)
+{
+	if (fd < 0 || !buf || cap == 0 || cap > SSIZE_MAX)
+		return -EINVAL;
+	for (;;) {
+		ssize_t r = pread(fd, buf, cap - 1, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			buf[0] = '\0';
+			return -errno;
+		}
+		if ((size_t)r < cap - 1) {
+			buf[r] = '\0';
+			return r; /* all of it: no read to see the end */
+		}
+		return procfs_pread(fd, buf, cap); /* filled: the slow way */
+	}
+}
+
 ssize_t procfs_read(pid_t pid, const char *name, char *buf, size_t cap)
 {
 	ssize_t r;
@@ -377,7 +397,7 @@ ssize_t procfs_read(pid_t pid, const char *name, char *buf, size_t cap)
 
 	if (fd < 0)
 		return fd;
-	r = procfs_pread(fd, buf, cap);
+	r = procfs_pread_once(fd, buf, cap);
 	close(fd);
 	return r;
 }

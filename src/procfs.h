@@ -55,7 +55,13 @@ int procfs_open(pid_t pid, pid_t tid, const char *name);
  * most cap - 1 bytes). Returns the length or -errno (-ESRCH: the process is
  * gone). */
 ssize_t procfs_pread(int fd, char *buf, size_t cap);
-/* One-shot read of /proc/PID/NAME into buf. Returns the length or -errno. */
+/* The same for a file the kernel writes whole in one read when the buffer is
+ * big enough (stat, statm, smaps_rollup, cmdline; not children, maps or
+ * smaps): a read that returns less than asked is all of it, which saves the
+ * read that would only see the end. */
+ssize_t procfs_pread_once(int fd, char *buf, size_t cap);
+/* One-shot read of /proc/PID/NAME (a file of the kind procfs_pread_once
+ * reads) into buf. Returns the length or -errno. */
 ssize_t procfs_read(pid_t pid, const char *name, char *buf, size_t cap);
 
 /* Clock ticks per second and page size, looked up once. */

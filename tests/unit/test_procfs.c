@@ -535,7 +535,7 @@ static void test_read_self(void **state)
 	assert_int_equal(procfs_pread(fd, buf, 0), -EINVAL);
 	close(fd);
 
-	/* smaps_rollup is long enough to need several reads. */
+	/* smaps_rollup, read whole. */
 	n = procfs_read(getpid(), "smaps_rollup", buf, sizeof(buf));
 	assert_true(n > 0);
 	struct procfs_rollup r;
@@ -543,6 +543,76 @@ static void test_read_self(void **state)
 	assert_int_equal(procfs_parse_smaps_rollup(buf, (size_t)n, &r), 0);
 	assert_true(r.valid & PROCFS_ROLLUP_PSS);
 	assert_true(r.pss_kib > 0);
+}
+
+/* The names of the lines of a "Key: value" file, in order. */
+static void line_keys(const char *buf, char *out, size_t cap)
+{
+	size_t k = 0;
+
+	for (const char *p = buf; *p && k + 1 < cap; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "") {
+		const char *colon = strchr(p, ':');
+		const char *nl = strchr(p, '\n');
+		if (colon && (!nl || colon < nl)) {
+			size_t n = (size_t)(colon - p);
+			if (k + n + 2 >= cap)
+				break;
+			memcpy(out + k, p, n);
+			k += n;
+			out[k++] = ',';
+		}
+	}
+	out[k] = '\0';
+}
+
+static void test_read_once_is_whole(void **state)
+{
+	(void)state;
+	char a[8192], b[8192], ka[2048], kb[2048];
+	int fd = procfs_open(getpid(), 0, "smaps_rollup");
+
+	/* One read gives every line a read to the end gives. */
+	assert_true(fd >= 0);
+	ssize_t n1 = procfs_pread_once(fd, a, sizeof(a));
+	ssize_t n2 = procfs_pread(fd, b, sizeof(b));
+	assert_true(n1 > 0 && n2 > 0);
+	line_keys(a, ka, sizeof(ka));
+	line_keys(b, kb, sizeof(kb));
+	assert_string_equal(ka, kb);
+	assert_true(strstr(ka, "Pss,") != NULL);
+	/* A buffer too small for the text: the first cap - 1 bytes, as before. */
+	assert_int_equal(procfs_pread_once(fd, a, 10), 9);
+	assert_int_equal(strlen(a), 9);
+	assert_int_equal(memcmp(a, b, 9), 0);
+	assert_int_equal(procfs_pread_once(fd, a, 0), -EINVAL);
+	close(fd);
+
+	/* A command line of several pages comes whole from one read. */
+	static char big[20000];
+	memset(big, 'x', sizeof(big) - 1);
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	pid_t child = fork();
+	if (child == 0) {
+		dup2(pfd[0], 0);
+		close(pfd[1]);
+		execl("/bin/cat", "cat", "-", big, (char *)NULL);
+		_exit(127);
+	}
+	assert_true(child > 0);
+	close(pfd[0]);
+	static char cmd[32768];
+	ssize_t want = (ssize_t)(strlen("cat") + 1 + strlen("-") + 1 + strlen(big) + 1);
+	ssize_t n = 0;
+	for (int i = 0; i < 500 && n != want; i++) { /* until it has exec'd */
+		n = procfs_read(child, "cmdline", cmd, sizeof(cmd));
+		if (n != want)
+			usleep(2000);
+	}
+	assert_int_equal(n, want);
+	assert_string_equal(cmd + n - 1 - strlen(big), big);
+	close(pfd[1]); /* cat reads end of input, fails on "xxx..." and exits */
+	assert_int_equal(waitpid(child, NULL, 0), child);
 }
 
 static void test_read_gone(void **state)
@@ -560,6 +630,7 @@ static void test_read_gone(void **state)
 	assert_int_equal(waitpid(child, NULL, 0), child);
 	/* Reaped: an open fd reads ESRCH, a new open finds nothing. */
 	assert_int_equal(procfs_pread(fd, buf, sizeof(buf)), -ESRCH);
+	assert_int_equal(procfs_pread_once(fd, buf, sizeof(buf)), -ESRCH);
 	close(fd);
 	assert_int_equal(procfs_open(child, 0, "stat"), -ENOENT);
 	assert_int_equal(procfs_read(child, "statm", buf, sizeof(buf)), -ENOENT);
@@ -595,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_random_input),
 		cmocka_unit_test(test_read_self),
+		cmocka_unit_test(test_read_once_is_whole),
 		cmocka_unit_test(test_read_gone),
 		cmocka_unit_test(test_constants),
 	};
