@@ -75,7 +75,8 @@ struct collector {
 	uint32_t total_procs, total_threads, total_execs;
 	uint64_t gone_minflt, gone_majflt, gone_utime_us, gone_stime_us;
 	/* PSS budget */
-	double tokens_ns, cost_ns_per_kib, shared_ratio;
+	struct pssched_budget tokens;
+	double cost_ns_per_kib, shared_ratio;
 	uint64_t sched_cpu_ns; /* process CPU time when the last PSS round ended */
 	struct pssched_item *sched_items;
 	uint32_t *sched_picks;
@@ -265,7 +266,7 @@ static int read_stat(struct collector *c, struct pentry *e, struct procfs_stat *
 			return fd; /* out of fds, say: not a reason to think it gone */
 		e->fd_stat = fd;
 	}
-	ssize_t n = procfs_pread(e->fd_stat, c->rbuf, sizeof(c->rbuf));
+	ssize_t n = procfs_pread_once(e->fd_stat, c->rbuf, sizeof(c->rbuf));
 	if (n <= 0 || procfs_parse_stat(c->rbuf, (size_t)n, ps) < 0)
 		return -ESRCH;
 	if (e->start_ticks && ps->starttime_ticks != e->start_ticks)
@@ -331,15 +332,22 @@ static struct pentry *add_proc(struct collector *c, pid_t pid, pid_t ppid, uint6
 
 static void ts_adopt(struct collector *c, struct pentry *e);
 
-/* Moves e out of the live table: final counters, exit status, published. */
-static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int status, int known)
+/* Moves e out of the live table: final counters, exit status, published.
+ * last: its stat just read (a zombie's final counters), or NULL when it was
+ * just found gone; otherwise (RETIRE_READ) stat is read here. */
+static const struct procfs_stat retire_read;
+#define RETIRE_READ (&retire_read)
+static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int status, int known,
+		   const struct procfs_stat *last)
 {
 	struct procfs_stat ps;
 	struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXIT, .pid = e->rec.pid,
 				 .ppid = e->rec.ppid, .arg = status};
 
-	if (read_stat(c, e, &ps) == 0)
-		take_stat(e, &ps);
+	if (last == RETIRE_READ && read_stat(c, e, &ps) == 0)
+		last = &ps;
+	if (last && last != RETIRE_READ)
+		take_stat(e, last);
 	if (c->ts_fd >= 0)
 		ts_adopt(c, e); /* its tasks' records read before its fork event */
 	if (e->ts_leader) {
@@ -564,7 +572,7 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 			return -ESRCH;
 		e->fd_statm = fd;
 	}
-	ssize_t n = procfs_pread(e->fd_statm, c->rbuf, sizeof(c->rbuf));
+	ssize_t n = procfs_pread_once(e->fd_statm, c->rbuf, sizeof(c->rbuf));
 	if (n < 0)
 		return -ESRCH;
 	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0)
@@ -632,7 +640,7 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 	if (e->fd_smaps < 0)
 		e->fd_smaps = procfs_open(e->rec.pid, 0, "smaps_rollup");
 	if (e->fd_smaps >= 0)
-		n = procfs_pread(e->fd_smaps, c->rbuf, sizeof(c->rbuf));
+		n = procfs_pread_once(e->fd_smaps, c->rbuf, sizeof(c->rbuf));
 	uint64_t cost = thread_cpu_ns() - t0;
 	e->pss_t_ns = now; /* even a failed read waits its turn again */
 	if (n <= 0 || procfs_parse_smaps_rollup(c->rbuf, (size_t)n, &r) < 0) {
@@ -679,7 +687,8 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 /* Spends what is left of spacetime's CPU budget on the most useful
  * smaps_rollup reads. The budget covers all of spacetime: everything its
  * threads spent since the last call that was not a PSS read (events, cheap
- * reads, publishing, the dashboard's drawing) is taken off first. */
+ * reads, publishing, the dashboard's drawing) is owed first, and PSS reads
+ * keep a tenth of it whatever the rest costs (pssched_budget). */
 static void schedule_pss(struct collector *c, uint64_t now)
 {
 	double dt = c->last_tick_ns ? (double)(now - c->last_tick_ns) : c->cfg.interval_ms * 1e6;
@@ -694,18 +703,12 @@ static void schedule_pss(struct collector *c, uint64_t now)
 	if (frac < c->cfg.budget / 10)
 		frac = c->cfg.budget / 10;
 	double budget = dt * frac;
+	c->sum.budget_ns += (uint64_t)budget;
 	uint64_t cpu = process_cpu_ns();
 	double other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
-	double pss_share = budget - other;
-
-	/* However costly the rest, PSS keeps a tenth of the budget. */
-	if (pss_share < budget / 10)
-		pss_share = budget / 10;
-	c->tokens_ns += pss_share;
-	if (c->tokens_ns > frac * 5e9)
-		c->tokens_ns = frac * 5e9;
+	pssched_budget_credit(&c->tokens, budget, other, frac * 5e9);
 	size_t n = ptable_count(c->pt);
-	if (c->tokens_ns <= 0 || !n)
+	if (pssched_budget_avail(&c->tokens) <= 0 || !n)
 		goto out;
 	if (n > c->sched_cap) {
 		size_t cap = n * 2;
@@ -727,27 +730,28 @@ static void schedule_pss(struct collector *c, uint64_t now)
 			.rd_anon_rss_kib = e->rd_anon_rss, .rd_shared_rss_kib = e->rd_shared_rss,
 			.age_ns = e->pss_t_ns ? now - e->pss_t_ns : 0, .never_read = !e->pss_t_ns};
 	}
-	size_t k = pssched_pick(c->sched_items, n, c->tokens_ns, c->cost_ns_per_kib, c->sched_picks, n);
+	size_t k = pssched_pick(c->sched_items, n, pssched_budget_avail(&c->tokens), c->cost_ns_per_kib, c->sched_picks, n);
 	/* Read in priority order, paying the real cost, while tokens last. */
-	for (size_t i = 0; i < k && c->tokens_ns > 0; i++) {
+	for (size_t i = 0; i < k && pssched_budget_avail(&c->tokens) > 0; i++) {
 		struct pentry *e = ptable_at(c->pt, c->sched_picks[i]);
-		if (!before_first_exec(c, e))
-			c->tokens_ns -= (double)read_pss(c, e, now);
+		if (!before_first_exec(c, e)) {
+			uint64_t cost = read_pss(c, e, now);
+			pssched_budget_pay(&c->tokens, (double)cost);
+			c->sum.pss_cpu_ns += cost;
+		}
 	}
 out:
 	c->sched_cpu_ns = process_cpu_ns();
 }
 
-/* One sampling tick: cheap counters for all, PSS within budget, a sample. */
 /* Tells whether /proc shows the process ended (gone, zombie or dead). */
-static int proc_ended(struct collector *c, struct pentry *e)
+static int proc_ended(struct collector *c, struct pentry *e, struct procfs_stat *ps, int *read)
 {
-	struct procfs_stat ps;
-
-	int r = read_stat(c, e, &ps);
+	int r = read_stat(c, e, ps);
+	*read = r == 0;
 	if (r < 0)
 		return r == -ESRCH;
-	return ps.state == 'Z' || ps.state == 'X' || ps.state == 'x';
+	return ps->state == 'Z' || ps->state == 'X' || ps->state == 'x';
 }
 
 /* Retires the processes whose exit event came, if /proc agrees they ended;
@@ -756,8 +760,10 @@ static void retire_exited(struct collector *c)
 {
 	for (size_t i = 0; i < ptable_count(c->pt);) {
 		struct pentry *e = ptable_at(c->pt, i);
-		if (e->exit_pending && proc_ended(c, e)) {
-			retire(c, e, e->exit_ns, e->exit_status_pending, 1);
+		struct procfs_stat ps;
+		int read;
+		if (e->exit_pending && proc_ended(c, e, &ps, &read)) {
+			retire(c, e, e->exit_ns, e->exit_status_pending, 1, read ? &ps : NULL);
 			continue;
 		}
 		e->exit_pending = 0;
@@ -858,6 +864,7 @@ static void drain_taskstats(struct collector *c)
 	}
 }
 
+/* One sampling tick: cheap counters for all, PSS within budget, a sample. */
 static void tick(struct collector *c)
 {
 	uint64_t now = collector_now_ns();
@@ -880,7 +887,7 @@ static void tick(struct collector *c)
 			if (!e->gone_ns)
 				e->gone_ns = now;
 			if (c->sum.mode == COLLECTOR_POLL || now - e->gone_ns > 1000000000ull) {
-				retire(c, e, e->gone_ns, 0, 0);
+				retire(c, e, e->gone_ns, 0, 0, NULL);
 				continue;
 			}
 		}
@@ -1107,7 +1114,7 @@ static int reap(struct collector *c)
 	retire_exited(c);
 	struct pentry *e = ptable_get(c->pt, c->root);
 	if (e)
-		retire(c, e, now, status, 1);
+		retire(c, e, now, status, 1, RETIRE_READ);
 	tick(c);
 	struct rusage self;
 	if (getrusage(RUSAGE_SELF, &self) == 0)

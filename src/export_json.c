@@ -130,6 +130,8 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	jsonw_u64(f, "lost_events", s.lost_events, &first);
 	jsonw_u64(f, "interval_ms", s.interval_ms, &first);
 	jsonw_u64(f, "pss_reads", s.pss_reads, &first);
+	jsonw_u64(f, "pss_read_cpu_us", s.pss_cpu_ns / 1000, &first);
+	jsonw_u64(f, "budget_cpu_us", s.budget_ns / 1000, &first);
 	jsonw_u64(f, "pss_refresh_mean_age_us", s.pss_mean_age_ns / 1000, &first);
 	jsonw_u64(f, "pss_refresh_max_age_us", s.pss_max_age_ns / 1000, &first);
 	jsonw_u64(f, "collector_cpu_us", s.collector_cpu_ns / 1000, &first);

@@ -61,3 +61,40 @@ size_t pssched_pick(const struct pssched_item *items, size_t n, double tokens_ns
 	free(r);
 	return k;
 }
+
+#define RESERVE 0.1
+
+void pssched_budget_credit(struct pssched_budget *b, double credit_ns, double other_ns, double cap_ns)
+{
+	b->main_ns += credit_ns * (1 - RESERVE) - other_ns;
+	b->reserve_ns += credit_ns * RESERVE;
+	if (b->main_ns > cap_ns * (1 - RESERVE))
+		b->main_ns = cap_ns * (1 - RESERVE);
+	if (b->main_ns < -cap_ns * (1 - RESERVE))
+		b->main_ns = -cap_ns * (1 - RESERVE);
+	if (b->reserve_ns > cap_ns * RESERVE)
+		b->reserve_ns = cap_ns * RESERVE;
+}
+
+double pssched_budget_avail(const struct pssched_budget *b)
+{
+	return b->reserve_ns + (b->main_ns > 0 ? b->main_ns : 0);
+}
+
+void pssched_budget_pay(struct pssched_budget *b, double cost_ns)
+{
+	double r = b->reserve_ns > 0 ? b->reserve_ns : 0;
+
+	if (cost_ns <= r) {
+		b->reserve_ns -= cost_ns;
+		return;
+	}
+	b->reserve_ns -= r;
+	cost_ns -= r;
+	/* The rest, overdraft included, is owed by the account that allowed the
+	 * read: the main one if it had anything, else the reserve. */
+	if (b->main_ns > 0)
+		b->main_ns -= cost_ns;
+	else
+		b->reserve_ns -= cost_ns;
+}

@@ -32,4 +32,22 @@ double pssched_priority(const struct pssched_item *it, double ns_per_kib);
 size_t pssched_pick(const struct pssched_item *items, size_t n, double tokens_ns,
 		    double ns_per_kib, uint32_t *out, size_t max);
 
+/* The CPU time PSS reads may spend, in two accounts. Everything spacetime
+ * spends besides PSS reads is owed by the main account, and a debt carries
+ * over (a burst of other work, such as a frame of the dashboard, is paid back
+ * by later ticks, not forgiven); a tenth of each credit goes to a reserve only
+ * PSS reads draw on, so they go on at that rate however costly the rest is.
+ * Over time spacetime spends max(credit, other + credit / 10). */
+struct pssched_budget {
+	double main_ns, reserve_ns;
+};
+
+/* Adds credit_ns of budget, takes other_ns off; each account holds at most
+ * its share of cap_ns and owes at most its share of cap_ns. */
+void pssched_budget_credit(struct pssched_budget *b, double credit_ns, double other_ns, double cap_ns);
+/* What PSS reads may spend now (> 0: read at least one). */
+double pssched_budget_avail(const struct pssched_budget *b);
+/* Pays cost_ns of PSS reads: from the reserve first. */
+void pssched_budget_pay(struct pssched_budget *b, double cost_ns);
+
 #endif

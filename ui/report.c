@@ -237,13 +237,13 @@ int report_text(FILE *f, struct store *st, char *const argv[], const struct repo
 	put_count(f, s.ru_oublock);
 	fprintf(f, " out (512-byte blocks)\n");
 	fprintf(f, "  collection      %s, every %" PRIu64 " ms, %" PRIu64 " lost events; %" PRIu64
-		   " PSS reads, refresh age mean %.2f s max %.2f s; collector CPU %.3f s\n",
+		   " PSS reads, refresh age mean %.2f s max %.2f s; collector CPU %.3f s (PSS reads %.3f s)\n",
 		s.mode == COLLECTOR_NETLINK ? (s.taskstats ? "netlink and taskstats" : "netlink")
 		: s.taskstats		    ? "polling /proc, and taskstats"
 					    : "polling /proc",
 		s.interval_ms, s.lost_events,
 		s.pss_reads, (double)s.pss_mean_age_ns / 1e9, (double)s.pss_max_age_ns / 1e9,
-		(double)s.collector_cpu_ns / 1e9);
+		(double)s.collector_cpu_ns / 1e9, (double)s.pss_cpu_ns / 1e9);
 	if (s.lost_events)
 		fprintf(f, "  warning         %" PRIu64 " netlink overruns: the tree was rescanned from /proc, counts are a lower bound\n", s.lost_events);
 	if (o->notice)

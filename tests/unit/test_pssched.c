@@ -120,6 +120,77 @@ static void test_learned_cost_changes_budget(void **state)
 	assert_int_equal(dear, 3);  /* 209.8 us each */
 }
 
+/* Simulates ticks: each credits c_ns and reports other[t % nother] of other
+ * work; PSS reads of read_ns each are made while the budget allows. Returns
+ * the total spent on PSS reads. */
+static double simulate(double c_ns, const double *other, int nother, double read_ns, int ticks,
+		       double cap_ns)
+{
+	struct pssched_budget b = {0};
+	double pss = 0;
+
+	for (int t = 0; t < ticks; t++) {
+		pssched_budget_credit(&b, c_ns, other[t % nother], cap_ns);
+		while (pssched_budget_avail(&b) > 0) {
+			pssched_budget_pay(&b, read_ns);
+			pss += read_ns;
+		}
+	}
+	return pss;
+}
+
+static void test_budget_bursts_of_other_work_are_paid_back(void **state)
+{
+	(void)state;
+	/* A dashboard frame every 5th tick costs 3 ticks' budget: on average
+	 * other work takes 60% of the budget, and PSS reads get the other 40%,
+	 * not the 10% floor at the burst plus the whole budget between. */
+	const double other[5] = {3000, 0, 0, 0, 0};
+	double pss = simulate(1000, other, 5, 100, 10000, 5000);
+	double total = pss + 10000 / 5 * 3000.0;
+
+	assert_true(total <= 10000 * 1000.0 + 1000);
+	assert_true(total >= 10000 * 1000.0 - 1000);
+	assert_true(pss >= 0.39 * 10000 * 1000.0);
+}
+
+static void test_budget_reserve_under_overload(void **state)
+{
+	(void)state;
+	/* Other work costs twice the budget every tick: PSS keeps a tenth. */
+	const double other[1] = {2000};
+	double pss = simulate(1000, other, 1, 30, 10000, 5000);
+
+	assert_true(pss >= 0.1 * 10000 * 1000.0 - 30);
+	assert_true(pss <= 0.1 * 10000 * 1000.0 + 30);
+}
+
+static void test_budget_debt_is_bounded_and_overdraft_owed(void **state)
+{
+	(void)state;
+	struct pssched_budget b = {0};
+
+	/* A huge burst (startup, a resize) is owed only up to the cap. */
+	pssched_budget_credit(&b, 1000, 1e9, 5000);
+	assert_true(b.main_ns >= -4500.0 && b.main_ns < 0);
+	assert_true(pssched_budget_avail(&b) > 0); /* the reserve still reads */
+	/* A read dearer than what there is: the reserve is emptied and the rest
+	 * is owed by it, because the main account allowed nothing. */
+	pssched_budget_pay(&b, 400);
+	assert_true(b.reserve_ns < 0);
+	assert_true(pssched_budget_avail(&b) <= 0);
+	/* With the main account in credit, it owes the overdraft. */
+	struct pssched_budget m = {0};
+	pssched_budget_credit(&m, 1000, 0, 5000);
+	pssched_budget_pay(&m, 3000);
+	assert_true(m.reserve_ns == 0);
+	assert_true(m.main_ns < -1999 && m.main_ns > -2001);
+	/* Credits never pile up past the cap. */
+	for (int i = 0; i < 100; i++)
+		pssched_budget_credit(&m, 1000, 0, 5000);
+	assert_true(pssched_budget_avail(&m) <= 5000.0 + 1e-6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +201,9 @@ int main(void)
 		cmocka_unit_test(test_small_processes_refresh_more_often),
 		cmocka_unit_test(test_no_rss_never_read),
 		cmocka_unit_test(test_learned_cost_changes_budget),
+		cmocka_unit_test(test_budget_bursts_of_other_work_are_paid_back),
+		cmocka_unit_test(test_budget_reserve_under_overload),
+		cmocka_unit_test(test_budget_debt_is_bounded_and_overdraft_owed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
