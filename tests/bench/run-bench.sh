@@ -6,60 +6,93 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ST=./spacetime
 WL=build/workloads
-RUNS=${BENCH_RUNS:-8}
-COPIES=${BENCH_COPIES:-6}
+PAIRS=${BENCH_PAIRS:-${BENCH_RUNS:-16}}
+COPIES=${BENCH_COPIES:-3}
 T=$(mktemp -d /tmp/spacetime-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 median() { sort -g | awk '{a[NR]=$1} END {printf "%.6f\n", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-now_us() { echo $(( $(date +%s%N) / 1000 )); }
-
-echo "== real build: spacetime's own sources x$COPIES, make -j2, $RUNS runs each, interleaved"
-build() { rm -rf "$T/b"; make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2 "$@"; }
-build >/dev/null # warm the page cache
-: >"$T/bare"; : >"$T/st"; : >"$T/cpu"; : >"$T/ccpu"
-bare_run() {
-	rm -rf "$T/b"; t0=$(now_us); make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2; t1=$(now_us)
-	echo $((t1 - t0)) >>"$T/bare"
+# A 95% confidence interval for the median, free of any assumption about the
+# distribution: the order statistics k and n+1-k, where k is the largest rank
+# with P(Binomial(n, 1/2) < k) <= 2.5%.
+median_ci() {
+	sort -g | awk '{a[NR]=$1} END {
+		n = NR; pr = 0.5 ^ n; c = 0; k = 0
+		for (i = 0; i <= n; i++) {
+			if (i > 0) pr = pr * (n - i + 1) / i
+			if (c + pr > 0.025) break
+			c += pr; k = i + 1
+		}
+		if (k < 1) printf "n/a (too few pairs)\n"
+		else printf "%.4f-%.4f\n", a[k], a[n + 1 - k] }'
 }
-for i in $(seq "$RUNS"); do
-	# bare and measured runs alternate, and which goes first alternates too,
-	# so a drift of the machine's speed weighs on both alike
-	if [ $((i % 2)) = 1 ]; then bare_run; fi
+now_us() { echo $(( $(date +%s%N) / 1000 )); }
+# the CPU time (user + sys, in us) of the children a subshell waited for,
+# from the second line of bash's `times`: "0m9.376s 0m0.860s"
+times_us() { awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%d\n", t * 1e6 }' "$1"; }
+sorted_ratios() { awk '{printf "%.3f\n", $2 / $1}' "$1" | sort -g | tr '\n' ' '; }
+build() { make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2; }
+# one bare build: appends "wall_us cpu_us" to $1
+bare_run() {
+	rm -rf "$T/b"
+	local t0 t1
+	t0=$(now_us)
+	( build; times >"$T/times" )
+	t1=$(now_us)
+	echo "$((t1 - t0)) $(times_us "$T/times")" >>"$1"
+}
+# Prints the wall-time and CPU-time ratios of the back-to-back pairs in $1
+# for mode $2; a line per pair, times in us: the bare build's wall and CPU,
+# then the measured build's wall and CPU, spacetime's CPU, its collector
+# thread's, its PSS reads'.
+pair_figures() {
+	local f=$1 mode=$2 n
+	n=$(grep -c . "$f")
+	awk '{print $1, $3}' "$f" >"$T/wpairs"
+	printf 'build: back-to-back wall ratios (%s), sorted: %s\n' "$mode" "$(sorted_ratios "$T/wpairs")"
+	printf 'build: bare median %.3f s, under spacetime (%s) median %.3f s\n' \
+		"$(awk '{print $1 / 1e6}' "$f" | median)" "$mode" "$(awk '{print $3 / 1e6}' "$f" | median)"
+	printf 'build: wall-time ratio (%s) %.4f median of %s back-to-back pairs, 95%% CI %s, ratio of medians %.4f   (target <= 1.01)\n' \
+		"$mode" "$(awk '{print $3 / $1}' "$f" | median)" "$n" "$(awk '{print $3 / $1}' "$f" | median_ci)" \
+		"$(echo "$(awk '{print $3}' "$f" | median) / $(awk '{print $1}' "$f" | median)" | bc -l)"
+	# CPU time is less at the mercy of the machine's speed than wall time:
+	# what the build and spacetime together spent, over what the bare build did
+	printf 'build: CPU-time ratio (%s), (build + spacetime) / bare build: %.4f median, 95%% CI %s   (the build alone: %.4f)\n' \
+		"$mode" "$(awk '{print ($4 + $5) / $2}' "$f" | median)" "$(awk '{print ($4 + $5) / $2}' "$f" | median_ci)" \
+		"$(awk '{print $4 / $2}' "$f" | median)"
+	printf 'build: spacetime CPU / build CPU %.3f%% median (collector thread %.3f%%, PSS reads %.3f%%)   (target <= 0.5%%)\n' \
+		"$(awk '{print $5 / $4 * 100}' "$f" | median)" "$(awk '{print $6 / $4 * 100}' "$f" | median)" \
+		"$(awk '{print $7 / $4 * 100}' "$f" | median)"
+}
+# prints the measured side of a pair from the JSON $1 and the wall $2
+# (empty: the command's wall from the JSON)
+measured_side() {
+	jq -r --arg w "$2" '"\(if $w == "" then .wall_us else ($w | tonumber) end) \(.user_us + .sys_us) \(.spacetime_cpu_us) \(.collector_cpu_us) \(.pss_read_cpu_us)"' "$1"
+}
+
+echo "== real build: spacetime's own sources x$COPIES, make -j2, $PAIRS back-to-back pairs"
+build >/dev/null # warm the page cache
+: >"$T/pairs"
+for i in $(seq "$PAIRS"); do
+	# bare and measured runs alternate, and which goes first alternates too
+	# (ABBA), so a drift of the machine's speed weighs on both alike
+	: >"$T/one"
+	if [ $((i % 2)) = 1 ]; then bare_run "$T/one"; fi
 	rm -rf "$T/b"; t0=$(now_us)
 	$ST -s -o /dev/null --json "$T/s.json" -- make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2
 	t1=$(now_us)
-	echo $((t1 - t0)) >>"$T/st"
-	if [ $((i % 2)) = 0 ]; then bare_run; fi
-	jq -r '(.spacetime_cpu_us / (.user_us + .sys_us) * 100)' "$T/s.json" >>"$T/cpu"
-	jq -r '(.collector_cpu_us / (.user_us + .sys_us) * 100)' "$T/s.json" >>"$T/ccpu"
-	jq -r '"  run '"$i"': processes \(.processes) execs \(.execs_count) peak PSS \(.peak_pss_bytes/1048576|floor) MiB, \(.pss_reads) PSS reads, refresh age mean \(.pss_refresh_mean_age_us/1000|floor) ms, collector woke \(.collector_wakeups) times"' "$T/s.json"
+	if [ $((i % 2)) = 0 ]; then bare_run "$T/one"; fi
+	echo "$(cat "$T/one") $(measured_side "$T/s.json" $((t1 - t0)))" >>"$T/pairs"
+	jq -r '"  pair '"$i"': processes \(.processes), peak PSS \(.peak_pss_bytes/1048576|floor) MiB, \(.pss_reads) PSS reads, refresh age mean \(.pss_refresh_mean_age_us/1000|floor) ms, collector woke \(.collector_wakeups) times, spacetime CPU \(.spacetime_cpu_us/1000|floor) ms of \(.budget_cpu_us/1000|floor) ms budgeted"' "$T/s.json"
 done
-mb=$(median <"$T/bare"); ms=$(median <"$T/st")
-# run i's bare and measured builds ran back to back: their ratio cancels the
-# machine's drift, which the ratio of the two medians does not
-pr=$(paste "$T/bare" "$T/st" | awk '{print $2 / $1}' | median)
-printf 'build: back-to-back ratios (summary mode), sorted: %s\n' \
-	"$(paste "$T/bare" "$T/st" | awk '{printf "%.3f\n", $2 / $1}' | sort -g | tr '\n' ' ')"
-printf 'build: bare median %.3f s (runs: %s), under spacetime -s median %.3f s (runs: %s)\n' \
-	"$(echo "$mb/1000000" | bc -l)" "$(sort -n "$T/bare" | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $1/1e6}')" \
-	"$(echo "$ms/1000000" | bc -l)" "$(sort -n "$T/st" | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $1/1e6}')"
-printf 'build: wall-time ratio (summary mode) %.4f median of %s back-to-back pairs (ratio of medians %.4f)   (target <= 1.01)\n' \
-	"$pr" "$RUNS" "$(echo "$ms/$mb" | bc -l)"
-printf 'build: spacetime CPU / build CPU %.3f%% median (collector thread %.3f%%)   (target <= 0.5%%)\n' \
-	"$(median <"$T/cpu")" "$(median <"$T/ccpu")"
+pair_figures "$T/pairs" "summary mode"
 
-echo "== real build under the dashboard (tmux 100x30), $RUNS runs, interleaved with bare runs"
+echo "== real build under the dashboard (tmux 100x30), $PAIRS back-to-back pairs"
 if command -v tmux >/dev/null; then
-	: >"$T/bare2"; : >"$T/dash"; : >"$T/dcpu"; : >"$T/dpairs"
-	bare2_run() {
-		rm -rf "$T/b"; t0=$(now_us); make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2; t1=$(now_us)
-		echo $((t1 - t0)) >>"$T/bare2"
-		last_bare=$((t1 - t0))
-	}
-	for i in $(seq "$RUNS"); do
-		# ABBA, as above
-		if [ $((i % 2)) = 1 ]; then bare2_run; fi
+	: >"$T/dpairs"
+	for i in $(seq "$PAIRS"); do
+		: >"$T/one"
+		if [ $((i % 2)) = 1 ]; then bare_run "$T/one"; fi
 		rm -rf "$T/b" "$T/d.json" "$T/done"
 		sock="stb$$"
 		# the command says when the build is over by a file, so the harness
@@ -81,32 +114,23 @@ if command -v tmux >/dev/null; then
 		tmux -L "$sock" send-keys q
 		for _ in $(seq 100); do [ -s "$T/d.json" ] && break; sleep 0.1; done
 		tmux -L "$sock" kill-server 2>/dev/null || true
-		if [ $((i % 2)) = 0 ]; then bare2_run; fi
+		if [ $((i % 2)) = 0 ]; then bare_run "$T/one"; fi
 		if [ "$(jq -r '.exit_status' "$T/d.json" 2>/dev/null)" != 0 ]; then
-			echo "dashboard run $i: the build did not finish cleanly; figures skipped"
+			echo "dashboard pair $i: the build did not finish cleanly; figures skipped"
 			continue
 		fi
-		jq -r '.wall_us' "$T/d.json" >>"$T/dash"
-		echo "$last_bare $(jq -r '.wall_us' "$T/d.json")" >>"$T/dpairs"
-		jq -r '(.spacetime_cpu_us / (.user_us + .sys_us) * 100)' "$T/d.json" >>"$T/dcpu"
-		jq -r '"  run '"$i"': \(.processes) processes, \(.pss_reads) PSS reads, collector woke \(.collector_wakeups) times, spacetime CPU \(.spacetime_cpu_us/1000|floor) ms"' "$T/d.json"
+		echo "$(cat "$T/one") $(measured_side "$T/d.json" "")" >>"$T/dpairs"
+		jq -r '"  pair '"$i"': \(.processes) processes, \(.pss_reads) PSS reads, collector woke \(.collector_wakeups) times, spacetime CPU \(.spacetime_cpu_us/1000|floor) ms of \(.budget_cpu_us/1000|floor) ms budgeted"' "$T/d.json"
 	done
-	mb=$(median <"$T/bare2"); md=$(median <"$T/dash")
-	printf 'build: back-to-back ratios (dashboard mode), sorted: %s\n' \
-		"$(awk '{printf "%.3f\n", $2 / $1}' "$T/dpairs" | sort -g | tr '\n' ' ')"
-	printf 'build: bare median %.3f s, under the dashboard median %.3f s (command wall from its JSON)\n' \
-		"$(echo "$mb/1000000" | bc -l)" "$(echo "$md/1000000" | bc -l)"
-	printf 'build: wall-time ratio (dashboard mode) %.4f median of %s back-to-back pairs (ratio of medians %.4f)   (target <= 1.01)\n' \
-		"$(awk '{print $2 / $1}' "$T/dpairs" | median)" "$(grep -c . "$T/dpairs")" "$(echo "$md/$mb" | bc -l)"
-	printf 'build: spacetime CPU (collector + dashboard) / build CPU %.3f%% median   (target <= 0.5%%)\n' \
-		"$(median <"$T/dcpu")"
+	echo "(the dashboard's wall time is the command's, from its JSON: the dashboard stays up after it)"
+	pair_figures "$T/dpairs" "dashboard mode"
 else
 	echo "dashboard: skipped (no tmux)"
 fi
 
 if [ -x tests/bench/bench_tui.sh ]; then
 	echo "== dashboard"
-	tests/bench/bench_tui.sh "$T" "$COPIES" "$RUNS" || echo "dashboard bench: failed"
+	tests/bench/bench_tui.sh || echo "dashboard bench: failed"
 fi
 
 echo "== storm: 20,000 processes from 2 parallel spawners"
