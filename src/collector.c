@@ -707,6 +707,7 @@ static void schedule_pss(struct collector *c, uint64_t now)
 	uint64_t cpu = process_cpu_ns();
 	double other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
 	pssched_budget_credit(&c->tokens, budget, other, frac * 5e9);
+	uint64_t spent = 0; /* on PSS reads this round */
 	size_t n = ptable_count(c->pt);
 	if (pssched_budget_avail(&c->tokens) <= 0 || !n)
 		goto out;
@@ -738,10 +739,13 @@ static void schedule_pss(struct collector *c, uint64_t now)
 			uint64_t cost = read_pss(c, e, now);
 			pssched_budget_pay(&c->tokens, (double)cost);
 			c->sum.pss_cpu_ns += cost;
+			spent += cost;
 		}
 	}
 out:
-	c->sched_cpu_ns = process_cpu_ns();
+	/* everything since cpu was read but the reads themselves (choosing
+	 * them, other threads meanwhile) is other work, owed next round */
+	c->sched_cpu_ns = cpu + spent;
 }
 
 /* Tells whether /proc shows the process ended (gone, zombie or dead). */

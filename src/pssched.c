@@ -66,14 +66,25 @@ size_t pssched_pick(const struct pssched_item *items, size_t n, double tokens_ns
 
 void pssched_budget_credit(struct pssched_budget *b, double credit_ns, double other_ns, double cap_ns)
 {
+	double main_cap = cap_ns * (1 - RESERVE), res_cap = cap_ns * RESERVE;
+	/* Other work's debt is bounded (a burst at start-up must not silence
+	 * PSS reads for long); what PSS reads owe is not, it is paid in full. */
+	double floor = b->main_ns < -main_cap ? b->main_ns : -main_cap;
+
 	b->main_ns += credit_ns * (1 - RESERVE) - other_ns;
+	if (b->main_ns < floor)
+		b->main_ns = floor;
 	b->reserve_ns += credit_ns * RESERVE;
-	if (b->main_ns > cap_ns * (1 - RESERVE))
-		b->main_ns = cap_ns * (1 - RESERVE);
-	if (b->main_ns < -cap_ns * (1 - RESERVE))
-		b->main_ns = -cap_ns * (1 - RESERVE);
-	if (b->reserve_ns > cap_ns * RESERVE)
-		b->reserve_ns = cap_ns * RESERVE;
+	/* A full main account pays off the reserve's overdraft. */
+	if (b->main_ns > main_cap) {
+		if (b->reserve_ns < 0) {
+			double spill = b->main_ns - main_cap;
+			b->reserve_ns += spill < -b->reserve_ns ? spill : -b->reserve_ns;
+		}
+		b->main_ns = main_cap;
+	}
+	if (b->reserve_ns > res_cap)
+		b->reserve_ns = res_cap;
 }
 
 double pssched_budget_avail(const struct pssched_budget *b)

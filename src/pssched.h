@@ -42,12 +42,15 @@ struct pssched_budget {
 	double main_ns, reserve_ns;
 };
 
-/* Adds credit_ns of budget, takes other_ns off; each account holds at most
- * its share of cap_ns and owes at most its share of cap_ns. */
+/* Adds credit_ns of budget, takes other_ns off. Each account holds at most its
+ * share of cap_ns; other work's debt stops at the main account's share (what
+ * PSS reads owe is paid in full), and what the main account would get past
+ * its share pays off the reserve's overdraft. */
 void pssched_budget_credit(struct pssched_budget *b, double credit_ns, double other_ns, double cap_ns);
 /* What PSS reads may spend now (> 0: read at least one). */
 double pssched_budget_avail(const struct pssched_budget *b);
-/* Pays cost_ns of PSS reads: from the reserve first. */
+/* Pays cost_ns of PSS reads: from the reserve first; the rest, an overdraft
+ * included, from the main account if it had anything, else the reserve. */
 void pssched_budget_pay(struct pssched_budget *b, double cost_ns);
 
 #endif

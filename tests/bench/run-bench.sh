@@ -3,6 +3,7 @@
 # Prints each figure with its target; never fails on a figure (that is for a
 # person to read), only on a broken run.
 set -euo pipefail
+export LC_ALL=C # bash's times and printf's %f: a decimal point, whatever the locale
 cd "$(dirname "$0")/../.."
 ST=./spacetime
 WL=build/workloads
@@ -47,7 +48,11 @@ bare_run() {
 # thread's, its PSS reads'.
 pair_figures() {
 	local f=$1 mode=$2 n
-	n=$(grep -c . "$f")
+	n=$(grep -c . "$f" || true)
+	if [ "$n" = 0 ]; then
+		echo "build ($mode): no pair finished; no figures"
+		return 0
+	fi
 	awk '{print $1, $3}' "$f" >"$T/wpairs"
 	printf 'build: back-to-back wall ratios (%s), sorted: %s\n' "$mode" "$(sorted_ratios "$T/wpairs")"
 	printf 'build: bare median %.3f s, under spacetime (%s) median %.3f s\n' \

@@ -191,6 +191,38 @@ static void test_budget_debt_is_bounded_and_overdraft_owed(void **state)
 	assert_true(pssched_budget_avail(&m) <= 5000.0 + 1e-6);
 }
 
+static void test_budget_overdrafts_paid_in_full_and_soon(void **state)
+{
+	(void)state;
+	struct pssched_budget b = {0};
+
+	/* A read the main account allowed, far dearer than it had: all of it is
+	 * owed, none forgiven at the floor for other work's debt. */
+	for (int i = 0; i < 10; i++)
+		pssched_budget_credit(&b, 1000, 0, 5000); /* full: 4500 + 500 */
+	pssched_budget_pay(&b, 20000);
+	assert_true(b.reserve_ns == 0);
+	pssched_budget_credit(&b, 1000, 0, 5000);
+	assert_true(b.main_ns < -14000 && b.main_ns > -14200);
+
+	/* A read the reserve allowed (the main account had nothing), dearer than
+	 * the reserve: its overdraft is paid at the whole credit's rate once the
+	 * main account is full, not at the reserve's tenth. */
+	struct pssched_budget r = {0};
+	pssched_budget_credit(&r, 1000, 1000, 5000); /* main -100, reserve 100 */
+	assert_true(pssched_budget_avail(&r) > 0);
+	pssched_budget_pay(&r, 10000);
+	assert_true(r.reserve_ns < -9800);
+	int ticks = 0;
+	while (pssched_budget_avail(&r) <= 0 && ticks < 1000) {
+		pssched_budget_credit(&r, 1000, 0, 5000);
+		ticks++;
+	}
+	/* 9,900 owed plus 100 of debt: 10 ticks of credit; a reserve paid only
+	 * by its own tenth would need 50 */
+	assert_true(ticks >= 9 && ticks <= 11);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_budget_bursts_of_other_work_are_paid_back),
 		cmocka_unit_test(test_budget_reserve_under_overload),
 		cmocka_unit_test(test_budget_debt_is_bounded_and_overdraft_owed),
+		cmocka_unit_test(test_budget_overdrafts_paid_in_full_and_soon),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
