@@ -207,6 +207,16 @@ int term_start(int in_fd, int out_fd)
 	}
 	set_term(T.scr);
 	T.active = 1;
+	/* One write per frame. A screen newterm() made stays "initial" to
+	 * ncurses until it has been suspended and resumed, and until then every
+	 * cursor movement flushes its output: a frame went out in ~40 writes of
+	 * 7-30 bytes, each waking the terminal (tmux woke ~40 times a second at
+	 * 2 frames/s). endwin() then doupdate() before anything is drawn puts
+	 * it in its running state. No typeahead check either: it polled the
+	 * keyboard between lines; a frame takes a few ms, a key waits for it. */
+	typeahead(-1);
+	endwin();
+	doupdate();
 	raw();
 	noecho();
 	nonl();

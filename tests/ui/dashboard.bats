@@ -435,6 +435,23 @@ distinct_elapsed() {
 	[ "$fast" -ge $((2 * slow)) ] || false
 }
 
+@test "each frame reaches the terminal in one write, not one per cursor move" {
+	ui_start 100 30 -- --fps 2 -- sh -c 'echo up; sleep 60'
+	ui_wait 'up'
+	ui_wait 'running'
+	local pid w0 w1
+	pid=$(pgrep -x -P "$(ui_tmux display-message -p '#{pane_pid}')" spacetime)
+	sleep 1
+	w0=$(awk '/^syscw/ {print $2}' "/proc/$pid/io")
+	sleep 4
+	w1=$(awk '/^syscw/ {print $2}' "/proc/$pid/io")
+	# 4 s: 8 frames at 2 frames/s, and the collector's 40 ticks each write
+	# to the eventfd that tells the UI. Written a cursor move at a time, as
+	# ncurses did for a fresh screen, every frame took 10 to 40 writes.
+	echo "spacetime made $((w1 - w0)) write calls in 4 s"
+	[ $((w1 - w0)) -ge 20 ] && [ $((w1 - w0)) -le 60 ] || false
+}
+
 @test "--fps 0.2: a key still redraws at once (space shows PAUSED within half a second)" {
 	ui_start 100 30 -- --fps 0.2 -- sh -c 'echo up; sleep 60'
 	ui_wait 'up'
