@@ -7,7 +7,7 @@ export LC_ALL=C # bash's times and printf's %f: a decimal point, whatever the lo
 cd "$(dirname "$0")/../.."
 ST=./spacetime
 WL=build/workloads
-PAIRS=${BENCH_PAIRS:-${BENCH_RUNS:-16}}
+PAIRS=${BENCH_PAIRS:-${BENCH_RUNS:-18}}
 COPIES=${BENCH_COPIES:-3}
 T=$(mktemp -d /tmp/spacetime-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -75,63 +75,85 @@ measured_side() {
 	jq -r --arg w "$2" '"\(if $w == "" then .wall_us else ($w | tonumber) end) \(.user_us + .sys_us) \(.spacetime_cpu_us) \(.collector_cpu_us) \(.pss_read_cpu_us)"' "$1"
 }
 
-echo "== real build: spacetime's own sources x$COPIES, make -j2, $PAIRS back-to-back pairs"
-build >/dev/null # warm the page cache
-: >"$T/pairs"
-for i in $(seq "$PAIRS"); do
-	# bare and measured runs alternate, and which goes first alternates too
-	# (ABBA), so a drift of the machine's speed weighs on both alike
-	: >"$T/one"
-	if [ $((i % 2)) = 1 ]; then bare_run "$T/one"; fi
-	rm -rf "$T/b"; t0=$(now_us)
+# one build under spacetime -s: writes its side of the pair to $T/ts
+summary_run() {
+	rm -rf "$T/b"
+	local t0 t1
+	t0=$(now_us)
 	$ST -s -o /dev/null --json "$T/s.json" -- make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2
 	t1=$(now_us)
-	if [ $((i % 2)) = 0 ]; then bare_run "$T/one"; fi
-	echo "$(cat "$T/one") $(measured_side "$T/s.json" $((t1 - t0)))" >>"$T/pairs"
-	jq -r '"  pair '"$i"': processes \(.processes), peak PSS \(.peak_pss_bytes/1048576|floor) MiB, \(.pss_reads) PSS reads, refresh age mean \(.pss_refresh_mean_age_us/1000|floor) ms, collector woke \(.collector_wakeups) times, spacetime CPU \(.spacetime_cpu_us/1000|floor) ms of \(.budget_cpu_us/1000|floor) ms budgeted"' "$T/s.json"
+	measured_side "$T/s.json" $((t1 - t0)) >"$T/ts"
+}
+# one build under the dashboard in tmux 100x30: writes its side to $T/td
+# (nothing when the build did not finish cleanly)
+dash_run() {
+	rm -rf "$T/b" "$T/d.json" "$T/done" "$T/td"
+	local sock="stb$$"
+	# the command says when the build is over by a file, so the harness
+	# waits with a shell test, not a tmux client every half second (which
+	# cost the build more CPU than spacetime does)
+	tmux -L "$sock" -f /dev/null new-session -d -x 100 -y 30 \
+		env LC_ALL=C.UTF-8 TERM=screen-256color $ST --json "$T/d.json" -- \
+		sh -c 'make -s -f tests/bench/build.mk OUT="$1" COPIES="$2" -j2; s=$?; : >"$3"; exit $s' \
+		sh "$T/b" "$COPIES" "$T/done"
+	for _ in $(seq 1200); do
+		[ -e "$T/done" ] && break
+		sleep 0.5
+	done
+	# the dashboard stays up when the command ends: wait for "finished, exit N", then quit
+	for _ in $(seq 100); do
+		tmux -L "$sock" capture-pane -p 2>/dev/null | grep -q "finished, exit" && break
+		sleep 0.1
+	done
+	tmux -L "$sock" send-keys q
+	for _ in $(seq 100); do [ -s "$T/d.json" ] && break; sleep 0.1; done
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	[ "$(jq -r '.exit_status' "$T/d.json" 2>/dev/null)" = 0 ] && measured_side "$T/d.json" "" >"$T/td"
+	return 0
+}
+
+if command -v tmux >/dev/null; then modes="bare summary dash"; else modes="bare summary"; fi
+echo "== real build: spacetime's own sources x$COPIES, make -j2, $PAIRS rounds of: bare, under spacetime -s, under the dashboard (tmux 100x30)"
+build >/dev/null # warm the page cache
+: >"$T/pairs"; : >"$T/dpairs"
+for i in $(seq "$PAIRS"); do
+	# each round runs the three builds back to back, in an order that turns
+	# over from round to round, so a drift of the machine's speed weighs on
+	# all alike; the measured builds are compared with the round's bare one
+	case "$modes:$((i % 6))" in
+	*dash:0) order="bare summary dash" ;; *dash:1) order="summary dash bare" ;;
+	*dash:2) order="dash bare summary" ;; *dash:3) order="dash summary bare" ;;
+	*dash:4) order="bare dash summary" ;; *dash:5) order="summary bare dash" ;;
+	*) if [ $((i % 2)) = 1 ]; then order="bare summary"; else order="summary bare"; fi ;;
+	esac
+	: >"$T/one"
+	for m in $order; do
+		case $m in
+		bare) bare_run "$T/one" ;;
+		summary) summary_run ;;
+		dash) dash_run ;;
+		esac
+	done
+	echo "$(cat "$T/one") $(cat "$T/ts")" >>"$T/pairs"
+	line="  round $i ($order): $(jq -r '"\(.processes) processes, \(.pss_reads) PSS reads, refresh age mean \(.pss_refresh_mean_age_us/1000|floor) ms, collector woke \(.collector_wakeups) times, spacetime CPU \(.spacetime_cpu_us/1000|floor) ms of \(.budget_cpu_us/1000|floor) ms budgeted"' "$T/s.json")"
+	case $modes in
+	*dash)
+		if [ -s "$T/td" ]; then
+			echo "$(cat "$T/one") $(cat "$T/td")" >>"$T/dpairs"
+			line="$line; dashboard: $(jq -r '"spacetime CPU \(.spacetime_cpu_us/1000|floor) ms, collector woke \(.collector_wakeups) times"' "$T/d.json")"
+		else
+			line="$line; dashboard: the build did not finish cleanly, round skipped"
+		fi ;;
+	esac
+	echo "$line"
 done
 pair_figures "$T/pairs" "summary mode"
-
-echo "== real build under the dashboard (tmux 100x30), $PAIRS back-to-back pairs"
-if command -v tmux >/dev/null; then
-	: >"$T/dpairs"
-	for i in $(seq "$PAIRS"); do
-		: >"$T/one"
-		if [ $((i % 2)) = 1 ]; then bare_run "$T/one"; fi
-		rm -rf "$T/b" "$T/d.json" "$T/done"
-		sock="stb$$"
-		# the command says when the build is over by a file, so the harness
-		# waits with a shell test, not a tmux client every half second (which
-		# cost the build more CPU than spacetime does)
-		tmux -L "$sock" -f /dev/null new-session -d -x 100 -y 30 \
-			env LC_ALL=C.UTF-8 TERM=screen-256color $ST --json "$T/d.json" -- \
-			sh -c 'make -s -f tests/bench/build.mk OUT="$1" COPIES="$2" -j2; s=$?; : >"$3"; exit $s' \
-			sh "$T/b" "$COPIES" "$T/done"
-		for _ in $(seq 1200); do
-			[ -e "$T/done" ] && break
-			sleep 0.5
-		done
-		# the dashboard stays up when the command ends: wait for "finished, exit N", then quit
-		for _ in $(seq 100); do
-			tmux -L "$sock" capture-pane -p 2>/dev/null | grep -q "finished, exit" && break
-			sleep 0.1
-		done
-		tmux -L "$sock" send-keys q
-		for _ in $(seq 100); do [ -s "$T/d.json" ] && break; sleep 0.1; done
-		tmux -L "$sock" kill-server 2>/dev/null || true
-		if [ $((i % 2)) = 0 ]; then bare_run "$T/one"; fi
-		if [ "$(jq -r '.exit_status' "$T/d.json" 2>/dev/null)" != 0 ]; then
-			echo "dashboard pair $i: the build did not finish cleanly; figures skipped"
-			continue
-		fi
-		echo "$(cat "$T/one") $(measured_side "$T/d.json" "")" >>"$T/dpairs"
-		jq -r '"  pair '"$i"': \(.processes) processes, \(.pss_reads) PSS reads, collector woke \(.collector_wakeups) times, spacetime CPU \(.spacetime_cpu_us/1000|floor) ms of \(.budget_cpu_us/1000|floor) ms budgeted"' "$T/d.json"
-	done
+case $modes in
+*dash)
 	echo "(the dashboard's wall time is the command's, from its JSON: the dashboard stays up after it)"
-	pair_figures "$T/dpairs" "dashboard mode"
-else
-	echo "dashboard: skipped (no tmux)"
-fi
+	pair_figures "$T/dpairs" "dashboard mode" ;;
+*) echo "dashboard: skipped (no tmux)" ;;
+esac
 
 if [ -x tests/bench/bench_tui.sh ]; then
 	echo "== dashboard"
