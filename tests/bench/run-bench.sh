@@ -88,18 +88,19 @@ summary_run() {
 # (nothing when the build did not finish cleanly)
 dash_run() {
 	rm -rf "$T/b" "$T/d.json" "$T/done" "$T/td"
+	mkfifo "$T/done"
 	local sock="stb$$"
-	# the command says when the build is over by a file, so the harness
-	# waits with a shell test, not a tmux client every half second (which
-	# cost the build more CPU than spacetime does)
+	# the command says when the build is over through a FIFO the harness
+	# blocks on: no tmux client every half second (which cost the build more
+	# CPU than spacetime does), and no sleep(1) either (each exec of it woke
+	# the collector, which hears every exec on the machine)
 	tmux -L "$sock" -f /dev/null new-session -d -x 100 -y 30 \
 		env LC_ALL=C.UTF-8 TERM=screen-256color $ST --json "$T/d.json" -- \
-		sh -c 'make -s -f tests/bench/build.mk OUT="$1" COPIES="$2" -j2; s=$?; : >"$3"; exit $s' \
+		sh -c 'make -s -f tests/bench/build.mk OUT="$1" COPIES="$2" -j2; s=$?; echo done >"$3"; exit $s' \
 		sh "$T/b" "$COPIES" "$T/done"
-	for _ in $(seq 1200); do
-		[ -e "$T/done" ] && break
-		sleep 0.5
-	done
+	# opened read-write, so the open does not wait for the writer and the
+	# read gives up after 20 minutes if the command never says
+	read -r -t 1200 _ <>"$T/done" || true
 	# the dashboard stays up when the command ends: wait for "finished, exit N", then quit
 	for _ in $(seq 100); do
 		tmux -L "$sock" capture-pane -p 2>/dev/null | grep -q "finished, exit" && break
