@@ -26,7 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SPACETIME_VERSION "0.1.0"
+#include "version.h"
+
 #define MAIN_EXIT_USAGE 2
 #define MAIN_EXIT_FAIL 125
 #define MAIN_RCVBUF (16 * 1024 * 1024)
@@ -142,7 +143,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 				die_usage("invalid --export-format '%s': expected json,csv,trace,svg", optarg);
 			break;
 		case 'h': usage(stdout); exit(0);
-		case 'V': printf("spacetime %s\n", SPACETIME_VERSION); exit(0);
+		case 'V':
+			printf("spacetime %s (commit %s)\n", SPACETIME_VERSION, *SPACETIME_COMMIT ? SPACETIME_COMMIT : "unknown");
+			exit(0);
 		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
 		default:
 			die_usage("unknown option '%s'", argv[optind - 1]);
