@@ -4,14 +4,17 @@
  * mode rediscovers the tree from /proc/PID/task/TID/children every tick. Each
  * tick reads the cheap counters (stat, statm) of every live process and spends
  * what is left of a CPU budget on smaps_rollup reads, chosen by priority; in
- * between, each process's PSS is scaled from its last read by the change of
- * its anonymous and shared RSS. */
+ * between, each process's PSS is estimated from its last read and the change
+ * of its counters (pssmodel.h). When the tree's upper bound passes the highest
+ * measured total, a sweep reads the processes whose figures are in doubt, so
+ * that a new peak is a sum of reads, whatever the budget. */
 #include "collector.h"
 
 #include "nlproc.h"
 #include "taskstats.h"
 #include "procfs.h"
 #include "pssched.h"
+#include "pssmodel.h"
 #include "ptable.h"
 
 #include <dirent.h>
@@ -54,6 +57,14 @@
 #define COLLECTOR_NL_EVENT_BYTES 1024
 /* How far back an early event may lie before the fork event it belongs to. */
 #define COLLECTOR_EARLY_NS (50 * 1000000ull)
+/* Programs whose PSS/RSS ratios are learned from reads (a never-read process
+ * is estimated from its program's). */
+#define COLLECTOR_PROGS 256
+
+struct prog_ratio {
+	char comm[16]; /* "" = free */
+	double anon, shared;
+};
 
 struct collector {
 	struct store *st;
@@ -81,6 +92,17 @@ struct collector {
 	struct pssched_item *sched_items;
 	uint32_t *sched_picks;
 	size_t sched_cap;
+	/* the PSS model: one entry per counted live process at a tick */
+	struct pssmodel model;
+	struct pssmodel_proc *mp;
+	uint32_t *mp_idx, *mp_pick;
+	size_t mp_cap;
+	struct prog_ratio progs[COLLECTOR_PROGS];
+	struct sample peak_meas, peak_any; /* the highest measured and estimated samples */
+	int have_meas;
+	double est_area, pss_area;         /* for sum.pss_est_share */
+	uint64_t dil_cum;   /* KiB newly mapped in the tree (new processes, shared growth) */
+	uint64_t ghost_cum; /* KiB of shared parts of processes gone or exec'd */
 	double tree_cores;     /* CPU the tree used over the last tick, in cores */
 	double ncpu;           /* online CPUs: the most the tree can keep busy */
 	uint64_t tree_cpu_us;  /* the tree's cumulative CPU at the last tick */
@@ -216,6 +238,8 @@ static uint32_t root_argv(struct collector *c)
 }
 
 static int read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps);
+static void model_leave(struct collector *c, const struct pentry *e);
+static int model_counts(const struct collector *c, const struct pentry *e);
 
 /* Records an exec by e (netlink event or detected by polling). */
 static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
@@ -244,12 +268,18 @@ static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 		e->rec.valid &= ~PROC_V_ARGV;
 	e->rec.nexec++;
 	c->total_execs++;
+	/* The old image's shared pages pass to the others that map them. */
+	if (model_counts(c, e))
+		model_leave(c, e);
+	e->dil_seen = 0;
 	/* A new program has a new address space: the old smaps fd shows the old one. */
 	if (e->fd_smaps >= 0) {
 		close(e->fd_smaps);
 		e->fd_smaps = -1;
 	}
 	e->pss_t_ns = 0;
+	e->rd_ok = 0;
+	e->forked_since_read = 0;
 	size_t idx = store_push_exec(c->st, &ex);
 	e->unread_exec = !ex.argv_id && idx != SIZE_MAX ? idx + 1 : 0;
 	store_push_event(c->st, &ev);
@@ -369,6 +399,10 @@ static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int sta
 			store_exec_set_comm(c->st, e->unread_exec - 1, e->ts_comm);
 		e->rec.valid |= PROC_V_CPU | PROC_V_FAULTS | PROC_V_RSS;
 	}
+	if (model_counts(c, e)) {
+		/* its share of pages others map passes to them */
+		model_leave(c, e);
+	}
 	c->gone_minflt += e->rec.minflt;
 	c->gone_majflt += e->rec.majflt;
 	c->gone_utime_us += e->rec.utime_us;
@@ -438,6 +472,7 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 		p = ptable_get(c->pt, ev->ptgid);
 		if (!p || ptable_get(c->pt, ev->pid))
 			return;
+		p->forked_since_read = 1; /* its pages are shared with the child now */
 		pid_t parent_pid = p->rec.pid;
 		e = add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
 		if (e) {
@@ -516,6 +551,7 @@ static void scan_tree(struct collector *c, uint64_t now)
 			for (int j = 0; j < k && j < 1024; j++) {
 				struct pentry *ce = ptable_get(c->pt, kids[j]);
 				if (!ce) {
+					e->forked_since_read = 1;
 					ce = add_proc(c, kids[j], pid, now, e);
 					if (!ce)
 						continue;
@@ -538,6 +574,11 @@ static void scan_tree(struct collector *c, uint64_t now)
 static int before_first_exec(const struct collector *c, const struct pentry *e)
 {
 	return e->rec.pid == c->root && !e->rec.nexec && c->sum.mode == COLLECTOR_NETLINK;
+}
+
+static int model_counts(const struct collector *c, const struct pentry *e)
+{
+	return !before_first_exec(c, e) && (e->rec.valid & PROC_V_RSS);
 }
 
 /* Reads stat and statm of e and updates its record and PSS estimate. Returns
@@ -589,37 +630,118 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 	return 0;
 }
 
-/* Scales x by now/then; when then is 0 the best guess is now itself. */
-static uint64_t scale(uint64_t x, uint64_t now, uint64_t then, double fallback)
+/* The program ratios slot for comm: found, or a free one when add (NULL when
+ * the table is full or comm is unknown). */
+static struct prog_ratio *prog_slot(struct collector *c, const char *comm, int add)
 {
-	if (!then)
-		return (uint64_t)((double)now * fallback);
-	return (uint64_t)((double)x * (double)now / (double)then);
+	uint32_t h = 2166136261u;
+
+	if (!comm[0])
+		return NULL;
+	for (size_t i = 0; i < 16 && comm[i]; i++)
+		h = (h ^ (unsigned char)comm[i]) * 16777619u;
+	for (size_t k = 0; k < COLLECTOR_PROGS; k++) {
+		struct prog_ratio *r = &c->progs[(h + k) % COLLECTOR_PROGS];
+		if (!r->comm[0]) {
+			if (!add)
+				return NULL;
+			memcpy(r->comm, comm, sizeof(r->comm));
+			r->comm[15] = '\0';
+			r->anon = r->shared = -1;
+			return r;
+		}
+		if (strncmp(r->comm, comm, 15) == 0)
+			return r;
+	}
+	return NULL;
 }
 
-/* Updates e's PSS estimate (and its anon/file/shmem split) from its last
- * smaps_rollup read, scaled by the change of anonymous and shared RSS since. */
-static void estimate_pss(struct collector *c, struct pentry *e, uint64_t now)
+/* Learns e's program's PSS/RSS ratios from its read (a fresh exec's: a child
+ * that has not exec'd shares its parent's pages, which says nothing about
+ * the program). */
+static void prog_learn(struct collector *c, const struct pentry *e)
 {
-	uint64_t shared_rd = e->rd_pss_file + e->rd_pss_shmem, shared;
+	struct prog_ratio *r = e->rec.nexec ? prog_slot(c, e->rec.comm, 1) : NULL;
 
-	if (!(e->rec.valid & PROC_V_RSS))
+	if (!r)
 		return;
-	if (!e->pss_t_ns) {
-		e->est_anon_kib = e->anon_rss;
-		shared = (uint64_t)((double)e->shared_rss * c->shared_ratio);
-		e->est_shmem_kib = 0;
-	} else {
-		e->est_anon_kib = scale(e->rd_pss_anon, e->anon_rss, e->rd_anon_rss, 1.0);
-		shared = scale(shared_rd, e->shared_rss, e->rd_shared_rss, c->shared_ratio);
-		e->est_shmem_kib = shared_rd ? (uint64_t)((double)shared * (double)e->rd_pss_shmem /
-							   (double)shared_rd)
-					     : 0;
+	if (e->rd_anon_rss > 256) {
+		double a = (double)e->rd_pss_anon / (double)e->rd_anon_rss;
+		r->anon = r->anon < 0 ? a : 0.5 * r->anon + 0.5 * a;
 	}
-	e->est_file_kib = shared - e->est_shmem_kib;
-	e->rec.pss_kib = e->est_anon_kib + shared;
+	if (e->rd_shared_rss > 256) {
+		double sh = (double)(e->rd_pss_file + e->rd_pss_shmem) / (double)e->rd_shared_rss;
+		r->shared = r->shared < 0 ? sh : 0.5 * r->shared + 0.5 * sh;
+	}
+}
+
+/* Describes e to the PSS model and estimates it. */
+static void model_fill(struct collector *c, const struct pentry *e, struct pssmodel_proc *p)
+{
+	*p = (struct pssmodel_proc){
+		.anon_rss_kib = e->anon_rss, .shared_rss_kib = e->shared_rss, .minflt = e->rec.minflt,
+		.read = e->rd_ok, .rd_pss_anon_kib = e->rd_pss_anon, .rd_pss_file_kib = e->rd_pss_file,
+		.rd_pss_shmem_kib = e->rd_pss_shmem, .rd_anon_rss_kib = e->rd_anon_rss,
+		.rd_shared_rss_kib = e->rd_shared_rss, .rd_private_kib = e->rd_private,
+		.rd_minflt = e->rd_minflt, .forked = e->forked_since_read,
+		.prog_anon_ratio = -1, .prog_shared_ratio = c->shared_ratio};
+	if (e->rd_ok) {
+		uint64_t d = c->dil_cum - e->rd_dil_cum;
+		p->diluted_kib = d > e->own_dil ? d - e->own_dil : 0;
+		p->ghosted_kib = c->ghost_cum - e->rd_ghost_cum;
+	}
+	if (!e->rd_ok) {
+		const struct prog_ratio *r = e->rec.nexec ? prog_slot(c, e->rec.comm, 0) : NULL;
+		if (r) {
+			p->prog_anon_ratio = r->anon;
+			if (r->shared >= 0)
+				p->prog_shared_ratio = r->shared;
+		}
+	}
+	pssmodel_estimate(p, (uint64_t)procfs_page_kib());
+}
+
+/* e's pages leave the tree (exit or exec): its share of the pages others
+ * map passes to them, perhaps in the tree. */
+static void model_leave(struct collector *c, const struct pentry *e)
+{
+	struct pssmodel_proc p;
+
+	model_fill(c, e, &p);
+	c->ghost_cum += pssmodel_shared_part(&p);
+	pssmodel_exit(&c->model, &p);
+}
+
+/* Adds to the running total what e started mapping since the last tick: all
+ * of a new process's pages (a forked child's are its parent's too; a new
+ * program's shared ones may be others'), then its shared RSS growth. */
+static void model_dilute(struct collector *c, struct pentry *e)
+{
+	uint64_t add;
+
+	if (!e->dil_seen) {
+		/* a new program's anonymous pages are its own (polling cannot
+		 * tell a new program from a forked child: it counts them too) */
+		int exec_known = c->sum.mode == COLLECTOR_NETLINK && e->rec.nexec;
+		add = e->shared_rss + (exec_known ? 0 : e->anon_rss);
+		e->dil_seen = 1;
+	} else {
+		add = e->shared_rss > e->prev_shared ? e->shared_rss - e->prev_shared : 0;
+	}
+	e->prev_shared = e->shared_rss;
+	c->dil_cum += add;
+	e->own_dil += add;
+}
+
+/* Takes the model's estimate of e into its record. */
+static void model_apply(struct pentry *e, const struct pssmodel_proc *p, uint64_t now)
+{
+	e->est_anon_kib = p->est_anon_kib;
+	e->est_file_kib = p->est_file_kib;
+	e->est_shmem_kib = p->est_shmem_kib;
+	e->rec.pss_kib = p->est_kib;
 	e->rec.valid |= PROC_V_PSS;
-	if (e->pss_t_ns && e->anon_rss == e->rd_anon_rss && e->shared_rss == e->rd_shared_rss)
+	if (!pssmodel_doubt(p))
 		e->rec.valid &= ~PROC_V_PSS_EST;
 	else
 		e->rec.valid |= PROC_V_PSS_EST;
@@ -629,6 +751,9 @@ static void estimate_pss(struct collector *c, struct pentry *e, uint64_t now)
 		e->rec.peak_pss_t_ns = now;
 	}
 }
+
+/* Whether e counts in the tree's PSS: it has exec'd and has memory. */
+static int model_counts(const struct collector *c, const struct pentry *e);
 
 /* Reads smaps_rollup of e; returns the thread CPU time it cost. */
 static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
@@ -672,10 +797,19 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 		e->rd_anon_rss = e->anon_rss;
 		e->rd_shared_rss = e->shared_rss;
 	}
+	e->rd_private = (r.valid & PROCFS_ROLLUP_PRIVATE) ? r.private_kib : 0;
+	e->rd_minflt = e->rec.minflt;
+	e->forked_since_read = 0;
+	e->rd_ok = 1;
+	e->rd_dil_cum = c->dil_cum;
+	e->rd_ghost_cum = c->ghost_cum;
+	e->own_dil = 0;
+	e->rd_t_ns = now;
 	if (e->rd_shared_rss > 256) {
 		double ratio = (double)(e->rd_pss_file + e->rd_pss_shmem) / (double)e->rd_shared_rss;
 		c->shared_ratio = 0.8 * c->shared_ratio + 0.2 * ratio;
 	}
+	prog_learn(c, e);
 	uint64_t kib = r.rss_kib ? r.rss_kib : 1;
 	if (cost > PSSCHED_COST_FIXED_NS) {
 		double per = ((double)cost - PSSCHED_COST_FIXED_NS) / (double)kib;
@@ -868,6 +1002,151 @@ static void drain_taskstats(struct collector *c)
 	}
 }
 
+/* Room for n processes in the model's arrays. */
+static int model_room(struct collector *c, size_t n)
+{
+	if (n <= c->mp_cap)
+		return 0;
+	size_t cap = n * 2;
+	struct pssmodel_proc *mp = realloc(c->mp, cap * sizeof(*mp));
+	if (mp)
+		c->mp = mp;
+	uint32_t *ix = realloc(c->mp_idx, cap * sizeof(*ix));
+	if (ix)
+		c->mp_idx = ix;
+	uint32_t *pk = realloc(c->mp_pick, cap * sizeof(*pk));
+	if (pk)
+		c->mp_pick = pk;
+	if (!mp || !ix || !pk)
+		return -ENOMEM;
+	c->mp_cap = cap;
+	return 0;
+}
+
+/* Whether the processes a sweep read held still while it read them: their
+ * RSS now (statm, ~2 us each) against the RSS in their reads, moved by no
+ * more than PSSMODEL_SURE of the total. A sweep takes a while; a process that
+ * maps, unmaps or exits meanwhile makes its reads' shares inconsistent (the
+ * same shared pages counted at two ratios), and such a sum is no measurement. */
+static int sweep_stable(struct collector *c, size_t k, uint64_t total_kib, uint64_t now)
+{
+	uint64_t moved = 0, pk = (uint64_t)procfs_page_kib();
+
+	for (size_t j = 0; j < k; j++) {
+		struct pentry *e = ptable_at(c->pt, c->mp_idx[c->mp_pick[j]]);
+		struct procfs_statm sm;
+		if (!e->rd_ok || e->rd_t_ns != now || e->fd_statm < 0)
+			return 0; /* its read failed: gone, or going */
+		ssize_t n = procfs_pread_once(e->fd_statm, c->rbuf, sizeof(c->rbuf));
+		if (n <= 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0)
+			return 0;
+		uint64_t res = sm.resident_pages * pk, then = e->rd_anon_rss + e->rd_shared_rss;
+		moved += res > then ? res - then : then - res;
+	}
+	return (double)moved <= (double)total_kib * PSSMODEL_SURE;
+}
+
+/* Estimates every counted process; when the tree may be at a new peak, sweeps:
+ * reads the processes in doubt, most first, so that the sample is a sum of
+ * reads. Fills the sample's PSS and RSS fields; returns 1 when it is measured. */
+static int model_tick(struct collector *c, struct sample *s, uint64_t now)
+{
+	size_t n = ptable_count(c->pt), m = 0;
+	struct pssmodel_total t;
+	int sure;
+
+	if (model_room(c, n) < 0)
+		n = c->mp_cap; /* no memory: the first ones only, and not sure */
+	for (size_t i = 0; i < n; i++) {
+		const struct pentry *e = ptable_at(c->pt, i);
+		if (!model_counts(c, e))
+			continue;
+		c->mp_idx[m++] = (uint32_t)i;
+		model_dilute(c, ptable_at(c->pt, i));
+	}
+	/* after all the dilution: a process early in the table is diluted by
+	 * one later in it */
+	for (size_t j = 0; j < m; j++)
+		model_fill(c, ptable_at(c->pt, c->mp_idx[j]), &c->mp[j]);
+	pssmodel_total(&c->model, c->mp, m, &t);
+	if (pssmodel_need_sweep(&c->model, &t)) {
+		size_t k = pssmodel_pick(&c->model, c->mp, m, &t, c->mp_pick);
+		uint64_t spent = 0;
+		for (size_t j = 0; j < k; j++) {
+			uint32_t x = c->mp_pick[j];
+			struct pentry *e = ptable_at(c->pt, c->mp_idx[x]);
+			spent += read_pss(c, e, now);
+			c->sum.pss_sweep_reads++;
+			model_fill(c, e, &c->mp[x]);
+		}
+		pssmodel_total(&c->model, c->mp, m, &t);
+		int stable = sweep_stable(c, k, t.est_kib, now);
+		if (!stable)
+			c->sum.pss_sweeps_unstable++;
+		sure = pssmodel_observe(&c->model, &t, stable);
+		/* a sweep is never put off for the budget, but it is paid from it */
+		pssched_budget_pay(&c->tokens, (double)spent);
+		c->sum.pss_cpu_ns += spent;
+		c->sched_cpu_ns += spent;
+		c->sum.pss_sweeps += k > 0;
+	} else {
+		sure = pssmodel_observe(&c->model, &t, 1);
+	}
+	if (m < ptable_count(c->pt) && n < ptable_count(c->pt))
+		sure = 0;
+	uint64_t sum = 0;
+	for (size_t j = 0; j < m; j++) {
+		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
+		model_apply(e, &c->mp[j], now);
+		s->pss_anon_kib += e->est_anon_kib;
+		s->pss_file_kib += e->est_file_kib;
+		s->pss_shmem_kib += e->est_shmem_kib;
+		s->rss_kib += e->rec.rss_kib;
+		sum += c->mp[j].est_kib;
+	}
+	/* half of the ghosts is in the estimate: spread over the split */
+	uint64_t g = t.est_kib > sum ? t.est_kib - sum : 0;
+	if (g && sum) {
+		uint64_t ga = (uint64_t)((double)g * (double)s->pss_anon_kib / (double)sum);
+		uint64_t gs = (uint64_t)((double)g * (double)s->pss_shmem_kib / (double)sum);
+		s->pss_anon_kib += ga;
+		s->pss_shmem_kib += gs;
+		s->pss_file_kib += g - ga - gs;
+	} else {
+		s->pss_file_kib += g;
+	}
+	s->pss_kib = t.est_kib;
+	s->pss_est_kib = t.doubt_kib < t.est_kib ? t.doubt_kib : t.est_kib;
+	s->pss_hi_kib = t.hi_kib;
+	return sure;
+}
+
+/* Keeps the run's peak: the highest measured sample, unless an estimated one
+ * passed it by more than STORE_PEAK_EST_MARGIN (then that one, said to be an
+ * estimate); and the estimated share of the series. */
+static void model_peak(struct collector *c, const struct sample *s, int sure, uint64_t now)
+{
+	double dt = c->last_tick_ns && now > c->last_tick_ns ? (double)(now - c->last_tick_ns)
+							     : c->cfg.interval_ms * 1e6;
+	c->est_area += (double)s->pss_est_kib * dt;
+	c->pss_area += (double)s->pss_kib * dt;
+	c->sum.pss_est_share = c->pss_area > 0 ? c->est_area / c->pss_area : 0;
+	if (sure && (!c->have_meas || s->pss_kib > c->peak_meas.pss_kib)) {
+		c->peak_meas = *s;
+		c->have_meas = 1;
+	}
+	if (!c->peak_any.t_ns || s->pss_kib > c->peak_any.pss_kib)
+		c->peak_any = *s;
+	if (c->have_meas && (double)c->peak_any.pss_kib <=
+				    (double)c->peak_meas.pss_kib * (1.0 + STORE_PEAK_EST_MARGIN)) {
+		c->sum.peak = c->peak_meas;
+		c->sum.peak_measured = 1;
+	} else {
+		c->sum.peak = c->peak_any;
+		c->sum.peak_measured = 0;
+	}
+}
+
 /* One sampling tick: cheap counters for all, PSS within budget, a sample. */
 static void tick(struct collector *c)
 {
@@ -898,20 +1177,13 @@ static void tick(struct collector *c)
 		i++;
 	}
 	schedule_pss(c, now);
+	int sure = model_tick(c, &s, now);
 	s.minflt = c->gone_minflt;
 	s.majflt = c->gone_majflt;
 	s.utime_us = c->gone_utime_us;
 	s.stime_us = c->gone_stime_us;
 	for (size_t i = 0; i < ptable_count(c->pt); i++) {
 		struct pentry *e = ptable_at(c->pt, i);
-		if (!before_first_exec(c, e)) {
-			estimate_pss(c, e, now);
-			s.pss_kib += e->rec.pss_kib;
-			s.pss_anon_kib += e->est_anon_kib;
-			s.pss_file_kib += e->est_file_kib;
-			s.pss_shmem_kib += e->est_shmem_kib;
-			s.rss_kib += e->rec.rss_kib;
-		}
 		s.minflt += e->rec.minflt;
 		s.majflt += e->rec.majflt;
 		s.utime_us += e->rec.utime_us;
@@ -938,8 +1210,7 @@ static void tick(struct collector *c)
 	s.total_threads = c->total_threads;
 	s.valid = SAMPLE_PSS | SAMPLE_RSS | SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS;
 	store_push_sample(c->st, &s);
-	if (s.pss_kib > c->sum.peak.pss_kib || !c->sum.peak.t_ns)
-		c->sum.peak = s;
+	model_peak(c, &s, sure, now);
 	c->sum.last = s;
 	c->sum.total_execs = c->total_execs;
 	c->sum.pss_mean_age_ns = c->age_n ? c->age_sum_ns / c->age_n : 0;
@@ -1284,6 +1555,9 @@ void collector_free(struct collector *c)
 	ptable_free(c->pt);
 	free(c->sched_items);
 	free(c->sched_picks);
+	free(c->mp);
+	free(c->mp_idx);
+	free(c->mp_pick);
 	if (c->nl_fd >= 0)
 		nlproc_close(c->nl_fd); /* unsubscribes: the kernel counts listeners */
 	if (c->nl_quiet_fd >= 0)

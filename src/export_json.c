@@ -116,6 +116,15 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	snap_u64(f, "peak_pss_anon_bytes", s.peak.pss_anon_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_file_bytes", s.peak.pss_file_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_shmem_bytes", s.peak.pss_shmem_kib * 1024, pss, &first);
+	jsonw_key(f, "peak_pss_measured", &first);
+	fputs(!pss ? "null" : s.peak_measured ? "true" : "false", f);
+	snap_u64(f, "peak_pss_estimated_bytes", s.peak.pss_est_kib * 1024, pss, &first);
+	snap_u64(f, "peak_pss_upper_bytes", s.peak.pss_hi_kib * 1024, pss, &first);
+	jsonw_key(f, "pss_estimated_share", &first);
+	fprintf(f, "%.4f", s.pss_est_share);
+	jsonw_u64(f, "pss_sweeps", s.pss_sweeps, &first);
+	jsonw_u64(f, "pss_sweep_reads", s.pss_sweep_reads, &first);
+	jsonw_u64(f, "pss_sweeps_unstable", s.pss_sweeps_unstable, &first);
 	jsonw_u64(f, "peak_rss_kib", s.ru_maxrss_kib, &first);
 	jsonw_u64(f, "peak_tree_rss_kib", s.peak.rss_kib, &first);
 	jsonw_u64(f, "processes", s.last.total_procs, &first);

@@ -73,6 +73,8 @@ static uint64_t *rollup_field(struct procfs_rollup *out, const char *key, size_t
 		{ "Pss_Shmem", offsetof(struct procfs_rollup, pss_shmem_kib), 1u << 10 },
 		{ "Swap", offsetof(struct procfs_rollup, swap_kib), PROCFS_ROLLUP_SWAP },
 		{ "Anonymous", offsetof(struct procfs_rollup, anon_kib), PROCFS_ROLLUP_ANON },
+		{ "Private_Clean", offsetof(struct procfs_rollup, private_clean_kib), 1u << 11 },
+		{ "Private_Dirty", offsetof(struct procfs_rollup, private_dirty_kib), 1u << 12 },
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -87,8 +89,9 @@ static uint64_t *rollup_field(struct procfs_rollup *out, const char *key, size_t
 /* Internal bits for the three parts of the split; folded into
  * PROCFS_ROLLUP_SPLIT once all three are seen. */
 #define ROLLUP_SPLIT_PARTS (7u << 8)
+#define ROLLUP_PRIVATE_PARTS (3u << 11)
 
-/* Picks the Rss, Pss, Pss_Anon/File/Shmem, Anonymous and Swap lines out of smaps_rollup;
+/* Picks the Rss, Pss, Pss_Anon/File/Shmem, Anonymous, Private_* and Swap lines out of smaps_rollup;
  * a wanted line with a malformed value fails the parse, never a wrong number. */
 int procfs_parse_smaps_rollup(const char *buf, size_t len, struct procfs_rollup *out)
 {
@@ -135,6 +138,12 @@ int procfs_parse_smaps_rollup(const char *buf, size_t len, struct procfs_rollup 
 		out->valid |= PROCFS_ROLLUP_SPLIT;
 	else
 		out->pss_anon_kib = out->pss_file_kib = out->pss_shmem_kib = 0;
+	if ((seen & ROLLUP_PRIVATE_PARTS) == ROLLUP_PRIVATE_PARTS) {
+		out->valid |= PROCFS_ROLLUP_PRIVATE;
+		out->private_kib = out->private_clean_kib + out->private_dirty_kib;
+	} else {
+		out->private_clean_kib = out->private_dirty_kib = 0;
+	}
 	return 0;
 bad:
 	memset(out, 0, sizeof(*out));

@@ -14,10 +14,14 @@ enum {
 	PROCFS_ROLLUP_SPLIT = 1u << 2, /* Pss_Anon/Pss_File/Pss_Shmem (kernel >= 5.7) */
 	PROCFS_ROLLUP_SWAP = 1u << 3,
 	PROCFS_ROLLUP_ANON = 1u << 4,  /* anon_kib: the Anonymous line */
+	PROCFS_ROLLUP_PRIVATE = 1u << 5, /* private_kib: Private_Clean + Private_Dirty */
 };
 struct procfs_rollup {
 	uint64_t rss_kib, pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib, swap_kib;
 	uint64_t anon_kib; /* resident anonymous memory: Rss - anon_kib is file + shmem */
+	uint64_t private_clean_kib, private_dirty_kib;
+	uint64_t private_kib; /* pages only this process maps: Pss - private_kib is its
+			       * share of pages others map too */
 	uint32_t valid;
 };
 /* Parses smaps_rollup text. Returns 0, or -EINVAL when no Pss line is present. */

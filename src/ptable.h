@@ -17,6 +17,16 @@ struct pentry {
 	uint64_t pss_t_ns;        /* 0: never read */
 	uint64_t rd_pss_anon, rd_pss_file, rd_pss_shmem;
 	uint64_t rd_anon_rss, rd_shared_rss;
+	uint64_t rd_private, rd_minflt; /* Private_* of the read; minflt when read */
+	int rd_ok;                /* the rd_ fields hold a successful read */
+	uint64_t rd_t_ns;         /* when it was made */
+	/* what the rest of the tree did since the read (pssmodel.h): the
+	 * collector's running totals of pages newly mapped and of shared parts
+	 * of exits at the read, and this one's own part of the former since */
+	uint64_t rd_dil_cum, rd_ghost_cum, own_dil;
+	uint64_t prev_shared;     /* shared RSS at the last tick */
+	int dil_seen;             /* its pages are in the running total */
+	int forked_since_read;    /* it forked a child since: its pages are shared now */
 	uint64_t anon_rss, shared_rss; /* from the latest statm, KiB */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib; /* the current estimate */
 	uint32_t max_threads;

@@ -25,6 +25,8 @@ static const struct series_field {
 	{ offsetof(struct sample, pss_anon_kib), 1, 0 },
 	{ offsetof(struct sample, pss_file_kib), 1, 0 },
 	{ offsetof(struct sample, pss_shmem_kib), 1, 0 },
+	{ offsetof(struct sample, pss_est_kib), 1, 0 },
+	{ offsetof(struct sample, pss_hi_kib), 1, 0 },
 	{ offsetof(struct sample, rss_kib), 1, 1 },
 	{ offsetof(struct sample, minflt), 1, 2 },
 	{ offsetof(struct sample, majflt), 1, 2 },

@@ -23,6 +23,9 @@ enum {
 struct sample {
 	uint64_t t_ns; /* CLOCK_MONOTONIC, absolute */
 	uint64_t pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib;
+	/* how sure pss_kib is (pssmodel.h): the part of it estimated rather than
+	 * read (0: all of it measured), and an upper bound of the tree's PSS */
+	uint64_t pss_est_kib, pss_hi_kib;
 	uint64_t rss_kib;
 	uint64_t minflt, majflt;    /* cumulative over the tree (live + exited) */
 	uint64_t utime_us, stime_us; /* cumulative over the tree (live + exited) */
@@ -31,8 +34,12 @@ struct sample {
 	uint32_t valid;
 };
 
+/* An estimated sample is the peak only when it passes the highest measured
+ * one by more than this share. */
+#define STORE_PEAK_EST_MARGIN 0.01
+
 /* Fields aggregated over a bucket: every numeric field of struct sample. */
-#define STORE_NFIELDS 13
+#define STORE_NFIELDS 15
 
 /* A time bucket: min, max and mean of every field over the samples in it.
  * At the finest tier a bucket holds one sample and min == max == mean.
@@ -103,7 +110,15 @@ struct store_summary {
 	/* rusage of the command and the descendants it waited for (wait4) */
 	uint64_t ru_utime_us, ru_stime_us, ru_maxrss_kib;
 	uint64_t ru_minflt, ru_majflt, ru_nvcsw, ru_nivcsw, ru_inblock, ru_oublock;
-	struct sample peak;        /* the sample with the highest tree PSS */
+	struct sample peak;        /* the sample with the highest tree PSS: the highest
+				    * measured one, unless an estimated one passed it by
+				    * more than STORE_PEAK_EST_MARGIN */
+	int peak_measured;         /* peak is a sum of reads (pss_est_kib within PSSMODEL_SURE) */
+	double pss_est_share;      /* share of the PSS series (its area) that was estimated */
+	uint64_t pss_sweeps;       /* confirmation sweeps: reads made because the tree
+				    * might be at a new peak */
+	uint64_t pss_sweep_reads;  /* smaps_rollup reads those sweeps made */
+	uint64_t pss_sweeps_unstable; /* sweeps whose processes moved while read (no measurement) */
 	struct sample last;        /* the newest sample */
 	uint64_t lost_events;      /* netlink ENOBUFS occurrences */
 	uint64_t rescans;

@@ -259,7 +259,8 @@ static void test_rollup(void **state)
 
 	assert_int_equal(procfs_parse_smaps_rollup(b, len, &r), 0);
 	assert_int_equal(r.valid, PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_PSS | PROCFS_ROLLUP_SPLIT |
-					  PROCFS_ROLLUP_SWAP | PROCFS_ROLLUP_ANON);
+					  PROCFS_ROLLUP_SWAP | PROCFS_ROLLUP_ANON | PROCFS_ROLLUP_PRIVATE);
+	assert_int_equal(r.private_kib, 64); /* 0 clean + 64 dirty */
 	assert_int_equal(r.rss_kib, 66872);
 	assert_int_equal(r.anon_kib, 65660);
 	assert_int_equal(r.pss_kib, 22095);
@@ -281,7 +282,7 @@ static void test_rollup(void **state)
 	b = load("old_kernel.smaps_rollup", &len);
 	assert_int_equal(procfs_parse_smaps_rollup(b, len, &r), 0);
 	assert_int_equal(r.valid, PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_PSS | PROCFS_ROLLUP_SWAP |
-					  PROCFS_ROLLUP_ANON);
+					  PROCFS_ROLLUP_ANON | PROCFS_ROLLUP_PRIVATE);
 	assert_int_equal(r.pss_kib, 22095);
 	assert_int_equal(r.pss_anon_kib, 0);
 	free(b);

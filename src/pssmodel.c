@@ -1,0 +1,226 @@
+/* pssmodel.c: the PSS estimate, its bounds and the sweep trigger (see pssmodel.h). */
+#include "pssmodel.h"
+
+#include <stdlib.h>
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static uint64_t mul(uint64_t x, double r)
+{
+	if (r <= 0)
+		return 0;
+	return (uint64_t)((double)x * r + 0.5);
+}
+
+static double ratio(uint64_t part, uint64_t whole)
+{
+	if (!whole)
+		return 1.0;
+	return part >= whole ? 1.0 : (double)part / (double)whole;
+}
+
+/* A never-read process: its program's ratios, or all of its RSS. A child
+ * that has not exec'd shares its anonymous pages with its parent until it
+ * writes them: half is the likelier guess, RSS the bound. */
+static void estimate_unread(struct pssmodel_proc *p)
+{
+	double ar = p->prog_anon_ratio >= 0 ? p->prog_anon_ratio : 1.0;
+	double sr = p->prog_shared_ratio >= 0 ? p->prog_shared_ratio : 1.0;
+	uint64_t shared = mul(p->shared_rss_kib, sr);
+
+	p->est_anon_kib = mul(p->anon_rss_kib, ar);
+	p->est_file_kib = shared; /* file or shmem: unknown until read; file is likelier */
+	p->est_shmem_kib = 0;
+	p->hi_kib = p->anon_rss_kib + p->shared_rss_kib;
+	p->lo_kib = 0;
+	p->unpaid_kib = 0; /* never read: its doubt is already all of it */
+	p->inherit_kib = 0;
+	p->exact = 0;
+}
+
+void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
+{
+	if (!p->read) {
+		estimate_unread(p);
+		goto out;
+	}
+	uint64_t rd_shared_pss = p->rd_pss_file_kib + p->rd_pss_shmem_kib;
+	uint64_t rd_pss = p->rd_pss_anon_kib + rd_shared_pss;
+	uint64_t up_a = sub0(p->anon_rss_kib, p->rd_anon_rss_kib);
+	uint64_t down_a = sub0(p->rd_anon_rss_kib, p->anon_rss_kib);
+	uint64_t up_s = sub0(p->shared_rss_kib, p->rd_shared_rss_kib);
+	uint64_t down_s = sub0(p->rd_shared_rss_kib, p->shared_rss_kib);
+	double ar = ratio(p->rd_pss_anon_kib, p->rd_anon_rss_kib);
+	double sr = ratio(rd_shared_pss, p->rd_shared_rss_kib);
+	uint64_t unpaid_a = sub0(p->rd_anon_rss_kib, p->rd_pss_anon_kib);
+	uint64_t unpaid_s = sub0(p->rd_shared_rss_kib, rd_shared_pss);
+
+	/* Faults the growth does not explain: copy-on-write breaks at most, each
+	 * a page this process (and the tree, by as much again) now pays more
+	 * for; never more than the anonymous pages it shared. */
+	uint64_t faults_kib = p->minflt > p->rd_minflt ? (p->minflt - p->rd_minflt) * page_kib : 0;
+	uint64_t cow = sub0(faults_kib, up_a + up_s);
+	if (cow > unpaid_a)
+		cow = unpaid_a;
+
+	/* anonymous: growth in full, shrinking by the ratio (bounds: all of it
+	 * private or all of it shared) */
+	uint64_t est_a = p->rd_pss_anon_kib + up_a + cow / 2;
+	uint64_t sh_a = mul(down_a, ar);
+	est_a = sub0(est_a, sh_a);
+	uint64_t hi_a = p->rd_pss_anon_kib + up_a + cow;
+	uint64_t lo_a = sub0(p->rd_pss_anon_kib + up_a, down_a);
+	/* shared: both ways by the ratio; bounds: the change in full, or none */
+	uint64_t est_s = sub0(rd_shared_pss + mul(up_s, sr), mul(down_s, sr));
+	uint64_t hi_s = rd_shared_pss + up_s;
+	uint64_t lo_s = sub0(rd_shared_pss, down_s);
+	if (p->forked) {
+		/* its pages are shared with a child now: as low as a share of them */
+		lo_a /= 2;
+		lo_s /= 2;
+	}
+	/* others mapping pages it shares lower its share of them: by half of
+	 * what they mapped at most, never below what it holds alone */
+	uint64_t q = sub0(rd_pss, p->rd_private_kib);
+	uint64_t dil = p->diluted_kib / 2 < q ? p->diluted_kib / 2 : q;
+	uint64_t dil_a = rd_pss ? mul(dil, (double)p->rd_pss_anon_kib / (double)rd_pss) : 0;
+	lo_a = sub0(lo_a, dil_a);
+	lo_s = sub0(lo_s, dil - dil_a);
+	if (est_a > hi_a)
+		est_a = hi_a;
+	if (est_a < lo_a)
+		est_a = lo_a;
+	p->est_anon_kib = est_a;
+	uint64_t shmem = rd_shared_pss ? mul(est_s, (double)p->rd_pss_shmem_kib / (double)rd_shared_pss) : 0;
+	p->est_shmem_kib = shmem;
+	p->est_file_kib = est_s - shmem;
+	p->hi_kib = hi_a + hi_s;
+	p->lo_kib = lo_a + lo_s;
+	p->unpaid_kib = unpaid_a + unpaid_s;
+	p->inherit_kib = p->ghosted_kib < p->unpaid_kib ? p->ghosted_kib : p->unpaid_kib;
+	/* Exact: nothing changed but anonymous growth of a process that shared
+	 * no anonymous pages (new pages are its own), and nothing others did
+	 * can have moved its share. */
+	p->exact = !p->forked && !up_s && !down_s && !cow && !down_a && (!up_a || !unpaid_a) && !dil &&
+		   !p->inherit_kib;
+out:
+	p->est_kib = p->est_anon_kib + p->est_file_kib + p->est_shmem_kib;
+	if (p->hi_kib < p->est_kib)
+		p->hi_kib = p->est_kib;
+	if (p->lo_kib > p->est_kib)
+		p->lo_kib = p->est_kib;
+	if (p->exact)
+		p->hi_kib = p->lo_kib = p->est_kib;
+}
+
+uint64_t pssmodel_doubt(const struct pssmodel_proc *p)
+{
+	return p->hi_kib - p->lo_kib + p->inherit_kib;
+}
+
+uint64_t pssmodel_shared_part(const struct pssmodel_proc *p)
+{
+	if (!p->read)
+		return p->est_kib;
+	uint64_t rd_pss = p->rd_pss_anon_kib + p->rd_pss_file_kib + p->rd_pss_shmem_kib;
+	return sub0(rd_pss, p->rd_private_kib);
+}
+
+void pssmodel_exit(struct pssmodel *m, const struct pssmodel_proc *p)
+{
+	m->ghost_kib += pssmodel_shared_part(p);
+}
+
+void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,
+		    struct pssmodel_total *out)
+{
+	uint64_t est = 0, hi = 0, doubt = 0, inherit = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pssmodel_proc *p = &procs[i];
+		est += p->est_kib;
+		hi += p->hi_kib;
+		doubt += pssmodel_doubt(p);
+		/* the most the living can have inherited since their reads */
+		inherit += p->inherit_kib;
+	}
+	uint64_t ghost = m->ghost_kib < inherit ? m->ghost_kib : inherit;
+	out->ghost_kib = ghost;
+	out->est_kib = est + ghost / 2;
+	out->hi_kib = hi + ghost;
+	out->doubt_kib = doubt;
+}
+
+int pssmodel_need_sweep(const struct pssmodel *m, const struct pssmodel_total *t)
+{
+	if (!t->hi_kib)
+		return 0;
+	if (t->hi_kib <= m->peak_kib + PSSMODEL_MIN_KIB)
+		return 0;
+	double hi = (double)t->hi_kib, peak = (double)m->peak_kib;
+	return hi > peak * (1.0 + PSSMODEL_EPS) ||
+	       (hi > peak * (1.0 + PSSMODEL_SETTLE) && t->hi_kib <= m->last_hi_kib);
+}
+
+struct ranked {
+	uint64_t doubt;
+	uint32_t idx;
+};
+
+static int by_doubt_desc(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->doubt != y->doubt)
+		return x->doubt < y->doubt ? 1 : -1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,
+		     const struct pssmodel_total *t, uint32_t *out)
+{
+	struct ranked *r = n ? malloc(n * sizeof(*r)) : NULL;
+	uint64_t left = 0;
+	size_t k = 0, j = 0;
+	(void)m;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = pssmodel_doubt(&procs[i]);
+		if (!d)
+			continue;
+		left += d;
+		if (r)
+			r[j++] = (struct ranked){d, (uint32_t)i};
+		else
+			out[k++] = (uint32_t)i; /* no memory to rank: read them all */
+	}
+	if (!r)
+		return k;
+	qsort(r, j, sizeof(*r), by_doubt_desc);
+	double sure = (double)t->est_kib * PSSMODEL_SURE;
+	for (size_t i = 0; i < j && (double)left > sure; i++) {
+		out[k++] = r[i].idx;
+		left -= r[i].doubt;
+	}
+	free(r);
+	return k;
+}
+
+int pssmodel_sure(const struct pssmodel_total *t)
+{
+	return (double)t->doubt_kib <= (double)t->est_kib * PSSMODEL_SURE;
+}
+
+int pssmodel_observe(struct pssmodel *m, const struct pssmodel_total *t, int trusted)
+{
+	int sure = trusted && pssmodel_sure(t);
+
+	if (!t->ghost_kib)
+		m->ghost_kib = 0; /* nobody alive can have inherited them */
+	m->last_hi_kib = t->hi_kib;
+	if (sure && t->est_kib > m->peak_kib)
+		m->peak_kib = t->est_kib;
+	return sure;
+}

@@ -1,0 +1,299 @@
+/* pssref [-i MS] [-o FILE] -- COMMAND...: the reference for a process tree's
+ * PSS, cost be damned. Every MS ms (default 5) while COMMAND runs, scans every
+ * /proc/PID/stat for the tree, sums its processes' smaps_rollup, and scans
+ * again. Only a stable sweep counts for the peak: the same live processes (an
+ * exiting process drops its mm before it is a zombie) before and after, and
+ * their file + shmem RSS (statm) moved by at most 0.25% of the Pss total;
+ * otherwise a fork, exit or mapping in the middle counted shared pages at two
+ * sharing ratios. At COMMAND's exit writes one JSON line to FILE (default
+ * stderr): peak_pss_kib, peak_pss_{anon,file,shmem}_kib, peak_rss_sum_kib (of
+ * the peak sweep), max_rss_sum_kib, peak_nproc, peak_t_ms (from the fork),
+ * peak_any_pss_kib (stable or not), sweeps, unstable_sweeps, mean_sweep_us,
+ * max_sweep_us, wall_ms; exits with COMMAND's status (128 + N: signal N).
+ * No subreaper, as in spacetime; an exec mid-sweep is not detected. */
+#include "procfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct total {
+	uint64_t pss_kib, anon_kib, file_kib, shmem_kib, rss_kib;
+	unsigned nproc;
+};
+
+/* Every process on the machine with its parent, refilled by each sweep. */
+struct proc {
+	pid_t pid, ppid;
+	int in_tree, live; /* live: still has its memory (not exiting, not a zombie) */
+};
+static struct proc *procs;
+static size_t nprocs, cap_procs;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Lists every process in /proc with its parent. Returns 0 or -errno. */
+static int scan_procs(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char buf[1024];
+
+	if (!d)
+		return -errno;
+	nprocs = 0;
+	while ((de = readdir(d))) {
+		struct procfs_stat st;
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		ssize_t n;
+
+		if (*end || pid <= 0)
+			continue;
+		n = procfs_read((pid_t)pid, "stat", buf, sizeof(buf));
+		if (n < 0 || procfs_parse_stat(buf, (size_t)n, &st) < 0)
+			continue; /* just exited */
+		if (nprocs == cap_procs) {
+			size_t cap = cap_procs ? 2 * cap_procs : 1024;
+			struct proc *p = realloc(procs, cap * sizeof(*p));
+
+			if (!p) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			procs = p;
+			cap_procs = cap;
+		}
+		procs[nprocs++] = (struct proc){
+			.pid = (pid_t)pid,
+			.ppid = st.ppid,
+			.live = st.state != 'Z' && st.state != 'X' && st.rss_pages > 0,
+		};
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Marks root and its descendants: passes until no process joins, so the
+ * order of /proc does not matter. */
+static void mark_tree(pid_t root)
+{
+	int changed = 1;
+
+	for (size_t i = 0; i < nprocs; i++)
+		procs[i].in_tree = procs[i].pid == root;
+	while (changed) {
+		changed = 0;
+		for (size_t i = 0; i < nprocs; i++) {
+			if (procs[i].in_tree)
+				continue;
+			for (size_t j = 0; j < nprocs; j++) {
+				if (procs[j].in_tree && procs[j].pid == procs[i].ppid) {
+					procs[i].in_tree = changed = 1;
+					break;
+				}
+			}
+		}
+	}
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Scans /proc and lists the live processes of root's tree, sorted, into
+ * *live (grown as needed), and sums their shared (file + shmem) RSS into
+ * *shared_kib. Returns their number or -errno. */
+static ssize_t live_tree(pid_t root, pid_t **live, size_t *cap, uint64_t *shared_kib)
+{
+	size_t n = 0;
+	char buf[256];
+	int r = scan_procs();
+
+	if (r < 0)
+		return r;
+	mark_tree(root);
+	if (*cap < nprocs) {
+		pid_t *p = realloc(*live, nprocs * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*live = p;
+		*cap = nprocs;
+	}
+	*shared_kib = 0;
+	for (size_t i = 0; i < nprocs; i++) {
+		struct procfs_statm sm;
+		ssize_t len;
+
+		if (!procs[i].in_tree || !procs[i].live)
+			continue;
+		(*live)[n++] = procs[i].pid;
+		len = procfs_read(procs[i].pid, "statm", buf, sizeof(buf));
+		if (len >= 0 && procfs_parse_statm(buf, (size_t)len, &sm) == 0)
+			*shared_kib += sm.shared_pages * (uint64_t)procfs_page_kib();
+	}
+	qsort(*live, n, sizeof(**live), cmp_pid);
+	return (ssize_t)n;
+}
+
+/* One sweep: the tree of root now and the sum of its smaps_rollup. Returns 1
+ * when stable (the same live processes before and after), 0 when not, or
+ * -errno. */
+static int sweep(pid_t root, struct total *t)
+{
+	static pid_t *before, *after;
+	static size_t cap_before, cap_after;
+	char buf[4096];
+	uint64_t sh_before, sh_after, moved;
+	ssize_t nb = live_tree(root, &before, &cap_before, &sh_before), na;
+
+	if (nb < 0)
+		return (int)nb;
+	memset(t, 0, sizeof(*t));
+	for (ssize_t i = 0; i < nb; i++) {
+		struct procfs_rollup ro;
+		ssize_t n = procfs_read(before[i], "smaps_rollup", buf, sizeof(buf));
+
+		if (n < 0 || procfs_parse_smaps_rollup(buf, (size_t)n, &ro) < 0)
+			continue; /* exited, or a zombie with no memory left */
+		t->pss_kib += ro.pss_kib;
+		t->anon_kib += ro.pss_anon_kib;
+		t->file_kib += ro.pss_file_kib;
+		t->shmem_kib += ro.pss_shmem_kib;
+		t->rss_kib += ro.rss_kib;
+		t->nproc++;
+	}
+	na = live_tree(root, &after, &cap_after, &sh_after);
+	if (na < 0)
+		return (int)na;
+	moved = sh_after > sh_before ? sh_after - sh_before : sh_before - sh_after;
+	return na == nb && !memcmp(before, after, (size_t)nb * sizeof(*before)) &&
+	       moved * 400 <= t->pss_kib;
+}
+
+int main(int argc, char **argv)
+{
+	long interval_ms = 5;
+	const char *out_path = NULL;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "+i:o:")) != -1) {
+		char *end;
+
+		switch (opt) {
+		case 'i':
+			errno = 0;
+			interval_ms = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || interval_ms < 0 || interval_ms > 60000) {
+				fprintf(stderr, "pssref: bad interval '%s' (ms, 0..60000)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (optind >= argc) {
+usage:
+		fputs("usage: pssref [-i MS] [-o FILE] -- COMMAND...\n", stderr);
+		return 2;
+	}
+
+	FILE *out = stderr;
+	if (out_path && !(out = fopen(out_path, "we"))) {
+		fprintf(stderr, "pssref: cannot write %s: %s\n", out_path, strerror(errno));
+		return 1;
+	}
+	uint64_t t0 = now_ns();
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("pssref: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "pssref: cannot run %s: %s\n", argv[optind], strerror(errno));
+		_exit(127);
+	}
+
+	struct total peak = { 0 }, t;
+	uint64_t peak_t_ns = 0, sweeps = 0, unstable = 0, sweep_ns = 0, max_sweep_ns = 0;
+	uint64_t max_rss_kib = 0, peak_any_kib = 0, next = now_ns();
+	int st;
+
+	for (;;) {
+		uint64_t s0 = now_ns(), s1;
+		int r = sweep(pid, &t);
+
+		if (r < 0) {
+			fprintf(stderr, "pssref: cannot scan /proc: %s\n", strerror(-r));
+			return 1;
+		}
+		s1 = now_ns();
+		sweeps++;
+		sweep_ns += s1 - s0;
+		if (s1 - s0 > max_sweep_ns)
+			max_sweep_ns = s1 - s0;
+		if (t.pss_kib > peak_any_kib)
+			peak_any_kib = t.pss_kib;
+		unstable += !r;
+		if (r && t.pss_kib > peak.pss_kib) {
+			peak = t;
+			peak_t_ns = s0 - t0;
+		}
+		if (r && t.rss_kib > max_rss_kib)
+			max_rss_kib = t.rss_kib;
+
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			perror("pssref: waitpid");
+			return 1;
+		}
+		next += (uint64_t)interval_ms * 1000000u;
+		if (next < s1)
+			next = s1; /* the sweep overran: sweep again at once */
+		struct timespec ts = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
+	uint64_t wall_ns = now_ns() - t0;
+
+	fprintf(out,
+		"{\"peak_pss_kib\":%" PRIu64 ",\"peak_pss_anon_kib\":%" PRIu64
+		",\"peak_pss_file_kib\":%" PRIu64 ",\"peak_pss_shmem_kib\":%" PRIu64
+		",\"peak_rss_sum_kib\":%" PRIu64 ",\"max_rss_sum_kib\":%" PRIu64
+		",\"peak_nproc\":%u,\"peak_t_ms\":%.1f,\"peak_any_pss_kib\":%" PRIu64
+		",\"sweeps\":%" PRIu64 ",\"unstable_sweeps\":%" PRIu64
+		",\"mean_sweep_us\":%.1f,\"max_sweep_us\":%.1f,\"wall_ms\":%.1f}\n",
+		peak.pss_kib, peak.anon_kib, peak.file_kib, peak.shmem_kib, peak.rss_kib,
+		max_rss_kib, peak.nproc, peak_t_ns / 1e6, peak_any_kib, sweeps, unstable,
+		sweeps ? sweep_ns / 1e3 / sweeps : 0.0, max_sweep_ns / 1e3, wall_ns / 1e6);
+	if (out != stderr && fclose(out) != 0) {
+		fprintf(stderr, "pssref: cannot write %s: %s\n", out_path, strerror(errno));
+		return 1;
+	}
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}

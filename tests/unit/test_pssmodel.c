@@ -1,0 +1,290 @@
+/* Tests of the PSS model (estimate, bounds, sweep trigger and picks) on fake
+ * process tables: no /proc. Sizes in KiB. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "pssmodel.h"
+
+#define MIB 1024ull
+#define PAGE 4ull
+
+/* A process read when it had anon + shared RSS, with those PSS figures,
+ * private pages, and unchanged since. */
+static struct pssmodel_proc rd(uint64_t anon, uint64_t shared, uint64_t pss_anon, uint64_t pss_shared,
+			       uint64_t priv)
+{
+	return (struct pssmodel_proc){.anon_rss_kib = anon, .shared_rss_kib = shared, .read = 1,
+				      .rd_pss_anon_kib = pss_anon, .rd_pss_file_kib = pss_shared,
+				      .rd_anon_rss_kib = anon, .rd_shared_rss_kib = shared,
+				      .rd_private_kib = priv, .prog_anon_ratio = -1,
+				      .prog_shared_ratio = -1};
+}
+
+static struct pssmodel_proc unread(uint64_t anon, uint64_t shared)
+{
+	return (struct pssmodel_proc){.anon_rss_kib = anon, .shared_rss_kib = shared,
+				      .prog_anon_ratio = -1, .prog_shared_ratio = -1};
+}
+
+static void test_unchanged_read_is_certain(void **state)
+{
+	(void)state;
+	struct pssmodel_proc p = rd(100 * MIB, 20 * MIB, 60 * MIB, 5 * MIB, 50 * MIB);
+
+	pssmodel_estimate(&p, PAGE);
+	assert_int_equal(p.est_kib, 65 * MIB);
+	assert_int_equal(p.hi_kib, 65 * MIB);
+	assert_int_equal(p.lo_kib, 65 * MIB);
+	assert_int_equal(pssmodel_doubt(&p), 0);
+	assert_true(p.exact);
+}
+
+static void test_never_read_bounded_by_rss(void **state)
+{
+	(void)state;
+	struct pssmodel_proc p = unread(30 * MIB, 10 * MIB);
+
+	pssmodel_estimate(&p, PAGE);
+	assert_int_equal(p.est_kib, 40 * MIB); /* no ratios known: all of it */
+	assert_int_equal(p.hi_kib, 40 * MIB);
+	assert_int_equal(p.lo_kib, 0);
+	assert_int_equal(pssmodel_doubt(&p), 40 * MIB);
+
+	/* its program's ratios, learned from other reads, make the guess */
+	p.prog_anon_ratio = 0.5;
+	p.prog_shared_ratio = 0.25;
+	pssmodel_estimate(&p, PAGE);
+	assert_int_equal(p.est_kib, 15 * MIB + 5 * MIB / 2);
+	assert_int_equal(p.hi_kib, 40 * MIB);
+}
+
+/* New anonymous pages of a process that shared none are its own: exact. */
+static void test_private_growth_is_exact(void **state)
+{
+	(void)state;
+	struct pssmodel_proc p = rd(100 * MIB, 0, 100 * MIB, 0, 100 * MIB);
+
+	p.anon_rss_kib = 300 * MIB;
+	p.minflt = 200 * MIB / PAGE; /* one fault per new page */
+	pssmodel_estimate(&p, PAGE);
+	assert_int_equal(p.est_kib, 300 * MIB);
+	assert_int_equal(pssmodel_doubt(&p), 0);
+	assert_true(p.exact);
+}
+
+/* Shared growth may be pages others map (less) or new ones (all of it). */
+static void test_shared_growth_bounds(void **state)
+{
+	(void)state;
+	struct pssmodel_proc p = rd(10 * MIB, 100 * MIB, 10 * MIB, 50 * MIB, 10 * MIB);
+
+	p.shared_rss_kib = 200 * MIB;
+	pssmodel_estimate(&p, PAGE);
+	assert_int_equal(p.est_kib, 10 * MIB + 100 * MIB); /* by the read's ratio, 1/2 */
+	assert_int_equal(p.hi_kib, 10 * MIB + 150 * MIB);
+	assert_int_equal(p.lo_kib, 10 * MIB + 50 * MIB);
+	assert_false(p.exact);
+}
+
+/* A fork shares all its pages with the child: it may pay half. */
+static void test_fork_halves_lower_bound(void **state)
+{
+	(void)state;
+	struct pssmodel_proc p = rd(400 * MIB, 0, 400 * MIB, 0, 400 * MIB);
+
+	p.forked = 1;
+	pssmodel_estimate(&p, PAGE);
+	assert_int_equal(p.hi_kib, 400 * MIB);
+	assert_int_equal(p.lo_kib, 200 * MIB);
+	assert_false(p.exact);
+}
+
+/* Others mapping pages it shares lower its share, by half their mapping at
+ * most, never below what is its own. */
+static void test_dilution_lowers_shared_part(void **state)
+{
+	(void)state;
+	/* 400 MiB of shmem it was alone to map, but counted shared (Private 0) */
+	struct pssmodel_proc p = rd(0, 400 * MIB, 0, 400 * MIB, 0);
+
+	p.diluted_kib = 300 * MIB;
+	pssmodel_estimate(&p, PAGE);
+	assert_int_equal(p.lo_kib, 250 * MIB);
+	assert_int_equal(p.hi_kib, 400 * MIB);
+	assert_false(p.exact);
+
+	p.diluted_kib = 10000 * MIB;
+	pssmodel_estimate(&p, PAGE);
+	assert_int_equal(p.lo_kib, 0);
+
+	/* its private pages cannot be diluted */
+	struct pssmodel_proc q = rd(100 * MIB, 0, 100 * MIB, 0, 100 * MIB);
+	q.diluted_kib = 10000 * MIB;
+	pssmodel_estimate(&q, PAGE);
+	assert_int_equal(pssmodel_doubt(&q), 0);
+}
+
+/* Faults without RSS growth are copy-on-write breaks at most: the process may
+ * pay up to a page more each, never more than what it shared. */
+static void test_cow_faults(void **state)
+{
+	(void)state;
+	struct pssmodel_proc p = rd(400 * MIB, 0, 200 * MIB, 0, 0);
+
+	p.minflt = 100 * MIB / PAGE;
+	pssmodel_estimate(&p, PAGE);
+	assert_int_equal(p.hi_kib, 300 * MIB);
+	assert_int_equal(p.est_kib, 250 * MIB);
+	assert_false(p.exact);
+
+	p.minflt = 10000 * MIB / PAGE;
+	pssmodel_estimate(&p, PAGE);
+	assert_int_equal(p.hi_kib, 400 * MIB); /* capped at what it shared */
+}
+
+/* A process that exits leaves its share of shared pages as a ghost: the
+ * living may inherit it, up to what they did not pay for. */
+static void test_ghosts(void **state)
+{
+	(void)state;
+	struct pssmodel m = {0};
+	struct pssmodel_proc gone = rd(0, 100 * MIB, 0, 50 * MIB, 0);
+	struct pssmodel_proc live[1] = {rd(0, 100 * MIB, 0, 50 * MIB, 0)};
+	struct pssmodel_total t;
+
+	pssmodel_estimate(&gone, PAGE);
+	assert_int_equal(pssmodel_shared_part(&gone), 50 * MIB);
+	pssmodel_exit(&m, &gone);
+	assert_int_equal(m.ghost_kib, 50 * MIB);
+
+	live[0].ghosted_kib = 50 * MIB;
+	pssmodel_estimate(&live[0], PAGE);
+	assert_int_equal(live[0].inherit_kib, 50 * MIB);
+	pssmodel_total(&m, live, 1, &t);
+	assert_int_equal(t.ghost_kib, 50 * MIB);
+	assert_int_equal(t.est_kib, 75 * MIB);
+	assert_int_equal(t.hi_kib, 100 * MIB);
+	assert_false(pssmodel_sure(&t));
+
+	/* read again after the exit: nothing left to inherit, the ghost goes */
+	live[0] = rd(0, 100 * MIB, 0, 100 * MIB, 0);
+	pssmodel_estimate(&live[0], PAGE);
+	pssmodel_total(&m, live, 1, &t);
+	assert_int_equal(t.ghost_kib, 0);
+	assert_int_equal(t.est_kib, 100 * MIB);
+	assert_true(pssmodel_observe(&m, &t, 1));
+	assert_int_equal(m.ghost_kib, 0);
+	assert_int_equal(m.peak_kib, 100 * MIB);
+}
+
+static void test_sweep_trigger(void **state)
+{
+	(void)state;
+	struct pssmodel m = {.peak_kib = 1000 * MIB, .last_hi_kib = 1005 * MIB};
+	struct pssmodel_total t = {.est_kib = 1000 * MIB, .hi_kib = 1000 * MIB};
+
+	assert_false(pssmodel_need_sweep(&m, &t)); /* not above the peak */
+	t.hi_kib = 1021 * MIB;
+	assert_true(pssmodel_need_sweep(&m, &t)); /* past it by > 2% */
+	t.hi_kib = 1010 * MIB;
+	assert_false(pssmodel_need_sweep(&m, &t)); /* by 1% and still rising */
+	m.last_hi_kib = 1010 * MIB;
+	assert_true(pssmodel_need_sweep(&m, &t)); /* by 1%, settled */
+	t.hi_kib = 1001 * MIB;
+	m.last_hi_kib = 1001 * MIB;
+	assert_false(pssmodel_need_sweep(&m, &t)); /* within 0.2% */
+	m.peak_kib = 0;
+	t.hi_kib = 32;
+	assert_false(pssmodel_need_sweep(&m, &t)); /* a few pages: not worth it */
+	t.hi_kib = 1 * MIB;
+	assert_true(pssmodel_need_sweep(&m, &t)); /* nothing measured yet */
+}
+
+/* The shmfork case: a parent alone with 400 MiB of shmem, then three children
+ * mapping it. The sum of bounds is 1.6 GiB; the sweep must read the children
+ * (never read) and the parent (its share fell), most doubt first, and stop
+ * once what is left unread is certain. */
+static void test_pick_most_doubt_first(void **state)
+{
+	(void)state;
+	struct pssmodel m = {.peak_kib = 400 * MIB};
+	struct pssmodel_proc p[5] = {
+		rd(0, 400 * MIB, 0, 400 * MIB, 0),
+		unread(1 * MIB, 400 * MIB),
+		unread(64 * MIB, 400 * MIB),
+		unread(1 * MIB, 100 * MIB),
+		rd(2 * MIB, 0, 2 * MIB, 0, 2 * MIB), /* an unrelated certain one */
+	};
+	struct pssmodel_total t;
+	uint32_t out[5];
+
+	p[0].diluted_kib = 900 * MIB;
+	for (int i = 0; i < 5; i++)
+		pssmodel_estimate(&p[i], PAGE);
+	pssmodel_total(&m, p, 5, &t);
+	assert_true(pssmodel_need_sweep(&m, &t));
+	size_t k = pssmodel_pick(&m, p, 5, &t, out);
+	assert_int_equal(k, 4);
+	assert_int_equal(out[0], 2);
+	assert_int_equal(out[1], 1);
+	assert_int_equal(out[2], 0); /* doubt 400: its share may have fallen to 0 */
+	assert_int_equal(out[3], 3);
+
+	/* after the reads: 100 MiB of shmem each, the children's own on top */
+	p[0] = rd(0, 400 * MIB, 0, 100 * MIB, 0);
+	p[1] = rd(1 * MIB, 400 * MIB, 1 * MIB, 100 * MIB, 1 * MIB);
+	p[2] = rd(64 * MIB, 400 * MIB, 64 * MIB, 100 * MIB, 64 * MIB);
+	p[3] = rd(1 * MIB, 100 * MIB, 1 * MIB, 100 * MIB, 1 * MIB);
+	for (int i = 0; i < 5; i++)
+		pssmodel_estimate(&p[i], PAGE);
+	pssmodel_total(&m, p, 5, &t);
+	assert_int_equal(t.est_kib, 468 * MIB);
+	assert_int_equal(t.doubt_kib, 0);
+	assert_true(pssmodel_observe(&m, &t, 1));
+	assert_int_equal(m.peak_kib, 468 * MIB);
+	/* an unstable sweep (processes moved while read) is no measurement */
+	t.est_kib = 500 * MIB;
+	assert_false(pssmodel_observe(&m, &t, 0));
+	assert_int_equal(m.peak_kib, 468 * MIB);
+}
+
+/* Picks stop when the doubt left is under PSSMODEL_SURE of the total. */
+static void test_pick_stops_when_sure(void **state)
+{
+	(void)state;
+	struct pssmodel m = {0};
+	struct pssmodel_proc p[3] = {
+		rd(1000 * MIB, 0, 1000 * MIB, 0, 1000 * MIB),
+		unread(2 * MIB, 0),  /* 2 MiB of doubt: 0.2% of 1 GiB */
+		unread(50 * MIB, 0),
+	};
+	struct pssmodel_total t;
+	uint32_t out[3];
+
+	for (int i = 0; i < 3; i++)
+		pssmodel_estimate(&p[i], PAGE);
+	pssmodel_total(&m, p, 3, &t);
+	assert_int_equal(pssmodel_pick(&m, p, 3, &t, out), 1);
+	assert_int_equal(out[0], 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unchanged_read_is_certain),
+		cmocka_unit_test(test_never_read_bounded_by_rss),
+		cmocka_unit_test(test_private_growth_is_exact),
+		cmocka_unit_test(test_shared_growth_bounds),
+		cmocka_unit_test(test_fork_halves_lower_bound),
+		cmocka_unit_test(test_dilution_lowers_shared_part),
+		cmocka_unit_test(test_cow_faults),
+		cmocka_unit_test(test_ghosts),
+		cmocka_unit_test(test_sweep_trigger),
+		cmocka_unit_test(test_pick_most_doubt_first),
+		cmocka_unit_test(test_pick_stops_when_sure),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
