@@ -94,11 +94,12 @@ static void graph_braille_cell(const struct graph_spec *sp, const struct graph_c
 			       int cx, int row, struct graph_cell *out)
 {
 	int H = sp->h * 4, dots_base = (sp->h - 1 - row) * 4;
-	int count[GRAPH_LAYERS] = {0}, line_dots = 0;
+	int count[GRAPH_LAYERS] = {0}, line_dots = 0, est_dots = 0;
 	uint8_t bits = 0;
 
 	for (int sx = 0; sx < 2; sx++) {
 		int x = cx * 2 + sx, top[GRAPH_LAYERS], line;
+		int est = cols[x].est && sp->est_role;
 
 		if (!graph_stack(sp, &cols[x], H, top, &line))
 			continue;
@@ -106,10 +107,13 @@ static void graph_braille_cell(const struct graph_spec *sp, const struct graph_c
 			int d = dots_base + i, k = graph_layer_at(sp, top, d);
 
 			if (k >= 0) {
-				if (sp->mono && !graph_pattern(k, x, d, d == top[k] - 1))
+				if (sp->mono && est && d != top[sp->nlayers - 1] - 1)
+					continue; /* hollow: the top edge only */
+				if (sp->mono && !est && !graph_pattern(k, x, d, d == top[k] - 1))
 					continue;
 				bits |= braille_bit[sx][i];
 				count[k]++;
+				est_dots += est;
 			} else if (d == line) {
 				bits |= braille_bit[sx][i];
 				line_dots++;
@@ -128,6 +132,8 @@ static void graph_braille_cell(const struct graph_spec *sp, const struct graph_c
 			best = k;
 	if (best >= 0)
 		out->role = sp->layer_role[best];
+	if (est_dots) /* a guess anywhere in the cell shows */
+		out->role = sp->est_role;
 }
 
 /* Fills one block or ASCII cell from its data column. */
@@ -142,7 +148,10 @@ static void graph_block_cell(const struct graph_spec *sp, const struct graph_col
 	if (!graph_stack(sp, col, H, top, &line))
 		return;
 	int total = top[sp->nlayers - 1], level = total - base;
+	int est = col->est && sp->est_role;
 
+	if (level > Y && est && sp->mono)
+		level = 0; /* hollow: only the cell with the top edge */
 	if (level <= 0) {
 		if (line >= base && line < base + Y) {
 			out->ch = sp->style == GRAPH_ASCII ? '-' : 0x2500;
@@ -161,7 +170,7 @@ static void graph_block_cell(const struct graph_spec *sp, const struct graph_col
 	for (int i = 1; i < sp->nlayers; i++)
 		if (count[i] > count[k])
 			k = i;
-	out->role = sp->layer_role[k];
+	out->role = est ? sp->est_role : sp->layer_role[k];
 	if (sp->style == GRAPH_ASCII)
 		out->ch = level == Y ? ascii_full[k] : ascii_half[k];
 	else if (level == Y && sp->mono)

@@ -2,9 +2,11 @@
  *
  * graph_render() turns columns of values (stacked layers plus an optional
  * line) and a rectangle into cells: a glyph and a colour role each. It never
- * draws; the caller blits the cells. One renderer, three glyph tables: Braille
- * (2x4 dots a cell, UTF-8 locales), eighth blocks (UTF-8) and ASCII. The axis
- * helpers (nice scales, time ticks, short number formats) live here too. */
+ * draws; the caller blits the cells. Columns marked as estimates get a role of
+ * their own (and are hollow on a monochrome terminal). One renderer, three
+ * glyph tables: Braille (2x4 dots a cell, UTF-8 locales), eighth blocks
+ * (UTF-8) and ASCII. The axis helpers (nice scales, time ticks, short number
+ * formats) live here too. */
 #ifndef SPACETIME_GRAPH_H
 #define SPACETIME_GRAPH_H
 
@@ -24,6 +26,7 @@ struct graph_col {
 	double v[GRAPH_LAYERS];
 	double line;
 	int known; /* 0: no data here (drawn empty, never as zero) */
+	int est;   /* the stack is a guess, not a measurement (see est_role) */
 };
 
 struct graph_spec {
@@ -36,6 +39,10 @@ struct graph_spec {
 	int cursor;              /* cell column of the cursor, or -1 */
 	uint8_t cursor_role;
 	int mono;                /* tell layers apart by pattern, not only colour */
+	/* Role of an estimated column's stack (its line keeps line_role), or 0
+	 * to draw it like any other. With mono, an estimated stack is drawn
+	 * hollow as well: only its top edge (the top dot, or the top cell). */
+	uint8_t est_role;
 };
 
 struct graph_cell {

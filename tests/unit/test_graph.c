@@ -18,7 +18,7 @@
 #define SEC 1000000000ull
 #define MS 1000000ull
 
-enum { R_A = 1, R_B, R_C, R_LINE, R_CUR };
+enum { R_A = 1, R_B, R_C, R_LINE, R_CUR, R_EST };
 
 static struct graph_spec spec(int w, int h, enum graph_style st, int nl, double ymax)
 {
@@ -41,7 +41,7 @@ static struct graph_spec spec(int w, int h, enum graph_style st, int nl, double 
 
 static struct graph_col col1(double v)
 {
-	struct graph_col c = {{v, 0, 0}, -1, 1};
+	struct graph_col c = {{v, 0, 0}, -1, 1, 0};
 
 	return c;
 }
@@ -56,7 +56,7 @@ static void test_render_rejects_bad_input(void **state)
 {
 	(void)state;
 	struct graph_cell cells[16];
-	struct graph_col cols[8] = {{{0}, -1, 0}};
+	struct graph_col cols[8] = {{{0}, -1, 0, 0}};
 	struct graph_spec s = spec(4, 2, GRAPH_BRAILLE, 1, 10);
 
 	assert_int_equal(graph_render(&s, cols, 4, cells), -EINVAL); /* needs 8 */
@@ -73,7 +73,7 @@ static void test_render_rejects_bad_input(void **state)
 static void test_render_block_levels(void **state)
 {
 	(void)state;
-	struct graph_col cols[4] = {col1(10), col1(5), col1(0), {{9, 0, 0}, -1, 0}};
+	struct graph_col cols[4] = {col1(10), col1(5), col1(0), {{9, 0, 0}, -1, 0, 0}};
 	struct graph_cell cells[8];
 	struct graph_spec s = spec(4, 2, GRAPH_BLOCK, 1, 10);
 
@@ -123,7 +123,7 @@ static void test_render_braille_dots(void **state)
 static void test_render_stack_and_line(void **state)
 {
 	(void)state;
-	struct graph_col cols[2] = {{{4, 4, 0}, 12, 1}, {{4, 4, 0}, 12, 1}};
+	struct graph_col cols[2] = {{{4, 4, 0}, 12, 1, 0}, {{4, 4, 0}, 12, 1, 0}};
 	struct graph_cell cells[4];
 	struct graph_spec s = spec(1, 4, GRAPH_BRAILLE, 3, 16); /* 16 dots high */
 
@@ -139,7 +139,7 @@ static void test_render_stack_and_line(void **state)
 
 	/* block style: the line is a horizontal stroke in an empty cell */
 	struct graph_spec b = spec(1, 4, GRAPH_BLOCK, 3, 32);
-	struct graph_col c = {{8, 8, 0}, 28, 1};
+	struct graph_col c = {{8, 8, 0}, 28, 1, 0};
 	assert_int_equal(graph_render(&b, &c, 1, cells), 0);
 	assert_int_equal(at(cells, 1, 3, 0)->role, R_A);
 	assert_int_equal(at(cells, 1, 2, 0)->role, R_B);
@@ -154,14 +154,14 @@ static void test_render_majority(void **state)
 	(void)state;
 	struct graph_cell cells[2];
 	struct graph_spec s = spec(1, 2, GRAPH_BLOCK, 2, 16);
-	struct graph_col c = {{7, 2, 0}, -1, 1};
+	struct graph_col c = {{7, 2, 0}, -1, 1, 0};
 
 	assert_int_equal(graph_render(&s, &c, 1, cells), 0);
 	assert_int_equal(cells[1].role, R_A);   /* units 0-6 anon, 7 file */
 	assert_int_equal(cells[0].role, R_B);   /* unit 8: file */
 	assert_int_equal(cells[0].ch, 0x2581);
 	s = spec(1, 1, GRAPH_ASCII, 2, 2);
-	c = (struct graph_col){{1, 1, 0}, -1, 1};
+	c = (struct graph_col){{1, 1, 0}, -1, 1, 0};
 	s.mono = 1;
 	assert_int_equal(graph_render(&s, &c, 1, cells), 0);
 	assert_int_equal(cells[0].ch, '#');
@@ -172,7 +172,7 @@ static void test_render_majority(void **state)
 static void test_render_mono_patterns(void **state)
 {
 	(void)state;
-	struct graph_col c = {{8, 8, 8}, -1, 1};
+	struct graph_col c = {{8, 8, 8}, -1, 1, 0};
 	struct graph_cell cells[3];
 	struct graph_spec s = spec(1, 3, GRAPH_BLOCK, 3, 24);
 
@@ -186,13 +186,67 @@ static void test_render_mono_patterns(void **state)
 	assert_int_equal(cells[1].ch, '%');
 	assert_int_equal(cells[0].ch, ':');
 
-	struct graph_col d[2] = {{{4, 4, 4}, -1, 1}, {{4, 4, 4}, -1, 1}};
+	struct graph_col d[2] = {{{4, 4, 4}, -1, 1, 0}, {{4, 4, 4}, -1, 1, 0}};
 	s = spec(1, 3, GRAPH_BRAILLE, 3, 12);
 	s.mono = 1;
 	assert_int_equal(graph_render(&s, d, 2, cells), 0);
 	assert_int_equal(cells[2].ch, 0x28ff); /* anon: solid */
 	assert_true(cells[1].ch != 0x28ff && cells[1].ch != ' ');
 	assert_true(cells[0].ch != cells[1].ch);
+}
+
+/* Estimated columns: their stack takes est_role (a guess anywhere in a Braille
+ * cell shows), their line keeps its role; mono draws them hollow (the top edge
+ * only); est_role 0 draws them like any other. */
+static void test_render_estimated(void **state)
+{
+	(void)state;
+	struct graph_col c[4] = {col1(10), col1(10), col1(10), col1(10)};
+	struct graph_cell cells[8];
+	struct graph_spec s = spec(4, 2, GRAPH_BLOCK, 1, 10);
+
+	c[1].est = c[2].est = 1;
+	c[2].v[0] = 4;
+	c[2].line = 8;
+	assert_int_equal(graph_render(&s, c, 4, cells), 0); /* est_role 0 */
+	assert_int_equal(at(cells, 4, 1, 1)->role, R_A);
+	s.est_role = R_EST;
+	assert_int_equal(graph_render(&s, c, 4, cells), 0);
+	assert_int_equal(at(cells, 4, 0, 0)->role, R_A);
+	assert_int_equal(at(cells, 4, 0, 1)->role, R_EST);
+	assert_int_equal(at(cells, 4, 1, 1)->role, R_EST);
+	assert_int_equal(at(cells, 4, 0, 1)->ch, 0x2588);
+	assert_int_equal(at(cells, 4, 1, 2)->role, R_EST);  /* its stack */
+	assert_int_equal(at(cells, 4, 0, 2)->role, R_LINE); /* above: the line */
+	assert_int_equal(at(cells, 4, 0, 2)->ch, 0x2500);
+
+	/* mono: an estimated column shows only the cell holding its top edge */
+	s.mono = 1;
+	assert_int_equal(graph_render(&s, c, 4, cells), 0);
+	assert_int_equal(at(cells, 4, 1, 0)->ch, 0x2588); /* measured: filled */
+	assert_int_equal(at(cells, 4, 0, 1)->ch, 0x2588); /* estimated: top cell */
+	assert_int_equal(at(cells, 4, 1, 1)->ch, ' ');    /* and nothing below */
+	assert_int_equal(at(cells, 4, 1, 2)->ch, 0x2586); /* its top is in the low cell */
+	s.style = GRAPH_ASCII;
+	assert_int_equal(graph_render(&s, c, 4, cells), 0);
+	assert_int_equal(at(cells, 4, 1, 0)->ch, '#');
+	assert_int_equal(at(cells, 4, 1, 1)->ch, ' ');
+	assert_int_equal(at(cells, 4, 0, 1)->ch, '#');
+
+	/* Braille: cell 0 measured, cell 1 half estimated */
+	s = spec(2, 1, GRAPH_BRAILLE, 1, 4);
+	s.est_role = R_EST;
+	struct graph_col d[4] = {col1(4), col1(4), col1(4), col1(4)};
+	d[3].est = 1;
+	assert_int_equal(graph_render(&s, d, 4, cells), 0);
+	assert_int_equal(cells[0].role, R_A);
+	assert_int_equal(cells[1].role, R_EST);
+	assert_int_equal(cells[1].ch, 0x28ff);
+	s.mono = 1; /* hollow: the right column keeps its top dot only */
+	assert_int_equal(graph_render(&s, d, 4, cells), 0);
+	assert_int_equal(cells[0].ch, 0x28ff);
+	assert_int_equal(cells[1].ch, 0x2800 + 0x47 + 0x08);
+	assert_int_equal(cells[1].role, R_EST);
 }
 
 /* ASCII: two levels a cell, the cursor column is marked in its role. */
@@ -510,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_render_stack_and_line),
 		cmocka_unit_test(test_render_majority),
 		cmocka_unit_test(test_render_mono_patterns),
+		cmocka_unit_test(test_render_estimated),
 		cmocka_unit_test(test_render_ascii_cursor),
 		cmocka_unit_test(test_render_clip_and_tiny),
 		cmocka_unit_test(test_nice_scales),
