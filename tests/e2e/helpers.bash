@@ -218,3 +218,43 @@ st_world_dir() {
 st_nobody_can_run() {
 	"${ST_SETPRIV[@]}" sh -c 'test -x "$1/spacetime" && test -x "$1/workloads/fill" && test -w "$1/out"' sh "$1"
 }
+
+# st_require_workloads NAME...: fails the test unless each workload is built.
+st_require_workloads() {
+	local w
+	for w in "$@"; do
+		if [ ! -x "$WL/$w" ]; then
+			echo "workload $WL/$w missing (run make workloads, or set WORKLOADS)" >&2
+			return 1
+		fi
+	done
+}
+
+# assert_json_true EXPR: EXPR is the JSON boolean true in $JSON (not the
+# string "true", not a missing key).
+assert_json_true() {
+	assert_json_valid || return 1
+	jq -e "($1) == true" "$JSON" >/dev/null 2>&1 ||
+		st_fail "JSON $1: expected the boolean true, got '$(jq -c "$1" "$JSON" 2>&1)'"
+}
+
+# assert_json_range EXPR LO HI: EXPR is a JSON number (not null, not a
+# string) with LO <= EXPR <= HI (LO and HI are numbers).
+assert_json_range() {
+	local expr=$1 lo=$2 hi=$3
+	assert_json_valid || return 1
+	jq -e --argjson lo "$lo" --argjson hi "$hi" \
+		"($expr) as \$v | (\$v | type) == \"number\" and \$v >= \$lo and \$v <= \$hi" \
+		"$JSON" >/dev/null 2>&1 ||
+		st_fail "JSON $expr: expected a number in [$lo, $hi], got '$(jq -c "$expr" "$JSON" 2>&1)'"
+}
+
+# assert_json_above EXPR MIN: EXPR is a JSON number greater than MIN.
+assert_json_above() {
+	local expr=$1 min=$2
+	assert_json_valid || return 1
+	jq -e --argjson min "$min" \
+		"($expr) as \$v | (\$v | type) == \"number\" and \$v > \$min" \
+		"$JSON" >/dev/null 2>&1 ||
+		st_fail "JSON $expr: expected a number > $min, got '$(jq -c "$expr" "$JSON" 2>&1)'"
+}
