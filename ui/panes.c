@@ -18,6 +18,8 @@
 #define PANES_MIN_BUCKETS 2048
 #define PANES_AT_MAX 64
 #define PANES_MSG_NS (4 * 1000000000ull)
+/* PSS is drawn as a guess where the part of it estimated passes this share */
+#define PANES_EST_SHARE 0.02
 
 /* Values at one instant: a sample, fault and CPU rates, and whether exact. */
 struct panes_at {
@@ -233,8 +235,14 @@ static struct graph_spec panes_spec(const struct panes *p, const struct rect *r,
 	return s;
 }
 
-/* A layer swatch: the glyph a full cell of that layer gets. */
-static uint32_t panes_swatch(const struct panes *p, int layer)
+/* Whether a sample's PSS is more guess than PANES_EST_SHARE allows. */
+static int panes_est(const struct sample *s)
+{
+	return (double)s->pss_est_kib > PANES_EST_SHARE * (double)s->pss_kib;
+}
+
+/* A layer swatch: the glyph a full cell of that layer gets (estimated: est). */
+static uint32_t panes_swatch(const struct panes *p, int layer, int est)
 {
 	struct graph_spec s;
 	struct graph_col c[2];
@@ -248,10 +256,12 @@ static uint32_t panes_swatch(const struct panes *p, int layer)
 	s.ymax = 1;
 	s.cursor = -1;
 	s.mono = term_mono();
+	s.est_role = ROLE_EST;
 	for (int i = 0; i < 2; i++) {
 		c[i].v[layer] = 1;
 		c[i].line = -1;
 		c[i].known = 1;
+		c[i].est = est;
 	}
 	if (graph_render(&s, c, (size_t)graph_xres(p->style), &cell) < 0)
 		return '#';
@@ -347,8 +357,10 @@ void panes_notice(struct panes *p)
 	term_printf(r->y, r->x + 1, r->w - 1, ROLE_WARN, "note: %s", p->notice ? p->notice : "");
 }
 
-/* The memory pane's title: legend and current values, or the cursor readout. */
-static void panes_mem_title(struct panes *p, double peak_kib)
+/* The memory pane's title: legend and current values, or the cursor readout;
+ * an estimated PSS reads "~" (the cursor adds its doubt), and a view showing
+ * estimated columns gets their swatch in the legend. */
+static void panes_mem_title(struct panes *p, double peak_kib, int est_in_view)
 {
 	const struct rect *r = &p->lay.mem_title;
 	static const enum role lr[3] = {ROLE_ANON, ROLE_FILE, ROLE_SHMEM};
@@ -371,14 +383,24 @@ static void panes_mem_title(struct panes *p, double peak_kib)
 		term_puts(r->y, x, end - x, " PSS n/a ", ROLE_DIM);
 		return;
 	}
-	x += term_puts(r->y, x, end - x, " PSS ", ROLE_NORMAL);
+	int est = panes_est(&at.s);
+	x += term_puts(r->y, x, end - x, est ? " PSS ~" : " PSS ", ROLE_NORMAL);
 	x += panes_size(r->y, x, end - x, at.s.pss_kib, ROLE_NORMAL);
+	if (est && p->tl.cursor_on) {
+		x += term_puts(r->y, x, end - x, term_utf8() ? " \u00b1" : " +-", ROLE_EST);
+		x += panes_size(r->y, x, end - x, at.s.pss_est_kib, ROLE_EST);
+	}
 	const uint64_t v[3] = {at.s.pss_anon_kib, at.s.pss_file_kib, at.s.pss_shmem_kib};
 	for (int i = 0; i < 3 && x < end - 2; i++) {
 		x += term_puts(r->y, x, end - x, " ", ROLE_NORMAL);
-		term_cell(r->y, x++, panes_swatch(p, i), lr[i]);
+		term_cell(r->y, x++, panes_swatch(p, i, 0), lr[i]);
 		x += term_printf(r->y, x, end - x, ROLE_NORMAL, "%s ", ln[i]);
 		x += panes_size(r->y, x, end - x, v[i], ROLE_NORMAL);
+	}
+	if (est_in_view && x < end - 12) {
+		x += term_puts(r->y, x, end - x, " ", ROLE_NORMAL);
+		term_cell(r->y, x++, panes_swatch(p, 0, 1), ROLE_EST);
+		x += term_puts(r->y, x, end - x, "estimated", ROLE_NORMAL);
 	}
 	if (p->show_rss && (at.s.valid & SAMPLE_RSS) && x < end - 4) {
 		x += term_puts(r->y, x, end - x, "  ", ROLE_NORMAL);
@@ -413,12 +435,13 @@ void panes_mem(struct panes *p)
 	int xres = graph_xres(p->style);
 	size_t ncols = (size_t)g->w * (size_t)xres;
 	double ymax = 0, peak = 0;
+	int est_in_view = 0;
 	char lab[16];
 
 	term_blank(ya->y, ya->x, ya->h, ya->w);
 	term_blank(ta->y, 0, 1, ta->x + ta->w);
 	if (!ncols || panes_cols(p, ncols)) {
-		panes_mem_title(p, 0);
+		panes_mem_title(p, 0, 0);
 		return;
 	}
 	resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_PSS, panes_hold_tail(p), p->idx);
@@ -433,6 +456,8 @@ void panes_mem(struct panes *p)
 		gc->v[0] = (double)b->mean.pss_anon_kib * scale;
 		gc->v[1] = (double)b->mean.pss_file_kib * scale;
 		gc->v[2] = (double)b->mean.pss_shmem_kib * scale;
+		gc->est = panes_est(&b->mean);
+		est_in_view |= gc->est;
 		if (p->show_rss && (b->valid & SAMPLE_RSS))
 			gc->line = (double)b->max.rss_kib;
 		if (top > peak)
@@ -443,12 +468,13 @@ void panes_mem(struct panes *p)
 			ymax = gc->line;
 	}
 	ymax = graph_nice_kib(ymax);
-	panes_mem_title(p, peak);
+	panes_mem_title(p, peak, est_in_view);
 	struct graph_spec s = panes_spec(p, g, 3, ymax);
 	s.layer_role[0] = ROLE_ANON;
 	s.layer_role[1] = ROLE_FILE;
 	s.layer_role[2] = ROLE_SHMEM;
 	s.line_role = ROLE_RSS;
+	s.est_role = ROLE_EST;
 	panes_blit(p, g, &s, ncols);
 	if (!p->have_data)
 		term_puts(g->y + g->h / 2, g->x + 2, g->w - 2, "waiting for the first sample", ROLE_DIM);
@@ -746,9 +772,11 @@ void panes_status(struct panes *p)
 static const char *panes_help_extra[] = {
 	"",
 	"  Memory: PSS of the whole tree stacked as anon, file and shmem; RSS as a line (r).",
+	"  Estimates: grey columns (without colour: hollow, their top edge only) and a ~",
+	"  before PSS; over 2% of that PSS is a guess between smaps_rollup reads.",
 	"  Tasks: live processes (filled) and threads (line). Faults: minor fault rate,",
 	"  major faults (needed I/O) in their own row. CPU: cores in use, user and system.",
-	"  Processes: ~ marks a PSS estimated from RSS since the last smaps_rollup read.",
+	"  Processes: ~ marks a PSS estimated since the last smaps_rollup read.",
 	"  Pausing or zooming changes only the view: collection never stops.",
 };
 

@@ -21,6 +21,7 @@ enum role {
 	ROLE_ANON,      /* PSS anonymous */
 	ROLE_FILE,      /* PSS file-backed */
 	ROLE_SHMEM,     /* PSS shared memory */
+	ROLE_EST,       /* PSS estimated, not measured: dimmer than the layers */
 	ROLE_RSS,       /* the RSS line */
 	ROLE_PROCS,     /* live processes */
 	ROLE_THREADS,   /* live threads */

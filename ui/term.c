@@ -129,6 +129,9 @@ static void term_roles(void)
 		[ROLE_ANON] = {COLOR_GREEN, -1, A_NORMAL, A_NORMAL},
 		[ROLE_FILE] = {COLOR_BLUE, -1, A_BOLD, A_NORMAL},
 		[ROLE_SHMEM] = {COLOR_MAGENTA, -1, A_NORMAL, A_NORMAL},
+		/* grey on a dark terminal, and on a light one; graph.c also draws
+		 * it hollow when mono */
+		[ROLE_EST] = {-1, -1, A_DIM, A_DIM},
 		[ROLE_RSS] = {COLOR_YELLOW, -1, A_NORMAL, A_BOLD},
 		[ROLE_PROCS] = {COLOR_CYAN, -1, A_NORMAL, A_NORMAL},
 		[ROLE_THREADS] = {COLOR_BLUE, -1, A_BOLD, A_BOLD},
