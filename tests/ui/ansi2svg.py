@@ -175,8 +175,9 @@ def render(screen, cols, rows, title):
             f, _ = colours(key)
             if "\u2800" < ch <= "\u28ff":
                 used.add(ord(ch))
-                out.append('<use href="#b%02x" x="%.1f" y="%.1f" fill="%s"/>'
-                           % (ord(ch) - 0x2800, PAD + x * CW, top, f))
+                out.append('<use href="#b%02x" x="%.1f" y="%.1f" fill="%s"%s/>'
+                           % (ord(ch) - 0x2800, PAD + x * CW, top, f,
+                              ' opacity="0.6"' if key[3] else ""))
                 x += 1
                 continue
             if ch in ("", " ", "\u2800"):
