@@ -163,6 +163,23 @@ static void put_chart(FILE *f, struct store *st, uint64_t t0, uint64_t t1, int u
 	fprintf(f, "\n%12s%-*s%.1fs\n", "0s", REPORT_CHART_W - 4, "", (double)(t1 - t0) / 1e9);
 }
 
+/* How sure the peak is: a sum of reads (and the little still estimated in
+ * it), or an estimate with its upper bound. */
+static void put_peak_doubt(FILE *f, const struct store_summary *s, int utf8)
+{
+	double pct = 100.0 * (double)s->peak.pss_est_kib / (double)s->peak.pss_kib;
+	char hi[32];
+
+	if (s->peak_measured) {
+		fprintf(f, "measured: sum of reads, %s%.*f%%", utf8 ? "\u00b1" : "+-",
+			pct < 0.1 && pct > 0 ? 2 : 1, pct);
+		return;
+	}
+	report_size(hi, sizeof(hi), s->peak.pss_hi_kib);
+	fprintf(f, "estimated: %s%.*f%%, up to %s", utf8 ? "\u00b1" : "+-", pct < 0.1 ? 2 : 1, pct,
+		hi);
+}
+
 /* Describes how the command ended. */
 static void put_status(FILE *f, const struct store_summary *s)
 {
@@ -207,10 +224,12 @@ int report_text(FILE *f, struct store *st, char *const argv[], const struct repo
 	report_size(b, sizeof(b), s.peak.pss_anon_kib);
 	report_size(c, sizeof(c), s.peak.pss_file_kib);
 	report_size(d, sizeof(d), s.peak.pss_shmem_kib);
-	if (s.peak.pss_kib)
-		fprintf(f, "  peak PSS        %s at %.3f s (anon %s, file %s, shmem %s)\n", a,
-			s.peak.t_ns > s.start_ns ? (double)(s.peak.t_ns - s.start_ns) / 1e9 : 0, b, c, d);
-	else
+	if (s.peak.pss_kib) {
+		fprintf(f, "  peak PSS        %s at %.3f s (", a,
+			s.peak.t_ns > s.start_ns ? (double)(s.peak.t_ns - s.start_ns) / 1e9 : 0);
+		put_peak_doubt(f, &s, o->utf8);
+		fprintf(f, "; anon %s, file %s, shmem %s)\n", b, c, d);
+	} else
 		fprintf(f, "  peak PSS        not measured: the command ended before a sample saw it\n");
 	report_size(a, sizeof(a), s.ru_maxrss_kib);
 	report_size(b, sizeof(b), s.peak.rss_kib);
@@ -237,13 +256,16 @@ int report_text(FILE *f, struct store *st, char *const argv[], const struct repo
 	put_count(f, s.ru_oublock);
 	fprintf(f, " out (512-byte blocks)\n");
 	fprintf(f, "  collection      %s, every %" PRIu64 " ms, %" PRIu64 " lost events; %" PRIu64
-		   " PSS reads, refresh age mean %.2f s max %.2f s; collector CPU %.3f s (PSS reads %.3f s)\n",
+		   " PSS reads (%" PRIu64 " in %" PRIu64 " sweeps, %" PRIu64 " moved while read), "
+		   "%.1f%% of the PSS series estimated, refresh age mean %.2f s max %.2f s; "
+		   "collector CPU %.3f s (PSS reads %.3f s)\n",
 		s.mode == COLLECTOR_NETLINK ? (s.taskstats ? "netlink and taskstats" : "netlink")
 		: s.taskstats		    ? "polling /proc, and taskstats"
 					    : "polling /proc",
-		s.interval_ms, s.lost_events,
-		s.pss_reads, (double)s.pss_mean_age_ns / 1e9, (double)s.pss_max_age_ns / 1e9,
-		(double)s.collector_cpu_ns / 1e9, (double)s.pss_cpu_ns / 1e9);
+		s.interval_ms, s.lost_events, s.pss_reads, s.pss_sweep_reads, s.pss_sweeps,
+		s.pss_sweeps_unstable, 100.0 * s.pss_est_share, (double)s.pss_mean_age_ns / 1e9,
+		(double)s.pss_max_age_ns / 1e9, (double)s.collector_cpu_ns / 1e9,
+		(double)s.pss_cpu_ns / 1e9);
 	if (s.lost_events)
 		fprintf(f, "  warning         %" PRIu64 " netlink overruns: the tree was rescanned from /proc, counts are a lower bound\n", s.lost_events);
 	if (o->notice)
