@@ -21,13 +21,6 @@
 /* PSS is drawn as a guess where the part of it estimated passes this share */
 #define PANES_EST_SHARE 0.02
 
-/* Values at one instant: a sample, fault and CPU rates, and whether exact. */
-struct panes_at {
-	struct sample s;
-	double minflt_s, majflt_s, user_cores, sys_cores; /* NAN when unknown */
-	int ok, exact;
-};
-
 enum graph_style panes_default_style(void)
 {
 	return term_utf8() ? GRAPH_BRAILLE : GRAPH_ASCII;
@@ -63,7 +56,7 @@ void panes_message(struct panes *p, const char *fmt, ...)
 }
 
 /* Grows the per-column scratch arrays to n columns. Returns 0 or -1. */
-static int panes_cols(struct panes *p, size_t n)
+int panes_cols(struct panes *p, size_t n)
 {
 	if (n <= p->col_cap)
 		return 0;
@@ -113,7 +106,7 @@ static uint64_t panes_hold(const struct panes *p)
 
 /* The hold after the newest data: never past the newest instant, so a live
  * view with room ahead (a growing run) is not painted into the future. */
-static uint64_t panes_hold_tail(const struct panes *p)
+uint64_t panes_hold_tail(const struct panes *p)
 {
 	uint64_t h = panes_hold(p), last = p->nbk ? p->bk[p->nbk - 1].t1_ns : 0;
 
@@ -145,7 +138,7 @@ void panes_query(struct panes *p)
 /* The values at instant t: those of the last bucket at or before it (so a
  * paused view never takes in later samples); exact when that bucket is one
  * sample. */
-static void panes_at(struct panes *p, uint64_t t, struct panes_at *at)
+void panes_at(struct panes *p, uint64_t t, struct panes_at *at)
 {
 	struct bucket b[PANES_AT_MAX];
 	uint64_t w = panes_hold(p);
@@ -178,7 +171,7 @@ static void panes_at(struct panes *p, uint64_t t, struct panes_at *at)
 }
 
 /* The instant the statistics describe: the cursor, the paused edge, or now. */
-static uint64_t panes_instant(const struct panes *p)
+uint64_t panes_instant(const struct panes *p)
 {
 	if (p->tl.cursor_on)
 		return p->tl.cursor_ns;
@@ -188,7 +181,7 @@ static uint64_t panes_instant(const struct panes *p)
 }
 
 /* Renders columns into a rectangle and blits the cells. */
-static void panes_blit(struct panes *p, const struct rect *r, const struct graph_spec *sp,
+void panes_blit(struct panes *p, const struct rect *r, const struct graph_spec *sp,
 		       size_t ncols)
 {
 	size_t n = (size_t)r->w * (size_t)r->h;
@@ -212,7 +205,7 @@ static void panes_blit(struct panes *p, const struct rect *r, const struct graph
 }
 
 /* A graph_spec for a rectangle with the current style. */
-static struct graph_spec panes_spec(const struct panes *p, const struct rect *r, int nlayers,
+struct graph_spec panes_spec(const struct panes *p, const struct rect *r, int nlayers,
 				    double ymax)
 {
 	struct graph_spec s;
@@ -421,7 +414,7 @@ static void panes_mem_title(struct panes *p, double peak_kib, int est_in_view)
 
 /* Resets graph column c (empty, no line) and returns the bucket resample
  * picked for it, or NULL when the column has no data. */
-static const struct bucket *panes_col(struct panes *p, size_t c, struct graph_col **gc)
+const struct bucket *panes_col(struct panes *p, size_t c, struct graph_col **gc)
 {
 	*gc = &p->gcol[c];
 	memset(*gc, 0, sizeof(**gc));
@@ -497,228 +490,6 @@ void panes_mem(struct panes *p)
 	term_fill(ta->y, ta->x - 1, 1, term_glyph()->corner, ROLE_DIM);
 	for (int i = 0; i < nt; i++)
 		term_puts(ta->y, ta->x + ticks[i].x, ta->w - ticks[i].x, ticks[i].label, ROLE_DIM);
-}
-
-/* A box's title row with a right-aligned note. */
-static void panes_box_title(const struct rect *r, const char *title, const char *note)
-{
-	term_fill(r->y, r->x, r->w, term_glyph()->hline, ROLE_TITLE);
-	int x = r->x + 1 + term_printf(r->y, r->x + 1, r->w - 1, ROLE_TITLE, " %s ", title);
-	int nw = (int)strlen(note) + 2;
-	if (note[0] && r->x + r->w - nw > x)
-		term_printf(r->y, r->x + r->w - nw, nw, ROLE_DIM, " %s ", note);
-}
-
-/* "12k" for a rate, or "n/a". */
-static void panes_rate(char *b, size_t cap, double v)
-{
-	if (isnan(v))
-		snprintf(b, cap, "n/a");
-	else
-		graph_fmt_si(b, cap, v);
-}
-
-/* The tasks box: live and created counts, and a graph of live counts. */
-static void panes_tasks(struct panes *p, const struct layout_box *bx, const struct panes_at *at)
-{
-	const struct rect *g = &bx->graph, *t = &bx->text;
-	size_t ncols = (size_t)g->w * (size_t)graph_xres(p->style);
-	double ymax = 1;
-	char note[32];
-
-	if (g->h > 0 && !panes_cols(p, ncols)) {
-		resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_LIVE_THREADS, panes_hold_tail(p),
-			      p->idx);
-		for (size_t c = 0; c < ncols; c++) {
-			struct graph_col *gc;
-			const struct bucket *b = panes_col(p, c, &gc);
-			if (!b)
-				continue;
-			gc->known = 1;
-			gc->v[0] = b->max.live_procs;
-			gc->line = b->max.live_threads;
-			if (gc->line > ymax)
-				ymax = gc->line;
-		}
-		ymax = graph_nice_ceil(ymax);
-	}
-	note[0] = 0;
-	if (g->h > 0)
-		snprintf(note, sizeof(note), "top %.0f", ymax);
-	panes_box_title(&bx->title, "Tasks", note);
-	term_blank(t->y, t->x, t->h, t->w);
-	if (at->ok && (at->s.valid & SAMPLE_COUNTS)) {
-		int x = t->x + 1 + term_puts(t->y, t->x + 1, t->w - 1, "procs   ", ROLE_PROCS);
-		term_printf(t->y, x, t->x + t->w - x, ROLE_NORMAL, "%u live, %u made", at->s.live_procs,
-			    at->s.total_procs);
-		if (t->h > 1) {
-			x = t->x + 1 + term_puts(t->y + 1, t->x + 1, t->w - 1, "threads ", ROLE_THREADS);
-			term_printf(t->y + 1, x, t->x + t->w - x, ROLE_NORMAL, "%u live, %u made",
-				    at->s.live_threads, at->s.total_threads);
-		}
-	} else {
-		term_puts(t->y, t->x + 1, t->w - 1, "counts n/a", ROLE_DIM);
-	}
-	if (g->h > 0) {
-		struct graph_spec s = panes_spec(p, g, 1, ymax);
-		s.layer_role[0] = ROLE_PROCS;
-		s.line_role = ROLE_THREADS;
-		panes_blit(p, g, &s, ncols);
-	}
-}
-
-/* Fills graph columns from up to two rate arrays (stacked), scaled by div;
- * returns the largest stacked value. */
-static double panes_rate_cols(struct panes *p, size_t ncols, int two, double div)
-{
-	double top = 0;
-
-	for (size_t c = 0; c < ncols; c++) {
-		struct graph_col *gc = &p->gcol[c];
-		memset(gc, 0, sizeof(*gc));
-		gc->line = -1;
-		gc->known = p->known_a[c];
-		gc->v[0] = p->rate_a[c] / div;
-		gc->v[1] = two ? p->rate_b[c] / div : 0;
-		if (gc->known && gc->v[0] + gc->v[1] > top)
-			top = gc->v[0] + gc->v[1];
-	}
-	return top;
-}
-
-/* The faults box: minor and major rates and totals, the minor share; the graph
- * shows minor faults, with major faults in their own row below. */
-static void panes_faults(struct panes *p, const struct layout_box *bx, const struct panes_at *at)
-{
-	const struct rect *g = &bx->graph, *t = &bx->text;
-	size_t ncols = (size_t)g->w * (size_t)graph_xres(p->style);
-	char a[16], b[16], note[48] = "";
-
-	if (at->ok && (at->s.valid & SAMPLE_FAULTS) && at->s.minflt + at->s.majflt)
-		snprintf(note, sizeof(note), "%.1f%% minor (memcpy)",
-			 100.0 * (double)at->s.minflt / (double)(at->s.minflt + at->s.majflt));
-	panes_box_title(&bx->title, "Faults", note);
-	term_blank(t->y, t->x, t->h, t->w);
-	if (at->ok && (at->s.valid & SAMPLE_FAULTS)) {
-		panes_rate(a, sizeof(a), at->minflt_s);
-		graph_fmt_si(b, sizeof(b), (double)at->s.minflt);
-		int x = t->x + 1 + term_puts(t->y, t->x + 1, t->w - 1, "minor ", ROLE_MINOR);
-		term_printf(t->y, x, t->x + t->w - x, ROLE_NORMAL, "%s/s, %s total", a, b);
-		if (t->h > 1) {
-			panes_rate(a, sizeof(a), at->majflt_s);
-			graph_fmt_si(b, sizeof(b), (double)at->s.majflt);
-			x = t->x + 1 + term_puts(t->y + 1, t->x + 1, t->w - 1, "major ", ROLE_MAJOR);
-			term_printf(t->y + 1, x, t->x + t->w - x, at->s.majflt ? ROLE_MAJOR : ROLE_NORMAL,
-				    "%s/s, %s total", a, b);
-		}
-	} else {
-		term_puts(t->y, t->x + 1, t->w - 1, "faults n/a", ROLE_DIM);
-	}
-	if (g->h <= 0 || panes_cols(p, ncols))
-		return;
-	struct rect minor = *g, major = *g;
-	if (g->h >= 2) {
-		minor.h = g->h - 1;
-		major.y = g->y + g->h - 1;
-		major.h = 1;
-	} else {
-		major.h = 0;
-	}
-	resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_MINFLT, p->rate_a, p->known_a);
-	double top = graph_nice_ceil(panes_rate_cols(p, ncols, 0, 1));
-	struct graph_spec s = panes_spec(p, &minor, 1, top);
-	s.layer_role[0] = ROLE_MINOR;
-	panes_blit(p, &minor, &s, ncols);
-	if (major.h) {
-		resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_MAJFLT, p->rate_a, p->known_a);
-		top = graph_nice_ceil(panes_rate_cols(p, ncols, 0, 1));
-		s = panes_spec(p, &major, 1, top);
-		s.layer_role[0] = ROLE_MAJOR;
-		panes_blit(p, &major, &s, ncols);
-	}
-}
-
-/* The CPU box: cores in use, user and system, stacked. */
-static void panes_cpu(struct panes *p, const struct layout_box *bx, const struct panes_at *at)
-{
-	const struct rect *g = &bx->graph, *t = &bx->text;
-	size_t ncols = (size_t)g->w * (size_t)graph_xres(p->style);
-	double top = 1;
-	char note[32] = "";
-
-	if (g->h > 0 && !panes_cols(p, ncols)) {
-		resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_UTIME, p->rate_a, p->known_a);
-		resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_STIME, p->rate_b, p->known_b);
-		top = graph_nice_ceil(panes_rate_cols(p, ncols, 1, 1e6));
-		snprintf(note, sizeof(note), "top %g core%s", top, top == 1 ? "" : "s");
-	}
-	panes_box_title(&bx->title, "CPU", note);
-	term_blank(t->y, t->x, t->h, t->w);
-	if (at->ok && (at->s.valid & SAMPLE_CPU)) {
-		int x = t->x + 1;
-		if (isnan(at->user_cores)) {
-			x += term_puts(t->y, x, t->x + t->w - x, "cores n/a", ROLE_DIM);
-		} else {
-			x += term_printf(t->y, x, t->x + t->w - x, ROLE_NORMAL, "%.2f cores: ",
-					 at->user_cores + at->sys_cores);
-			x += term_printf(t->y, x, t->x + t->w - x, ROLE_USER, "user %.2f ", at->user_cores);
-			term_printf(t->y, x, t->x + t->w - x, ROLE_SYS, "sys %.2f", at->sys_cores);
-		}
-		if (t->h > 1)
-			term_printf(t->y + 1, t->x + 1, t->w - 1, ROLE_NORMAL, "time %.1fs user, %.1fs sys",
-				    (double)at->s.utime_us / 1e6, (double)at->s.stime_us / 1e6);
-	} else {
-		term_puts(t->y, t->x + 1, t->w - 1, "CPU n/a", ROLE_DIM);
-	}
-	if (g->h > 0 && p->col_cap >= ncols) {
-		struct graph_spec s = panes_spec(p, g, 2, top);
-		s.layer_role[0] = ROLE_USER;
-		s.layer_role[1] = ROLE_SYS;
-		panes_blit(p, g, &s, ncols);
-	}
-}
-
-/* Narrow terminals: the statistics as one or two text rows. */
-static void panes_stats_compact(struct panes *p, const struct panes_at *at)
-{
-	const struct rect *r = &p->lay.stats;
-	char a[16], b[16], line[2][160];
-
-	term_blank(r->y, r->x, r->h, r->w);
-	if (!at->ok) {
-		term_puts(r->y, r->x + 1, r->w - 1, "no sample yet", ROLE_DIM);
-		return;
-	}
-	panes_rate(a, sizeof(a), at->minflt_s);
-	panes_rate(b, sizeof(b), at->majflt_s);
-	double share = at->s.minflt + at->s.majflt
-			       ? 100.0 * (double)at->s.minflt / (double)(at->s.minflt + at->s.majflt)
-			       : 100;
-	snprintf(line[0], sizeof(line[0]), "procs %u/%u thr %u/%u cpu %.1f", at->s.live_procs,
-		 at->s.total_procs, at->s.live_threads, at->s.total_threads,
-		 isnan(at->user_cores) ? 0 : at->user_cores + at->sys_cores);
-	snprintf(line[1], sizeof(line[1]), "minflt %s/s %.0f%% majflt %s/s", a, share, b);
-	if (r->h >= 2) {
-		term_puts(r->y, r->x + 1, r->w - 1, line[0], ROLE_NORMAL);
-		term_puts(r->y + 1, r->x + 1, r->w - 1, line[1], at->s.majflt ? ROLE_MAJOR : ROLE_NORMAL);
-	} else {
-		int x = r->x + 1 + term_puts(r->y, r->x + 1, r->w - 1, line[0], ROLE_NORMAL);
-		term_puts(r->y, x + 2, r->x + r->w - x - 2, line[1], at->s.majflt ? ROLE_MAJOR : ROLE_NORMAL);
-	}
-}
-
-void panes_stats(struct panes *p)
-{
-	struct panes_at at;
-
-	panes_at(p, panes_instant(p), &at);
-	if (p->lay.stats_compact) {
-		panes_stats_compact(p, &at);
-		return;
-	}
-	panes_tasks(p, &p->lay.box[0], &at);
-	panes_faults(p, &p->lay.box[1], &at);
-	panes_cpu(p, &p->lay.box[2], &at);
 }
 
 void panes_output_title(struct panes *p, uint64_t lines, int eof)

@@ -1,6 +1,7 @@
 /* panes: the dashboard's state for one frame and the panes drawn from it:
  * header, memory graph with its axes and cursor readout, the statistics boxes
- * (tasks, faults, CPU), the output pane's title, the status line and help.
+ * (tasks, faults, CPU: statpanes.c), the output pane's title, the status
+ * line and help.
  * Graph data comes from store_query() copies only; rendering goes through the
  * pure graph_render() and is blitted here. tui.c owns the loop. */
 #ifndef SPACETIME_PANES_H
@@ -59,7 +60,6 @@ void panes_query(struct panes *p);
 void panes_header(struct panes *p);
 void panes_notice(struct panes *p);
 void panes_mem(struct panes *p);
-void panes_stats(struct panes *p);
 void panes_output_title(struct panes *p, uint64_t lines, int eof);
 void panes_status(struct panes *p);
 void panes_help(struct panes *p);
@@ -68,5 +68,27 @@ void panes_too_small(struct panes *p, int rows, int cols);
 void panes_message(struct panes *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The glyph style for the locale: Braille in UTF-8, ASCII otherwise. */
 enum graph_style panes_default_style(void);
+
+/* For the panes drawn in other files (statpanes.c). */
+/* Values at one instant: a sample, fault and CPU rates, and whether exact. */
+struct panes_at {
+	struct sample s;
+	double minflt_s, majflt_s, user_cores, sys_cores; /* NAN when unknown */
+	int ok, exact;
+};
+/* The values at instant t: those of the last bucket at or before it. */
+void panes_at(struct panes *p, uint64_t t, struct panes_at *at);
+/* The instant the statistics describe: the cursor, the paused edge, or now. */
+uint64_t panes_instant(const struct panes *p);
+/* Grows the per-column scratch arrays to n columns. Returns 0 or -1. */
+int panes_cols(struct panes *p, size_t n);
+/* Resets graph column c and returns the bucket resample picked for it, or NULL. */
+const struct bucket *panes_col(struct panes *p, size_t c, struct graph_col **gc);
+/* How long the newest column value holds (never past the newest instant). */
+uint64_t panes_hold_tail(const struct panes *p);
+/* A graph_spec for a rectangle with the current style and cursor. */
+struct graph_spec panes_spec(const struct panes *p, const struct rect *r, int nlayers, double ymax);
+/* Renders p->gcol into a rectangle and blits the cells. */
+void panes_blit(struct panes *p, const struct rect *r, const struct graph_spec *sp, size_t ncols);
 
 #endif

@@ -12,6 +12,7 @@
 #include "panes.h"
 #include "plist.h"
 #include "spawn.h"
+#include "statpanes.h"
 #include "store.h"
 #include "term.h"
 
@@ -416,7 +417,7 @@ static void tui_draw(struct tui *t, uint64_t now)
 		if (t->dirty & D_MEM)
 			panes_mem(p);
 		if (t->dirty & D_STATS)
-			panes_stats(p);
+			statpanes_draw(p);
 		if (t->dirty & D_PLIST)
 			plist_draw(t->pl, t->ctx->st, &p->lay, p->focus == FOCUS_PROCS);
 		if ((t->dirty & D_OUT) && p->lay.out.h) {
