@@ -10,7 +10,8 @@
  * plain count. Mirrors the JSON snapshot's sample keys, in seconds. */
 static const char export_csv_header[] =
 	"time_s,bucket_start_s,bucket_end_s,samples,"
-	"pss_kib,pss_max_kib,pss_min_kib,pss_anon_kib,pss_file_kib,pss_shmem_kib,rss_kib,"
+	"pss_kib,pss_max_kib,pss_min_kib,pss_anon_kib,pss_file_kib,pss_shmem_kib,"
+	"pss_est_kib,pss_hi_kib,rss_kib,"
 	"minflt,majflt,minflt_per_s,majflt_per_s,utime_s,stime_s,cpu_pct,"
 	"live_procs,live_threads,total_procs,total_threads\n";
 
@@ -67,6 +68,8 @@ int export_csv_write(FILE *f, const struct export_snap *sn)
 		export_csv_u64(f, b->mean.pss_anon_kib, pss);
 		export_csv_u64(f, b->mean.pss_file_kib, pss);
 		export_csv_u64(f, b->mean.pss_shmem_kib, pss);
+		export_csv_u64(f, b->max.pss_est_kib, pss);
+		export_csv_u64(f, b->max.pss_hi_kib, pss);
 		export_csv_u64(f, b->mean.rss_kib, b->valid & SAMPLE_RSS);
 		export_csv_u64(f, b->max.minflt, flt);
 		export_csv_u64(f, b->max.majflt, flt);

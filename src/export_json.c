@@ -184,8 +184,9 @@ static void snap_start_time(FILE *f, const struct export_snap *sn)
 		strlen(zone) >= 5 ? zone + 3 : "00");
 }
 
-/* One row of the series: times, the mean of each gauge, the max of PSS, the
- * cumulative counters at the bucket's end, and rates. */
+/* One row of the series: times, the mean of each gauge, the max of PSS (and
+ * of its estimated part and upper bound), the cumulative counters at the
+ * bucket's end, and rates. */
 static void snap_sample(FILE *f, const struct export_snap *sn, const struct export_row *r)
 {
 	const struct bucket *b = &r->b;
@@ -205,6 +206,8 @@ static void snap_sample(FILE *f, const struct export_snap *sn, const struct expo
 	snap_u64(f, "pss_anon_kib", b->mean.pss_anon_kib, pss, &first);
 	snap_u64(f, "pss_file_kib", b->mean.pss_file_kib, pss, &first);
 	snap_u64(f, "pss_shmem_kib", b->mean.pss_shmem_kib, pss, &first);
+	snap_u64(f, "pss_est_kib", b->max.pss_est_kib, pss, &first);
+	snap_u64(f, "pss_hi_kib", b->max.pss_hi_kib, pss, &first);
 	snap_u64(f, "rss_kib", b->mean.rss_kib, rss, &first);
 	snap_u64(f, "minflt", b->max.minflt, flt, &first);
 	snap_u64(f, "majflt", b->max.majflt, flt, &first);
