@@ -171,10 +171,12 @@ static void graph_block_cell(const struct graph_spec *sp, const struct graph_col
 		if (count[i] > count[k])
 			k = i;
 	out->role = est ? sp->est_role : sp->layer_role[k];
-	if (sp->style == GRAPH_ASCII)
+	if (sp->style == GRAPH_ASCII && est && sp->mono)
+		out->ch = '~'; /* an estimate's top edge, as "~" marks estimates in text */
+	else if (sp->style == GRAPH_ASCII)
 		out->ch = level == Y ? ascii_full[k] : ascii_half[k];
 	else if (level == Y && sp->mono)
-		out->ch = block_mono_full[k];
+		out->ch = est ? 0x2580 : block_mono_full[k]; /* an estimate's: the upper half */
 	else
 		out->ch = block_eighth[level];
 }

@@ -41,7 +41,8 @@ struct graph_spec {
 	int mono;                /* tell layers apart by pattern, not only colour */
 	/* Role of an estimated column's stack (its line keeps line_role), or 0
 	 * to draw it like any other. With mono, an estimated stack is drawn
-	 * hollow as well: only its top edge (the top dot, or the top cell). */
+	 * hollow as well: only its top edge (the top dot; or the top cell, a
+	 * full one as an upper half block, in ASCII as '~'). */
 	uint8_t est_role;
 };
 

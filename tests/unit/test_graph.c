@@ -197,7 +197,8 @@ static void test_render_mono_patterns(void **state)
 
 /* Estimated columns: their stack takes est_role (a guess anywhere in a Braille
  * cell shows), their line keeps its role; mono draws them hollow (the top edge
- * only); est_role 0 draws them like any other. */
+ * only, a full top cell in a glyph no layer uses); est_role 0 draws them like
+ * any other. */
 static void test_render_estimated(void **state)
 {
 	(void)state;
@@ -224,14 +225,15 @@ static void test_render_estimated(void **state)
 	s.mono = 1;
 	assert_int_equal(graph_render(&s, c, 4, cells), 0);
 	assert_int_equal(at(cells, 4, 1, 0)->ch, 0x2588); /* measured: filled */
-	assert_int_equal(at(cells, 4, 0, 1)->ch, 0x2588); /* estimated: top cell */
+	assert_int_equal(at(cells, 4, 0, 1)->ch, 0x2580); /* estimated: top cell */
 	assert_int_equal(at(cells, 4, 1, 1)->ch, ' ');    /* and nothing below */
 	assert_int_equal(at(cells, 4, 1, 2)->ch, 0x2586); /* its top is in the low cell */
 	s.style = GRAPH_ASCII;
 	assert_int_equal(graph_render(&s, c, 4, cells), 0);
 	assert_int_equal(at(cells, 4, 1, 0)->ch, '#');
 	assert_int_equal(at(cells, 4, 1, 1)->ch, ' ');
-	assert_int_equal(at(cells, 4, 0, 1)->ch, '#');
+	assert_int_equal(at(cells, 4, 0, 1)->ch, '~');
+	assert_int_equal(at(cells, 4, 1, 2)->ch, '~');
 
 	/* Braille: cell 0 measured, cell 1 half estimated */
 	s = spec(2, 1, GRAPH_BRAILLE, 1, 4);
