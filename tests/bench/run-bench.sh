@@ -113,6 +113,83 @@ dash_run() {
 	return 0
 }
 
+# --- accuracy table: spacetime's peak PSS against the workloads' truth and the
+# reference (build/bench/pssref: every process's smaps_rollup every 5 ms) ----
+REF=build/bench/pssref
+ACC_RUNS=${BENCH_ACC_RUNS:-5}
+# one workload: NAME TRUTH_MIB ARGS...; the reference's run, then spacetime's
+# (default mode: netlink as root), printed as one row of the table
+acc_row() {
+	local name=$1 truth=$2 ref="n/a"
+	shift 2
+	if [ -x "$REF" ]; then
+		$REF -o "$T/ref.json" -- "$@" 2>/dev/null
+		ref=$(jq -r '.peak_pss_kib / 1024 | . * 10 | round / 10' "$T/ref.json")
+	fi
+	$ST -s -o /dev/null --json "$T/acc.json" -- "$@" 2>/dev/null
+	jq -r --arg name "$name" --argjson truth "$truth" --arg ref "$ref" '
+		[$name, $truth, $ref, .peak_pss_bytes / 1048576, .peak_pss_measured, .mode, .pss_reads,
+		 .pss_sweeps, .pss_sweep_reads, .pss_read_cpu_us / 1000, .spacetime_cpu_us / 1000] | @tsv' "$T/acc.json" |
+		awk -F'\t' '{
+			vs_ref = ($3 == "n/a") ? "n/a" : sprintf("%+.2f%%", ($4 - $3) / $3 * 100)
+			printf "  %-22s %6d %8s %9.1f %+8.2f%% %8s %-8s %-7s %5d %6d %6d %8.1f %8.1f\n",
+				$1, $2, $3, $4, ($4 - $2) / $2 * 100, vs_ref, $5, $6, $7, $8, $9, $10, $11 }'
+}
+# the real build (the overhead section's, tests/bench/build.mk), BENCH_ACC_RUNS
+# times under the reference and under spacetime -s, alternating which goes first
+acc_build() {
+	local i first
+	: >"$T/accb"
+	for i in $(seq "$ACC_RUNS"); do
+		if [ $((i % 2)) = 1 ]; then first="ref st"; else first="st ref"; fi
+		for m in $first; do
+			rm -rf "$T/b"
+			case $m in
+			ref) $REF -o "$T/bref.json" -- make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2 ;;
+			st) $ST -s -o /dev/null --json "$T/bst.json" -- make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2 ;;
+			esac
+		done
+		jq -r --slurpfile r "$T/bref.json" '"\($r[0].peak_pss_kib / 1024) \(.peak_pss_bytes / 1048576) \(.peak_pss_measured) \(.pss_reads) \(.pss_sweeps) \(.spacetime_cpu_us / (.user_us + .sys_us) * 100) \(.processes) \($r[0].sweeps)"' \
+			"$T/bst.json" >>"$T/accb"
+		awk -v i="$i" -v o="$first" '{ printf "  run %d (%s first): reference %.1f MiB, spacetime %.1f MiB (%+.2f%%), measured %s, %d PSS reads in %d sweeps, spacetime CPU %.3f%% of the build'"'"'s, %d processes; reference: %d sweeps\n",
+			i, o == "ref st" ? "reference" : "spacetime", $1, $2, ($2 - $1) / $1 * 100, $3, $4, $5, $6, $7, $8 }' <(tail -n 1 "$T/accb")
+	done
+	local mr ms
+	mr=$(awk '{print $1}' "$T/accb" | median)
+	ms=$(awk '{print $2}' "$T/accb" | median)
+	printf 'accuracy: build: peaks (MiB), sorted: reference %s; spacetime %s\n' \
+		"$(awk '{printf "%.1f\n", $1}' "$T/accb" | sort -g | xargs)" "$(awk '{printf "%.1f\n", $2}' "$T/accb" | sort -g | xargs)"
+	printf 'accuracy: build: median peak PSS: reference %.1f MiB, spacetime %.1f MiB, median error %+.2f%% of %s runs   (target within 3%%)\n' \
+		"$mr" "$ms" "$(echo "($ms - $mr) / $mr * 100" | bc -l)" "$ACC_RUNS"
+	printf 'accuracy: build: per-run errors (%%), sorted: %s; runs with a measured peak: %s of %s\n' \
+		"$(awk '{printf "%+.2f\n", ($2 - $1) / $1 * 100}' "$T/accb" | sort -g | xargs)" \
+		"$(awk '$3 == "true"' "$T/accb" | grep -c . || true)" "$ACC_RUNS"
+}
+accuracy_table() {
+	echo "== accuracy table: peak PSS against the truth (what the workload touched; each process adds a baseline of ~0.1-0.3 MiB) and the reference ($REF, every process's smaps_rollup every 5 ms), spacetime -s in its default mode"
+	[ -x "$REF" ] || echo "(no $REF: make build/bench/pssref; the reference column is n/a)"
+	printf '  %-22s %6s %8s %9s %9s %8s %-8s %-7s %5s %6s %6s %8s %8s\n' workload truth pssref spacetime "vs truth" "vs ref" measured mode reads sweeps "(reads)" "read ms" "CPU ms"
+	acc_row "shmfork 400 3 64" 592 $WL/shmfork 400 3 64
+	acc_row "cowfork 400 3" 400 $WL/cowfork 400 3
+	acc_row "mapfile 400 4" 400 $WL/mapfile "$T/mapped" 400 4
+	acc_row "multifill 4 100" 400 $WL/multifill 4 100
+	acc_row "fill 300 300 (spike)" 300 $WL/fill 300 300
+	echo "  (MiB; vs truth, vs ref: spacetime's error, target within 3%; reads: smaps_rollup reads in all, sweeps and (reads) the sweeps made and the reads in them; read ms: the reads' CPU; CPU ms: spacetime's)"
+	if [ -x "$REF" ]; then
+		echo "== accuracy on the real build: spacetime's own sources x$COPIES, make -j2, $ACC_RUNS runs each under the reference and under spacetime -s, alternating which goes first"
+		acc_build
+	else
+		echo "accuracy: build: skipped (no $REF)"
+	fi
+}
+
+# BENCH_ONLY=accuracy: the accuracy table alone (the build's runs included)
+if [ "${BENCH_ONLY:-}" = accuracy ]; then
+	build >/dev/null # warm the page cache
+	accuracy_table
+	exit 0
+fi
+
 if command -v tmux >/dev/null; then modes="bare summary dash"; else modes="bare summary"; fi
 echo "== real build: spacetime's own sources x$COPIES, make -j2, $PAIRS rounds of: bare, under spacetime -s, under the dashboard (tmux 100x30)"
 build >/dev/null # warm the page cache
@@ -173,6 +250,8 @@ $ST -s -o /dev/null --json "$T/fill2.json" -- $WL/forkfill 2048
 jq -r '"accuracy: fork+fill 2 GiB: peak PSS \(.peak_pss_bytes/2147483648*100|.*100|floor/100)% of truth, \(.processes) processes   (target 97..103%, 2)"' "$T/fill2.json"
 $ST -s -o /dev/null --json "$T/short.json" -- $WL/fill 300 300
 jq -r '"accuracy: 300 MiB living 300 ms: peak PSS \(.peak_pss_bytes/314572800*100|.*100|floor/100)% of truth   (target: seen, >= 97%)"' "$T/short.json"
+
+accuracy_table
 
 if [ -x build/bench/bench_store ]; then
 	echo "== long run: 24 h of samples and 100,000 processes fed to the store"
