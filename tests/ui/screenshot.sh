@@ -2,7 +2,8 @@
 # screenshot.sh: real captures of the dashboard for screenshots/ (make
 # screenshots). Runs the real binary in tmux at 100x30 on a small build-like
 # workload (parallel "compiler" processes of different sizes, coloured output,
-# a threaded "link" step), and saves at several moments:
+# a threaded "link" step), and on a real compile (much of its PSS estimated),
+# and saves at several moments:
 #   NAME.txt   the text of capture-pane -p
 #   NAME.ansi  the same with attributes (capture-pane -p -e)
 #   NAME.svg   an image of it (tests/ui/ansi2svg.py, no dependency)
@@ -46,6 +47,21 @@ printf "make: \033[1mdone\033[0m\n"'
 printf '%s\n' "$BUILD" >"$BIN/make"
 chmod +x "$BIN/make"
 
+# A real compile, two at a time: cc1 processes too short-lived to be read
+# often, so much of the PSS series is an estimate (grey in the graph).
+CC_ALL='#!/bin/sh
+set -- '"$ROOT"'/src/*.c '"$ROOT"'/tests/workloads/*.c
+while [ $# -gt 0 ]; do
+	printf "\033[1;32m  CC\033[0m      %s\n" "${1##*/}"
+	cc -std=gnu11 -O2 -g -D_GNU_SOURCE -I'"$ROOT"'/src -I'"$ROOT"'/build -c -o /dev/null "$1" &
+	[ $# -gt 1 ] && { printf "\033[1;32m  CC\033[0m      %s\n" "${2##*/}"; cc -std=gnu11 -O2 -g -D_GNU_SOURCE -I'"$ROOT"'/src -I'"$ROOT"'/build -c -o /dev/null "$2" & }
+	wait
+	shift; [ $# -gt 0 ] && shift
+done
+printf "cc-all: \033[1mdone\033[0m\n"'
+printf '%s\n' "$CC_ALL" >"$BIN/cc-all"
+chmod +x "$BIN/cc-all"
+
 tm() { tmux -L "$SOCK" "$@"; }
 cleanup() { tm kill-server 2>/dev/null || true; }
 trap 'cleanup; rm -rf "$BIN"' EXIT
@@ -80,16 +96,24 @@ shot() {
 	echo "screenshot: $OUT/$name.{txt,ansi,svg} ($cols x $rows)"
 }
 
+# start COLS ROWS [VAR=value...] [-- COMMAND...]: spacetime runs COMMAND
+# (default: make -j4) in a fresh tmux server.
 start() {
-	local cols=$1 rows=$2
+	local cols=$1 rows=$2 envs=()
 	shift 2
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		envs+=("$1")
+		shift
+	done
+	[ "${1:-}" = "--" ] && shift
+	[ $# -gt 0 ] || set -- make -j4
 	cleanup
 	RUN=$((RUN + 1)) # a fresh server each time: no race with the old one exiting
 	SOCK="stshot$$-$RUN"
 	tm -f /dev/null new-session -d -x "$cols" -y "$rows" \
-		env TERM=screen-256color PATH="$BIN:$PATH" TMPDIR="$BIN" "$@" \
+		env TERM=screen-256color PATH="$BIN:$PATH" TMPDIR="$BIN" "${envs[@]}" \
 		sh -c '"$@"; echo "[spacetime exited $?]"; exec sleep 3600' sh \
-		"$SPACETIME" -- make -j4
+		"$SPACETIME" -- "$@"
 }
 
 start 100 30 LC_ALL=C.UTF-8
@@ -122,4 +146,10 @@ start 100 30 LC_ALL=C NO_COLOR=1
 wait_for 'module12\.c'
 shot dashboard-ascii-nocolor "LC_ALL=C NO_COLOR=1"
 tm send-keys q y
+
+# a real compile: estimated stretches of the PSS series in grey
+start 100 30 LC_ALL=C.UTF-8 -- cc-all
+wait_for 'cc-all: .*done' 120
+shot dashboard-estimated "cc, two at a time: estimated PSS in grey"
+tm send-keys q
 echo "screenshot: done"
