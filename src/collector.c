@@ -49,6 +49,16 @@
 #define COLLECTOR_TSPEND_NS (2 * 1000000000ull)
 /* The first tick after the command starts (ms). */
 #define COLLECTOR_FIRST_TICK_MS 10
+/* While the tree's PSS may be within COLLECTOR_NEAR_PEAK of its peak, ticks
+ * come every COLLECTOR_FAST_TICK_MS: a build's peak is two compilers at their
+ * largest at once, for some tens of ms, which 100 ms ticks mostly miss. Such
+ * a tick stores a sample only when it is a new peak or an interval has passed. */
+#define COLLECTOR_FAST_TICK_MS 20
+#define COLLECTOR_NEAR_PEAK 0.9
+/* Sweeps may cost this much CPU time, plus this share of the tree's CPU time,
+ * before a climb is read less often (PSSMODEL_EPS_THRIFTY). */
+#define COLLECTOR_SWEEP_ALLOW_NS 50000000ull
+#define COLLECTOR_SWEEP_SHARE 0.0025
 /* Above this sampling interval the fork|exit socket is woken for like the
  * exec one: between rare ticks a burst could fill its buffer. */
 #define COLLECTOR_QUIET_MAX_INTERVAL_MS 250
@@ -101,6 +111,10 @@ struct collector {
 	struct sample peak_meas, peak_any; /* the highest measured and estimated samples */
 	int have_meas;
 	double est_area, pss_area;         /* for sum.pss_est_share */
+	int fast;           /* the timer is on fast ticks */
+	uint64_t sweep_cpu_ns; /* what sweeps' reads cost */
+	int near_peak;      /* the last tick found the tree near its peak */
+	uint64_t last_push_ns; /* the last sample stored */
 	uint64_t dil_cum;   /* KiB newly mapped in the tree (new processes, shared growth) */
 	uint64_t ghost_cum; /* KiB of shared parts of processes gone or exec'd */
 	double tree_cores;     /* CPU the tree used over the last tick, in cores */
@@ -578,7 +592,7 @@ static int before_first_exec(const struct collector *c, const struct pentry *e)
 
 static int model_counts(const struct collector *c, const struct pentry *e)
 {
-	return !before_first_exec(c, e) && (e->rec.valid & PROC_V_RSS);
+	return !before_first_exec(c, e) && (e->rec.valid & PROC_V_RSS) && !e->mm_gone;
 }
 
 /* Reads stat and statm of e and updates its record and PSS estimate. Returns
@@ -605,6 +619,15 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 	/* stat's rss is statm's resident: unchanged, statm would say the same
 	 * (its anon/shared split aside), so the idle save a read */
 	uint64_t pk = (uint64_t)procfs_page_kib();
+	if (ps.state == 'Z' || ps.state == 'X' || ps.state == 'x') {
+		/* its memory is gone: its pages are no longer its to pay for */
+		if (!e->mm_gone && model_counts(c, e))
+			model_leave(c, e);
+		e->mm_gone = 1;
+		e->anon_rss = e->shared_rss = 0;
+		e->rec.rss_kib = 0;
+		return 0;
+	}
 	if ((e->rec.valid & PROC_V_RSS) && ps.rss_pages * pk == e->rec.rss_kib)
 		return 0;
 	if (e->fd_statm < 0) {
@@ -616,8 +639,11 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 	ssize_t n = procfs_pread_once(e->fd_statm, c->rbuf, sizeof(c->rbuf));
 	if (n < 0)
 		return -ESRCH;
-	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0)
-		return 0; /* a zombie or kernel thread: no memory */
+	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0) {
+		/* exiting, a zombie or a kernel thread: no memory */
+		e->anon_rss = e->shared_rss = 0;
+		return 0;
+	}
 	uint64_t res = sm.resident_pages * pk, shr = sm.shared_pages * pk;
 	if (shr > res)
 		shr = res;
@@ -1069,6 +1095,8 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 	for (size_t j = 0; j < m; j++)
 		model_fill(c, ptable_at(c->pt, c->mp_idx[j]), &c->mp[j]);
 	pssmodel_total(&c->model, c->mp, m, &t);
+	c->model.thrifty = (double)c->sweep_cpu_ns >
+			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
 	if (pssmodel_need_sweep(&c->model, &t)) {
 		size_t k = pssmodel_pick(&c->model, c->mp, m, &t, c->mp_pick);
 		uint64_t spent = 0;
@@ -1088,6 +1116,7 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 		pssched_budget_pay(&c->tokens, (double)spent);
 		c->sum.pss_cpu_ns += spent;
 		c->sched_cpu_ns += spent;
+		c->sweep_cpu_ns += spent;
 		c->sum.pss_sweeps += k > 0;
 	} else {
 		sure = pssmodel_observe(&c->model, &t, 1);
@@ -1118,6 +1147,8 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 	s->pss_kib = t.est_kib;
 	s->pss_est_kib = t.doubt_kib < t.est_kib ? t.doubt_kib : t.est_kib;
 	s->pss_hi_kib = t.hi_kib;
+	c->near_peak = (double)t.est_kib >= (double)c->model.peak_kib * COLLECTOR_NEAR_PEAK &&
+		       t.est_kib > 1024;
 	return sure;
 }
 
@@ -1145,6 +1176,28 @@ static void model_peak(struct collector *c, const struct sample *s, int sure, ui
 		c->sum.peak = c->peak_any;
 		c->sum.peak_measured = 0;
 	}
+}
+
+/* Sets when the next tick comes: soon while the tree is near its peak, else
+ * at the interval (the timer is only reprogrammed when it must change). */
+static void tick_pace(struct collector *c)
+{
+	int fast = c->near_peak && c->cfg.interval_ms > COLLECTOR_FAST_TICK_MS;
+	struct itimerspec its = {0};
+
+	if (!fast && !c->fast)
+		return;
+	its.it_interval.tv_sec = c->cfg.interval_ms / 1000;
+	its.it_interval.tv_nsec = (long)(c->cfg.interval_ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	if (fast) {
+		its.it_value.tv_sec = 0;
+		its.it_value.tv_nsec = COLLECTOR_FAST_TICK_MS * 1000000L;
+	}
+	if (c->timer_fd >= 0 && timerfd_settime(c->timer_fd, 0, &its, NULL) == 0)
+		c->fast = fast;
+	if (fast)
+		c->sum.fast_ticks++;
 }
 
 /* One sampling tick: cheap counters for all, PSS within budget, a sample. */
@@ -1182,6 +1235,9 @@ static void tick(struct collector *c)
 	s.majflt = c->gone_majflt;
 	s.utime_us = c->gone_utime_us;
 	s.stime_us = c->gone_stime_us;
+	/* records reach the store at the interval (a fast tick between two
+	 * changes nothing the UI shows at its frame rate) */
+	int due = !c->last_push_ns || now - c->last_push_ns >= c->cfg.interval_ms * 900000ull;
 	for (size_t i = 0; i < ptable_count(c->pt); i++) {
 		struct pentry *e = ptable_at(c->pt, i);
 		s.minflt += e->rec.minflt;
@@ -1195,7 +1251,8 @@ static void tick(struct collector *c)
 			if (now - e->pss_t_ns > c->sum.pss_max_age_ns)
 				c->sum.pss_max_age_ns = now - e->pss_t_ns;
 		}
-		publish(c, e);
+		if (due)
+			publish(c, e);
 	}
 	uint64_t tree_cpu = s.utime_us + s.stime_us;
 	if (c->last_tick_ns && now > c->last_tick_ns && tree_cpu >= c->tree_cpu_us)
@@ -1209,15 +1266,24 @@ static void tick(struct collector *c)
 	s.total_procs = c->total_procs;
 	s.total_threads = c->total_threads;
 	s.valid = SAMPLE_PSS | SAMPLE_RSS | SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS;
-	store_push_sample(c->st, &s);
+	uint64_t peak_t = c->sum.peak.t_ns;
 	model_peak(c, &s, sure, now);
+	int push = !c->last_push_ns || c->sum.peak.t_ns != peak_t ||
+		   now - c->last_push_ns >= c->cfg.interval_ms * 900000ull;
+	if (push) {
+		store_push_sample(c->st, &s);
+		c->last_push_ns = now;
+	}
 	c->sum.last = s;
 	c->sum.total_execs = c->total_execs;
 	c->sum.pss_mean_age_ns = c->age_n ? c->age_sum_ns / c->age_n : 0;
 	c->sum.collector_cpu_ns = thread_cpu_ns();
 	c->last_tick_ns = now;
-	store_summary_set(c->st, &c->sum);
-	notify(c);
+	tick_pace(c);
+	if (push) {
+		store_summary_set(c->st, &c->sum);
+		notify(c);
+	}
 }
 
 /* One netlink socket being drained: a batch of its events and where we are. */

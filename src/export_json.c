@@ -125,6 +125,7 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	jsonw_u64(f, "pss_sweeps", s.pss_sweeps, &first);
 	jsonw_u64(f, "pss_sweep_reads", s.pss_sweep_reads, &first);
 	jsonw_u64(f, "pss_sweeps_unstable", s.pss_sweeps_unstable, &first);
+	jsonw_u64(f, "fast_ticks", s.fast_ticks, &first);
 	jsonw_u64(f, "peak_rss_kib", s.ru_maxrss_kib, &first);
 	jsonw_u64(f, "peak_tree_rss_kib", s.peak.rss_kib, &first);
 	jsonw_u64(f, "processes", s.last.total_procs, &first);

@@ -48,7 +48,6 @@ void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
 		goto out;
 	}
 	uint64_t rd_shared_pss = p->rd_pss_file_kib + p->rd_pss_shmem_kib;
-	uint64_t rd_pss = p->rd_pss_anon_kib + rd_shared_pss;
 	uint64_t up_a = sub0(p->anon_rss_kib, p->rd_anon_rss_kib);
 	uint64_t down_a = sub0(p->rd_anon_rss_kib, p->anon_rss_kib);
 	uint64_t up_s = sub0(p->shared_rss_kib, p->rd_shared_rss_kib);
@@ -82,13 +81,20 @@ void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
 		lo_a /= 2;
 		lo_s /= 2;
 	}
-	/* others mapping pages it shares lower its share of them: by half of
-	 * what they mapped at most, never below what it holds alone */
-	uint64_t q = sub0(rd_pss, p->rd_private_kib);
-	uint64_t dil = p->diluted_kib / 2 < q ? p->diluted_kib / 2 : q;
-	uint64_t dil_a = rd_pss ? mul(dil, (double)p->rd_pss_anon_kib / (double)rd_pss) : 0;
+	/* Others mapping its pages lower its share of them, by half of what they
+	 * mapped at most: any file or shmem page (even one it mapped alone when
+	 * read), and the anonymous pages it already shared (copy-on-write from a
+	 * fork: a new sibling's fork shares them once more). The estimate moves
+	 * half way down. */
+	uint64_t q_a = sub0(p->rd_pss_anon_kib, p->rd_private_kib);
+	uint64_t half = p->diluted_kib / 2;
+	uint64_t dil_s = half < rd_shared_pss ? half : rd_shared_pss;
+	uint64_t dil_a = half - dil_s < q_a ? half - dil_s : q_a;
 	lo_a = sub0(lo_a, dil_a);
-	lo_s = sub0(lo_s, dil - dil_a);
+	lo_s = sub0(lo_s, dil_s);
+	est_a = sub0(est_a, dil_a / 2);
+	est_s = sub0(est_s, dil_s / 2);
+	uint64_t dil = dil_a + dil_s;
 	if (est_a > hi_a)
 		est_a = hi_a;
 	if (est_a < lo_a)
@@ -156,13 +162,17 @@ void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs,
 
 int pssmodel_need_sweep(const struct pssmodel *m, const struct pssmodel_total *t)
 {
-	if (!t->hi_kib)
+	double est = (double)t->est_kib, hi = (double)t->hi_kib, peak = (double)m->peak_kib;
+
+	if (t->hi_kib <= m->peak_kib + PSSMODEL_MIN_KIB || !t->doubt_kib)
 		return 0;
-	if (t->hi_kib <= m->peak_kib + PSSMODEL_MIN_KIB)
+	if (hi > peak * (1.0 + PSSMODEL_EPS_HI))
+		return 1;
+	if (t->est_kib <= m->peak_kib + PSSMODEL_MIN_KIB)
 		return 0;
-	double hi = (double)t->hi_kib, peak = (double)m->peak_kib;
-	return hi > peak * (1.0 + PSSMODEL_EPS) ||
-	       (hi > peak * (1.0 + PSSMODEL_SETTLE) && t->hi_kib <= m->last_hi_kib);
+	double eps = m->thrifty ? PSSMODEL_EPS_THRIFTY : PSSMODEL_EPS;
+	return est > peak * (1.0 + eps) ||
+	       (est > peak * (1.0 + PSSMODEL_SETTLE) && t->est_kib <= m->last_est_kib);
 }
 
 struct ranked {
@@ -219,7 +229,7 @@ int pssmodel_observe(struct pssmodel *m, const struct pssmodel_total *t, int tru
 
 	if (!t->ghost_kib)
 		m->ghost_kib = 0; /* nobody alive can have inherited them */
-	m->last_hi_kib = t->hi_kib;
+	m->last_est_kib = t->est_kib;
 	if (sure && t->est_kib > m->peak_kib)
 		m->peak_kib = t->est_kib;
 	return sure;

@@ -34,12 +34,17 @@
 /* A sweep stops when the unread processes' uncertainty is under this share of
  * the tree's total; a sample that meets it counts as measured. */
 #define PSSMODEL_SURE 0.005
-/* A sweep starts when the tree's upper bound passes the measured peak by
- * PSSMODEL_EPS (so the measured peak is within that of the truth), or by
- * PSSMODEL_SETTLE once the bound stops rising (a plateau is read exactly,
- * a climb is not read at every tick); and by PSSMODEL_MIN_KIB. */
-#define PSSMODEL_EPS 0.02
+/* A sweep starts when the tree's estimate passes the measured peak by
+ * PSSMODEL_EPS, or by PSSMODEL_SETTLE once it stops rising (a plateau is
+ * read exactly, a climb not at every tick), or when its upper bound passes
+ * the peak by PSSMODEL_EPS_HI (an estimate far too low is not trusted); and
+ * by PSSMODEL_MIN_KIB. */
+#define PSSMODEL_EPS 0.01
 #define PSSMODEL_SETTLE 0.002
+#define PSSMODEL_EPS_HI 0.5
+/* When sweeps have cost more than their allowance (pssmodel.thrifty), a
+ * climb is read only every PSSMODEL_EPS_THRIFTY; a plateau still exactly. */
+#define PSSMODEL_EPS_THRIFTY 0.05
 #define PSSMODEL_MIN_KIB 64
 
 struct pssmodel_proc {
@@ -84,7 +89,8 @@ uint64_t pssmodel_shared_part(const struct pssmodel_proc *p);
 struct pssmodel {
 	uint64_t peak_kib;     /* the highest measured total so far */
 	uint64_t ghost_kib;    /* shared parts of processes gone, not yet re-read */
-	uint64_t last_hi_kib;  /* the upper bound at the last observed sample */
+	uint64_t last_est_kib; /* the estimate at the last observed sample */
+	int thrifty;           /* set by the caller: sweeps have spent their allowance */
 };
 
 /* A process left the tree: keeps its shared part as a ghost. */

@@ -26,6 +26,7 @@ struct pentry {
 	uint64_t rd_dil_cum, rd_ghost_cum, own_dil;
 	uint64_t prev_shared;     /* shared RSS at the last tick */
 	int dil_seen;             /* its pages are in the running total */
+	int mm_gone;              /* a zombie: its memory has left the model */
 	int forked_since_read;    /* it forked a child since: its pages are shared now */
 	uint64_t anon_rss, shared_rss; /* from the latest statm, KiB */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib; /* the current estimate */

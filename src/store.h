@@ -119,6 +119,7 @@ struct store_summary {
 				    * might be at a new peak */
 	uint64_t pss_sweep_reads;  /* smaps_rollup reads those sweeps made */
 	uint64_t pss_sweeps_unstable; /* sweeps whose processes moved while read (no measurement) */
+	uint64_t fast_ticks;       /* ticks brought forward because the tree was near its peak */
 	struct sample last;        /* the newest sample */
 	uint64_t lost_events;      /* netlink ENOBUFS occurrences */
 	uint64_t rescans;

@@ -1,4 +1,4 @@
-/* pssref [-i MS] [-o FILE] -- COMMAND...: the reference for a process tree's
+/* pssref [-i MS] [-o FILE] [-t TRACE] -- COMMAND...: the reference for a process tree's
  * PSS, cost be damned. Every MS ms (default 5) while COMMAND runs, scans every
  * /proc/PID/stat for the tree, sums its processes' smaps_rollup, and scans
  * again. Only a stable sweep counts for the peak: the same live processes (an
@@ -10,6 +10,7 @@
  * the peak sweep), max_rss_sum_kib, peak_nproc, peak_t_ms (from the fork),
  * peak_any_pss_kib (stable or not), sweeps, unstable_sweeps, mean_sweep_us,
  * max_sweep_us, wall_ms; exits with COMMAND's status (128 + N: signal N).
+ * TRACE gets one line per sweep: ms since the fork, PSS KiB, RSS KiB, stable.
  * No subreaper, as in spacetime; an exec mid-sweep is not detected. */
 #include "procfs.h"
 
@@ -192,8 +193,9 @@ int main(int argc, char **argv)
 	long interval_ms = 5;
 	const char *out_path = NULL;
 	int opt;
+	FILE *trace = NULL;
 
-	while ((opt = getopt(argc, argv, "+i:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "+i:o:t:")) != -1) {
 		char *end;
 
 		switch (opt) {
@@ -202,6 +204,13 @@ int main(int argc, char **argv)
 			interval_ms = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || interval_ms < 0 || interval_ms > 60000) {
 				fprintf(stderr, "pssref: bad interval '%s' (ms, 0..60000)\n", optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			trace = fopen(optarg, "w");
+			if (!trace) {
+				fprintf(stderr, "pssref: cannot write %s: %s\n", optarg, strerror(errno));
 				return 2;
 			}
 			break;
@@ -256,6 +265,9 @@ usage:
 		if (t.pss_kib > peak_any_kib)
 			peak_any_kib = t.pss_kib;
 		unstable += !r;
+		if (trace)
+			fprintf(trace, "%.1f %" PRIu64 " %" PRIu64 " %d\n", (s0 - t0) / 1e6, t.pss_kib,
+				t.rss_kib, r);
 		if (r && t.pss_kib > peak.pss_kib) {
 			peak = t;
 			peak_t_ns = s0 - t0;

@@ -183,23 +183,31 @@ static void test_ghosts(void **state)
 static void test_sweep_trigger(void **state)
 {
 	(void)state;
-	struct pssmodel m = {.peak_kib = 1000 * MIB, .last_hi_kib = 1005 * MIB};
-	struct pssmodel_total t = {.est_kib = 1000 * MIB, .hi_kib = 1000 * MIB};
+	struct pssmodel m = {.peak_kib = 1000 * MIB, .last_est_kib = 1005 * MIB};
+	struct pssmodel_total t = {.est_kib = 1000 * MIB, .hi_kib = 1000 * MIB, .doubt_kib = 1};
 
 	assert_false(pssmodel_need_sweep(&m, &t)); /* not above the peak */
-	t.hi_kib = 1021 * MIB;
-	assert_true(pssmodel_need_sweep(&m, &t)); /* past it by > 2% */
-	t.hi_kib = 1010 * MIB;
-	assert_false(pssmodel_need_sweep(&m, &t)); /* by 1% and still rising */
-	m.last_hi_kib = 1010 * MIB;
-	assert_true(pssmodel_need_sweep(&m, &t)); /* by 1%, settled */
-	t.hi_kib = 1001 * MIB;
-	m.last_hi_kib = 1001 * MIB;
+	t.est_kib = 1011 * MIB;
+	t.hi_kib = 1100 * MIB;
+	assert_true(pssmodel_need_sweep(&m, &t)); /* estimate past it by > 1% */
+	t.est_kib = 1008 * MIB;
+	assert_false(pssmodel_need_sweep(&m, &t)); /* by 0.8% and still rising */
+	m.last_est_kib = 1008 * MIB;
+	assert_true(pssmodel_need_sweep(&m, &t)); /* by 0.8%, settled */
+	t.est_kib = 1001 * MIB;
+	m.last_est_kib = 1001 * MIB;
 	assert_false(pssmodel_need_sweep(&m, &t)); /* within 0.2% */
+	t.est_kib = 900 * MIB;
+	t.hi_kib = 1600 * MIB;
+	assert_true(pssmodel_need_sweep(&m, &t)); /* a low estimate with a bound far above */
+	t.doubt_kib = 0;
+	t.est_kib = t.hi_kib = 1100 * MIB;
+	assert_false(pssmodel_need_sweep(&m, &t)); /* no doubt: nothing a read could add */
+	t.doubt_kib = 1;
 	m.peak_kib = 0;
-	t.hi_kib = 32;
+	t.est_kib = t.hi_kib = 32;
 	assert_false(pssmodel_need_sweep(&m, &t)); /* a few pages: not worth it */
-	t.hi_kib = 1 * MIB;
+	t.est_kib = t.hi_kib = 1 * MIB;
 	assert_true(pssmodel_need_sweep(&m, &t)); /* nothing measured yet */
 }
 
