@@ -36,7 +36,7 @@ made() {
 	run -0 ui_rows 9 9
 	[[ "$output" =~ └ ]] && [[ "$output" =~ (0\.0s|0:00) ]] || { ui_show; false; }
 	run -0 ui_rows 2 2
-	[[ "$output" =~ PSS\ [0-9.]+\ (KiB|MiB) ]] || { ui_show; false; }
+	[[ "$output" =~ PSS\ ~?[0-9.]+\ (KiB|MiB) ]] || { ui_show; false; }
 	[[ "$output" =~ anon.*file.*shmem ]] || { ui_show; false; }
 	# the header: command, state, collection mode, interval
 	run -0 ui_rows 1 1
@@ -306,7 +306,7 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	sleep 0.3
 	run -0 ui_rows 2 2
 	[ "$r1" != "$output" ] || { ui_show; false; }
-	[[ "$output" =~ ─\ at\ .*PSS\ [0-9.]+\ (KiB|MiB|B) ]] || { ui_show; false; }
+	[[ "$output" =~ ─\ at\ .*PSS\ ~?[0-9.]+\ (KiB|MiB|B) ]] || { ui_show; false; }
 	ui_keys c
 	ui_wait '─ Memory'
 }
