@@ -18,6 +18,7 @@
 #include "../../ui/panes.c"
 #include "../../ui/plist.c"
 #include "../../ui/resample.c"
+#include "../../ui/statpanes.c"
 #include "../../ui/term.c"
 #include "../../ui/timeline.c"
 #include "../../ui/tui.c"
