@@ -54,7 +54,7 @@
  * largest at once, for some tens of ms, which 100 ms ticks mostly miss. Such
  * a tick stores a sample only when it is a new peak or an interval has passed. */
 #define COLLECTOR_FAST_TICK_MS 20
-#define COLLECTOR_NEAR_PEAK 0.9
+#define COLLECTOR_NEAR_PEAK 0.95
 /* Sweeps may cost this much CPU time, plus this share of the tree's CPU time,
  * before a climb is read less often (PSSMODEL_EPS_THRIFTY). */
 #define COLLECTOR_SWEEP_ALLOW_NS 50000000ull
