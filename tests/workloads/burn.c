@@ -3,25 +3,8 @@
  * the next. Truth: N+1 processes; each child used at least MS ms of CPU
  * (user + system) and had at least MIB MiB resident. With MS under the
  * sampling interval most children live between two samples. */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-static long arg(const char *s, const char *what)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0) {
-		fprintf(stderr, "burn: bad %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
-}
+#define WORKLOAD_NAME "burn"
+#include "workload.h"
 
 static double cpu_ms(void)
 {
@@ -54,7 +37,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: burn N MS MIB\n");
 		return 2;
 	}
-	long n = arg(argv[1], "N"), ms = arg(argv[2], "MS"), mib = arg(argv[3], "MIB");
+	long n = workload_arg_long(argv[1], 0, LONG_MAX, "N");
+	long ms = workload_arg_long(argv[2], 0, LONG_MAX, "MS");
+	long mib = workload_arg_long(argv[3], 0, LONG_MAX, "MIB");
 
 	for (long i = 0; i < n; i++) {
 		pid_t pid = fork();
@@ -65,12 +50,8 @@ int main(int argc, char **argv)
 		if (pid == 0)
 			child(ms, mib);
 		int st;
-		while (waitpid(pid, &st, 0) < 0) {
-			if (errno != EINTR) {
-				perror("burn: waitpid");
-				return 1;
-			}
-		}
+		if (workload_wait(pid, &st) < 0)
+			return 1;
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 3) {
 			fprintf(stderr, "burn: child %ld failed (status 0x%x)\n", i, st);
 			return 1;

@@ -5,49 +5,19 @@
  * the parent exits 0. Truth: NCHILD + 1 processes; tree peak PSS about MIB MiB
  * (plus a small baseline per process), all of it Pss_Anon; the RSS sum is
  * about (NCHILD + 1) * MIB. */
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#define WORKLOAD_NAME "cowfork"
+#include "workload.h"
 
-static long arg_long(const char *s, long min, long max, const char *what)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		fprintf(stderr, "cowfork: bad %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
-}
+struct region {
+	volatile const char *p;
+	size_t bytes;
+};
 
-static void sleep_ms(long ms)
+/* A child's work: reads every page it inherited, writing none. */
+static int child(void *arg)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* A child: reads every page it inherited (writing none), says so on ready,
- * and holds until the parent closes the release pipe. */
-static int child(volatile const char *p, size_t bytes, int ready, int release)
-{
-	unsigned sum = 0;
-	for (size_t off = 0; off < bytes; off += 4096)
-		sum += (unsigned char)p[off];
-	if (sum != bytes / 4096)
-		return 1;
-	char c = 'r';
-	if (write(ready, &c, 1) != 1)
-		return 1;
-	while (read(release, &c, 1) < 0 && errno == EINTR)
-		; /* EOF: the parent's hold is over */
-	return 0;
+	const struct region *r = arg;
+	return workload_read_pages(r->p, r->bytes) < 0;
 }
 
 int main(int argc, char **argv)
@@ -56,57 +26,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: cowfork MIB NCHILD [HOLD_MS]\n");
 		return 2;
 	}
-	long mib = arg_long(argv[1], 1, 1L << 20, "MIB");
-	long nchild = arg_long(argv[2], 1, 4096, "NCHILD");
-	long hold_ms = argc > 3 ? arg_long(argv[3], 0, LONG_MAX / 1000, "HOLD_MS") : 600;
-	size_t bytes = (size_t)mib << 20;
+	long mib = workload_arg_long(argv[1], 1, 1L << 20, "MIB");
+	long nchild = workload_arg_long(argv[2], 1, 4096, "NCHILD");
+	long hold_ms = argc > 3 ? workload_arg_long(argv[3], 0, LONG_MAX / 1000, "HOLD_MS") : 600;
+	struct region r = { .bytes = (size_t)mib << 20 };
+	struct workload_hold h;
 
-	volatile char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		perror("cowfork: mmap");
+	r.p = workload_fill(r.bytes, MAP_PRIVATE);
+	if (!r.p || workload_hold_open(&h) < 0)
 		return 1;
-	}
-	for (size_t off = 0; off < bytes; off += 4096)
-		p[off] = 1; /* non-zero: a private page, never the shared zero page */
-	int ready[2], release[2];
-	if (pipe(ready) < 0 || pipe(release) < 0) {
-		perror("cowfork: pipe");
-		return 1;
-	}
-	for (long i = 0; i < nchild; i++) {
-		pid_t pid = fork();
-		if (pid < 0) {
-			perror("cowfork: fork");
-			return 1; /* the children see EOF on release and exit */
-		}
-		if (pid == 0) {
-			close(ready[0]);
-			close(release[1]);
-			_exit(child(p, bytes, ready[1], release[0]));
-		}
-	}
-	close(ready[1]);
-	close(release[0]);
-	int ok = 1;
-	for (long i = 0; i < nchild; i++) {
-		char c;
-		ssize_t n;
-		while ((n = read(ready[0], &c, 1)) < 0 && errno == EINTR)
-			;
-		if (n != 1) {
-			fprintf(stderr, "cowfork: a child failed before the hold\n");
-			ok = 0;
-			break;
-		}
-	}
-	if (ok)
-		sleep_ms(hold_ms);
-	close(release[1]);
-	int st;
-	pid_t pid;
-	while ((pid = wait(&st)) > 0 || (pid < 0 && errno == EINTR))
-		if (pid > 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
-			ok = 0;
-	return ok ? 0 : 1;
+	if (workload_hold_fork(&h, nchild, child, &r) < nchild)
+		return 1; /* the children see EOF on release and exit */
+	return workload_hold_children(&h, nchild, hold_ms);
 }

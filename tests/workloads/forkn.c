@@ -1,12 +1,9 @@
 /* forkn N [exec]: N sequential children, each waited for before the next.
  * A child _exit(0)s at once, or with "exec" execs /bin/true. Truth: N+1
  * processes; with exec, N+1 execs (counting the command's own). */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
+#define WORKLOAD_NAME "forkn"
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "workload.h"
 
 int main(int argc, char **argv)
 {
@@ -14,13 +11,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: forkn N [exec]\n");
 		return 2;
 	}
-	char *end;
-	errno = 0;
-	long n = strtol(argv[1], &end, 10);
-	if (errno || end == argv[1] || *end || n < 0) {
-		fprintf(stderr, "forkn: bad N '%s'\n", argv[1]);
-		return 2;
-	}
+	long n = workload_arg_long(argv[1], 0, LONG_MAX, "N");
 	int do_exec = argc == 3;
 
 	for (long i = 0; i < n; i++) {
@@ -37,12 +28,8 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 		int st;
-		while (waitpid(pid, &st, 0) < 0) {
-			if (errno != EINTR) {
-				perror("forkn: waitpid");
-				return 1;
-			}
-		}
+		if (workload_wait(pid, &st) < 0)
+			return 1;
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 			fprintf(stderr, "forkn: child %ld failed (status 0x%x)\n", i, st);
 			return 1;

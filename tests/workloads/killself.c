@@ -1,11 +1,10 @@
 /* killself SIG: die from signal SIG under its default disposition (core dumps
  * disabled so signals like SIGSEGV leave no core file). Exits 1 if the signal
  * did not kill it (e.g. SIGCHLD, whose default is to ignore). */
-#include <errno.h>
+#define WORKLOAD_NAME "killself"
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/resource.h>
+#include "workload.h"
 
 int main(int argc, char **argv)
 {
@@ -13,13 +12,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: killself SIG\n");
 		return 2;
 	}
-	char *end;
-	errno = 0;
-	long sig = strtol(argv[1], &end, 10);
-	if (errno || end == argv[1] || *end || sig < 1 || sig >= NSIG) {
-		fprintf(stderr, "killself: bad SIG '%s'\n", argv[1]);
-		return 2;
-	}
+	long sig = workload_arg_long(argv[1], 1, NSIG - 1, "SIG");
 	struct rlimit no_core = { 0, 0 };
 	setrlimit(RLIMIT_CORE, &no_core);
 

@@ -2,25 +2,10 @@
  * each, the remainder spread one per spawner) as fast as they can; children
  * _exit(0) at once and spawners reap them, keeping at most STORM_INFLIGHT
  * unreaped. Truth: N+P+1 processes. */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#define WORKLOAD_NAME "storm"
+#include "workload.h"
 
 enum { STORM_INFLIGHT = 256 };
-
-static long arg_long(const char *s, long min, long max, const char *what)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		fprintf(stderr, "storm: bad %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
-}
 
 /* Reaps one child, blocking; returns 0 if it exited 0. */
 static int reap_one(void)
@@ -68,8 +53,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: storm N P\n");
 		return 2;
 	}
-	long n = arg_long(argv[1], 0, 100000000, "N");
-	long p = arg_long(argv[2], 1, 4096, "P");
+	long n = workload_arg_long(argv[1], 0, 100000000, "N");
+	long p = workload_arg_long(argv[2], 1, 4096, "P");
 
 	for (long i = 0; i < p; i++) {
 		pid_t pid = fork();

@@ -1,35 +1,18 @@
 /* threads N [LIVE_MS]: start N pthreads that each live LIVE_MS ms (default
  * 300), all alive at once, then join them. Truth: N+1 threads, 1 process. */
-#include <errno.h>
-#include <limits.h>
+#define WORKLOAD_NAME "threads"
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+#include "workload.h"
 
 static pthread_barrier_t all_started;
 static long live_ms = 300;
-
-static long arg_long(const char *s, long min, long max, const char *what)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		fprintf(stderr, "threads: bad %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
-}
 
 /* Waits until every thread exists, then sleeps, so all N+1 overlap. */
 static void *worker(void *arg)
 {
 	(void)arg;
 	pthread_barrier_wait(&all_started);
-	struct timespec ts = { live_ms / 1000, (live_ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	workload_sleep_ms(live_ms);
 	return NULL;
 }
 
@@ -39,9 +22,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: threads N [LIVE_MS]\n");
 		return 2;
 	}
-	long n = arg_long(argv[1], 1, 10000, "N");
+	long n = workload_arg_long(argv[1], 1, 10000, "N");
 	if (argc > 2)
-		live_ms = arg_long(argv[2], 0, LONG_MAX / 1000, "LIVE_MS");
+		live_ms = workload_arg_long(argv[2], 0, LONG_MAX / 1000, "LIVE_MS");
 
 	pthread_t *tids = calloc((size_t)n, sizeof(*tids));
 	if (!tids || pthread_barrier_init(&all_started, NULL, (unsigned)n + 1)) {
