@@ -113,7 +113,8 @@ struct collector {
 	double est_area, pss_area;         /* for sum.pss_est_share */
 	int fast;           /* the timer is on fast ticks */
 	uint64_t sweep_cpu_ns; /* what sweeps' reads cost */
-	int near_peak;      /* the last tick found the tree near its peak */
+	int near_peak;      /* the last tick found the tree near its peak, and moving */
+	uint64_t prev_est_kib; /* the tree's estimate at the last tick */
 	uint64_t last_push_ns; /* the last sample stored */
 	uint64_t dil_cum;   /* KiB newly mapped in the tree (new processes, shared growth) */
 	uint64_t ghost_cum; /* KiB of shared parts of processes gone or exec'd */
@@ -714,8 +715,11 @@ static void model_fill(struct collector *c, const struct pentry *e, struct pssmo
 	if (e->rd_ok) {
 		uint64_t d = c->dil_cum - e->rd_dil_cum;
 		p->diluted_kib = d > e->own_dil ? d - e->own_dil : 0;
-		p->ghosted_kib = c->ghost_cum - e->rd_ghost_cum;
+		uint64_t g = c->ghost_cum - e->rd_ghost_cum;
+		p->ghosted_kib = g > e->own_ghost ? g - e->own_ghost : 0;
 	}
+	p->fork_only = !e->rec.nexec;
+	p->unreadable = e->pss_denied;
 	if (!e->rd_ok) {
 		const struct prog_ratio *r = e->rec.nexec ? prog_slot(c, e->rec.comm, 0) : NULL;
 		if (r) {
@@ -734,8 +738,10 @@ static void model_leave(struct collector *c, const struct pentry *e)
 	struct pssmodel_proc p;
 
 	model_fill(c, e, &p);
-	c->ghost_cum += pssmodel_shared_part(&p);
-	pssmodel_exit(&c->model, &p);
+	uint64_t part = pssmodel_shared_part(&p);
+	part = part > e->released_given ? part - e->released_given : 0; /* not twice */
+	c->ghost_cum += part;
+	pssmodel_add_ghost(&c->model, part);
 }
 
 /* Adds to the running total what e started mapping since the last tick: all
@@ -788,8 +794,13 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 	uint64_t t0 = thread_cpu_ns();
 	ssize_t n = -1;
 
-	if (e->fd_smaps < 0)
+	if (e->fd_smaps < 0) {
 		e->fd_smaps = procfs_open(e->rec.pid, 0, "smaps_rollup");
+		/* ptrace access refused (another user's, or not dumpable): a
+		 * sweep cannot settle it, and will not try */
+		if (e->fd_smaps == -EACCES || e->fd_smaps == -EPERM)
+			e->pss_denied = 1;
+	}
 	if (e->fd_smaps >= 0)
 		n = procfs_pread_once(e->fd_smaps, c->rbuf, sizeof(c->rbuf));
 	uint64_t cost = thread_cpu_ns() - t0;
@@ -830,6 +841,8 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 	e->rd_dil_cum = c->dil_cum;
 	e->rd_ghost_cum = c->ghost_cum;
 	e->own_dil = 0;
+	e->own_ghost = 0;
+	e->released_given = 0;
 	e->rd_t_ns = now;
 	if (e->rd_shared_rss > 256) {
 		double ratio = (double)(e->rd_pss_file + e->rd_pss_shmem) / (double)e->rd_shared_rss;
@@ -1069,7 +1082,8 @@ static int sweep_stable(struct collector *c, size_t k, uint64_t total_kib, uint6
 		uint64_t res = sm.resident_pages * pk, then = e->rd_anon_rss + e->rd_shared_rss;
 		moved += res > then ? res - then : then - res;
 	}
-	return (double)moved <= (double)total_kib * PSSMODEL_SURE;
+	/* statm's counters are per-CPU batched: a few pages of slack per process */
+	return (double)moved <= (double)total_kib * PSSMODEL_SURE + (double)(k * 16 * pk);
 }
 
 /* Estimates every counted process; when the tree may be at a new peak, sweeps:
@@ -1094,6 +1108,24 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 	 * one later in it */
 	for (size_t j = 0; j < m; j++)
 		model_fill(c, ptable_at(c->pt, c->mp_idx[j]), &c->mp[j]);
+	/* what processes stopped sharing since their reads passes to the others,
+	 * as an exit's ghost does; then they are estimated again with it */
+	int released = 0;
+	for (size_t j = 0; j < m; j++) {
+		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
+		if (c->mp[j].released_kib > e->released_given) {
+			uint64_t inc = c->mp[j].released_kib - e->released_given;
+			c->ghost_cum += inc;
+			pssmodel_add_ghost(&c->model, inc);
+			e->own_ghost += inc;
+			e->released_given = c->mp[j].released_kib;
+			released = 1;
+		}
+	}
+	if (released)
+		for (size_t j = 0; j < m; j++)
+			model_fill(c, ptable_at(c->pt, c->mp_idx[j]), &c->mp[j]);
+	int whole = n == ptable_count(c->pt); /* every process counted */
 	pssmodel_total(&c->model, c->mp, m, &t);
 	c->model.thrifty = (double)c->sweep_cpu_ns >
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
@@ -1111,7 +1143,7 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 		int stable = sweep_stable(c, k, t.est_kib, now);
 		if (!stable)
 			c->sum.pss_sweeps_unstable++;
-		sure = pssmodel_observe(&c->model, &t, stable);
+		sure = pssmodel_observe(&c->model, &t, stable && whole, 1);
 		/* a sweep is never put off for the budget, but it is paid from it */
 		pssched_budget_pay(&c->tokens, (double)spent);
 		c->sum.pss_cpu_ns += spent;
@@ -1119,10 +1151,8 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 		c->sweep_cpu_ns += spent;
 		c->sum.pss_sweeps += k > 0;
 	} else {
-		sure = pssmodel_observe(&c->model, &t, 1);
+		sure = pssmodel_observe(&c->model, &t, whole, 0);
 	}
-	if (m < ptable_count(c->pt) && n < ptable_count(c->pt))
-		sure = 0;
 	uint64_t sum = 0;
 	for (size_t j = 0; j < m; j++) {
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
@@ -1145,16 +1175,21 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 		s->pss_file_kib += g;
 	}
 	s->pss_kib = t.est_kib;
-	s->pss_est_kib = t.doubt_kib < t.est_kib ? t.doubt_kib : t.est_kib;
+	s->pss_est_kib = !whole ? t.est_kib : t.doubt_kib < t.est_kib ? t.doubt_kib : t.est_kib;
 	s->pss_hi_kib = t.hi_kib;
-	c->near_peak = (double)t.est_kib >= (double)c->model.peak_kib * COLLECTOR_NEAR_PEAK &&
-		       t.est_kib > 1024;
+	/* near the peak and moving (a plateau needs no fast ticks) */
+	c->near_peak = c->model.peak_kib && t.est_kib > 1024 &&
+		       (double)t.est_kib >= (double)c->model.peak_kib * COLLECTOR_NEAR_PEAK &&
+		       (double)llabs((long long)t.est_kib - (long long)c->prev_est_kib) >
+			       (double)t.est_kib * 0.001;
+	c->prev_est_kib = t.est_kib;
 	return sure;
 }
 
-/* Keeps the run's peak: the highest measured sample, unless an estimated one
- * passed it by more than STORE_PEAK_EST_MARGIN (then that one, said to be an
- * estimate); and the estimated share of the series. */
+/* Keeps the run's peak: the highest measured sample (a real figure: the true
+ * peak is at least that), or the highest estimate while none was measured;
+ * an estimate that passed the measured peak but could not be confirmed is
+ * kept apart, as such. And the estimated share of the series. */
 static void model_peak(struct collector *c, const struct sample *s, int sure, uint64_t now)
 {
 	double dt = c->last_tick_ns && now > c->last_tick_ns ? (double)(now - c->last_tick_ns)
@@ -1168,14 +1203,13 @@ static void model_peak(struct collector *c, const struct sample *s, int sure, ui
 	}
 	if (!c->peak_any.t_ns || s->pss_kib > c->peak_any.pss_kib)
 		c->peak_any = *s;
-	if (c->have_meas && (double)c->peak_any.pss_kib <=
-				    (double)c->peak_meas.pss_kib * (1.0 + STORE_PEAK_EST_MARGIN)) {
-		c->sum.peak = c->peak_meas;
-		c->sum.peak_measured = 1;
-	} else {
-		c->sum.peak = c->peak_any;
-		c->sum.peak_measured = 0;
-	}
+	c->sum.peak = c->have_meas ? c->peak_meas : c->peak_any;
+	c->sum.peak_measured = c->have_meas;
+	c->sum.peak_unconfirmed_kib =
+		c->have_meas && (double)c->peak_any.pss_kib >
+					(double)c->peak_meas.pss_kib * (1.0 + STORE_PEAK_EST_MARGIN)
+			? c->peak_any.pss_kib
+			: 0;
 }
 
 /* Sets when the next tick comes: soon while the tree is near its peak, else
@@ -1194,10 +1228,10 @@ static void tick_pace(struct collector *c)
 		its.it_value.tv_sec = 0;
 		its.it_value.tv_nsec = COLLECTOR_FAST_TICK_MS * 1000000L;
 	}
-	if (c->timer_fd >= 0 && timerfd_settime(c->timer_fd, 0, &its, NULL) == 0)
+	if (c->timer_fd >= 0 && timerfd_settime(c->timer_fd, 0, &its, NULL) == 0) {
 		c->fast = fast;
-	if (fast)
-		c->sum.fast_ticks++;
+		c->sum.fast_ticks += fast;
+	}
 }
 
 /* One sampling tick: cheap counters for all, PSS within budget, a sample. */

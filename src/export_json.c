@@ -120,8 +120,13 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	fputs(!pss ? "null" : s.peak_measured ? "true" : "false", f);
 	snap_u64(f, "peak_pss_estimated_bytes", s.peak.pss_est_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_upper_bytes", s.peak.pss_hi_kib * 1024, pss, &first);
+	snap_u64(f, "peak_pss_unconfirmed_bytes", s.peak_unconfirmed_kib * 1024,
+		 pss && s.peak_unconfirmed_kib, &first);
 	jsonw_key(f, "pss_estimated_share", &first);
-	fprintf(f, "%.4f", s.pss_est_share);
+	if (pss)
+		fprintf(f, "%.4f", s.pss_est_share);
+	else
+		fputs("null", f);
 	jsonw_u64(f, "pss_sweeps", s.pss_sweeps, &first);
 	jsonw_u64(f, "pss_sweep_reads", s.pss_sweep_reads, &first);
 	jsonw_u64(f, "pss_sweeps_unstable", s.pss_sweeps_unstable, &first);

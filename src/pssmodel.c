@@ -27,7 +27,7 @@ static double ratio(uint64_t part, uint64_t whole)
  * writes them: half is the likelier guess, RSS the bound. */
 static void estimate_unread(struct pssmodel_proc *p)
 {
-	double ar = p->prog_anon_ratio >= 0 ? p->prog_anon_ratio : 1.0;
+	double ar = p->prog_anon_ratio >= 0 ? p->prog_anon_ratio : p->fork_only ? 0.5 : 1.0;
 	double sr = p->prog_shared_ratio >= 0 ? p->prog_shared_ratio : 1.0;
 	uint64_t shared = mul(p->shared_rss_kib, sr);
 
@@ -38,6 +38,7 @@ static void estimate_unread(struct pssmodel_proc *p)
 	p->lo_kib = 0;
 	p->unpaid_kib = 0; /* never read: its doubt is already all of it */
 	p->inherit_kib = 0;
+	p->released_kib = 0;
 	p->exact = 0;
 }
 
@@ -61,9 +62,10 @@ void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
 	 * a page this process (and the tree, by as much again) now pays more
 	 * for; never more than the anonymous pages it shared. */
 	uint64_t faults_kib = p->minflt > p->rd_minflt ? (p->minflt - p->rd_minflt) * page_kib : 0;
-	uint64_t cow = sub0(faults_kib, up_a + up_s);
-	if (cow > unpaid_a)
-		cow = unpaid_a;
+	uint64_t unexplained = sub0(faults_kib, up_a + up_s);
+	uint64_t cow = unexplained < unpaid_a + unpaid_s ? unexplained : unpaid_a + unpaid_s;
+	if (cow > p->rd_anon_rss_kib)
+		cow = p->rd_anon_rss_kib;
 
 	/* anonymous: growth in full, shrinking by the ratio (bounds: all of it
 	 * private or all of it shared) */
@@ -87,6 +89,12 @@ void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
 	 * fork: a new sibling's fork shares them once more). The estimate moves
 	 * half way down. */
 	uint64_t q_a = sub0(p->rd_pss_anon_kib, p->rd_private_kib);
+	/* what it stopped sharing passes to the others that map it: its share of
+	 * the pages it broke copy-on-write on, unmapped or freed */
+	uint64_t rel = (unexplained < q_a ? unexplained : q_a) + mul(down_s, sr) +
+		       (q_a ? mul(down_a, ar) : 0);
+	uint64_t q_all = sub0(p->rd_pss_anon_kib + rd_shared_pss, p->rd_private_kib);
+	p->released_kib = rel < q_all ? rel : q_all;
 	uint64_t half = p->diluted_kib / 2;
 	uint64_t dil_s = half < rd_shared_pss ? half : rd_shared_pss;
 	uint64_t dil_a = half - dil_s < q_a ? half - dil_s : q_a;
@@ -129,15 +137,20 @@ uint64_t pssmodel_doubt(const struct pssmodel_proc *p)
 
 uint64_t pssmodel_shared_part(const struct pssmodel_proc *p)
 {
-	if (!p->read)
-		return p->est_kib;
+	if (!p->read) /* a new program's anonymous pages are its own */
+		return p->est_file_kib + p->est_shmem_kib + (p->fork_only ? p->est_anon_kib : 0);
 	uint64_t rd_pss = p->rd_pss_anon_kib + p->rd_pss_file_kib + p->rd_pss_shmem_kib;
 	return sub0(rd_pss, p->rd_private_kib);
 }
 
 void pssmodel_exit(struct pssmodel *m, const struct pssmodel_proc *p)
 {
-	m->ghost_kib += pssmodel_shared_part(p);
+	pssmodel_add_ghost(m, pssmodel_shared_part(p));
+}
+
+void pssmodel_add_ghost(struct pssmodel *m, uint64_t kib)
+{
+	m->ghost_kib += kib;
 }
 
 void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,
@@ -162,17 +175,25 @@ void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs,
 
 int pssmodel_need_sweep(const struct pssmodel *m, const struct pssmodel_total *t)
 {
-	double est = (double)t->est_kib, hi = (double)t->hi_kib, peak = (double)m->peak_kib;
+	uint64_t base = m->peak_kib > m->tried_kib ? m->peak_kib : m->tried_kib;
+	double est = (double)t->est_kib, hi = (double)t->hi_kib;
 
-	if (t->hi_kib <= m->peak_kib + PSSMODEL_MIN_KIB || !t->doubt_kib)
+	if (!t->doubt_kib || t->hi_kib <= m->peak_kib + PSSMODEL_MIN_KIB)
 		return 0;
-	if (hi > peak * (1.0 + PSSMODEL_EPS_HI))
+	/* a plateau above the measured peak (not the one swept last): the
+	 * processes hold still now, so a sweep can measure what a climb's could not */
+	double settled = (double)m->settled_kib, last = (double)m->last_est_kib;
+	int still = est <= last && est >= last * (1.0 - PSSMODEL_SETTLE / 2);
+	if (t->est_kib > m->peak_kib + PSSMODEL_MIN_KIB && est > (double)m->peak_kib * (1.0 + PSSMODEL_SETTLE) &&
+	    still && (est > settled * (1.0 + PSSMODEL_SETTLE) || est < settled * (1.0 - PSSMODEL_SETTLE)))
 		return 1;
-	if (t->est_kib <= m->peak_kib + PSSMODEL_MIN_KIB)
+	/* a climb: past the peak, or past what the last unsure sweep tried */
+	if (t->hi_kib <= base + PSSMODEL_MIN_KIB)
 		return 0;
+	if (hi > (double)base * (1.0 + PSSMODEL_EPS_HI))
+		return 1;
 	double eps = m->thrifty ? PSSMODEL_EPS_THRIFTY : PSSMODEL_EPS;
-	return est > peak * (1.0 + eps) ||
-	       (est > peak * (1.0 + PSSMODEL_SETTLE) && t->est_kib <= m->last_est_kib);
+	return t->est_kib > base + PSSMODEL_MIN_KIB && est > (double)base * (1.0 + eps);
 }
 
 struct ranked {
@@ -198,7 +219,7 @@ size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs
 	(void)m;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t d = pssmodel_doubt(&procs[i]);
-		if (!d)
+		if (!d || procs[i].unreadable)
 			continue;
 		left += d;
 		if (r)
@@ -223,14 +244,24 @@ int pssmodel_sure(const struct pssmodel_total *t)
 	return (double)t->doubt_kib <= (double)t->est_kib * PSSMODEL_SURE;
 }
 
-int pssmodel_observe(struct pssmodel *m, const struct pssmodel_total *t, int trusted)
+int pssmodel_observe(struct pssmodel *m, const struct pssmodel_total *t, int trusted, int swept)
 {
 	int sure = trusted && pssmodel_sure(t);
 
 	if (!t->ghost_kib)
 		m->ghost_kib = 0; /* nobody alive can have inherited them */
 	m->last_est_kib = t->est_kib;
-	if (sure && t->est_kib > m->peak_kib)
-		m->peak_kib = t->est_kib;
+	if (swept && trusted)
+		m->settled_kib = t->est_kib; /* a sweep that moved may be tried again */
+	if (sure) {
+		m->tried_kib = 0;
+		if (t->est_kib > m->peak_kib)
+			m->peak_kib = t->est_kib;
+	} else if (swept) {
+		if (t->est_kib > m->tried_kib)
+			m->tried_kib = t->est_kib;
+	} else if ((double)t->est_kib < (double)m->tried_kib * 0.9) {
+		m->tried_kib = 0; /* that moment has passed */
+	}
 	return sure;
 }

@@ -22,9 +22,10 @@
  * - when other processes start mapping pages (a fork, a new program, shared
  *   memory read), a process's share of the pages it shares may fall: its
  *   lower bound falls by as much as half of what they mapped.
- * A sample may be a new peak when the tree's upper bound passes the highest
- * measured total; a sweep then reads processes, most uncertain first, until
- * what is left unread is known to within PSSMODEL_SURE of the total. */
+ * A sample may be a new peak when the tree's estimate passes the highest
+ * measured total (or its upper bound passes it by far); a sweep then reads
+ * processes, most uncertain first, until what is left unread is known to
+ * within PSSMODEL_SURE of the total. */
 #ifndef SPACETIME_PSSMODEL_H
 #define SPACETIME_PSSMODEL_H
 
@@ -66,6 +67,8 @@ struct pssmodel_proc {
 	/* in: for a never-read process, the PSS/RSS ratios of its program's reads
 	 * (anonymous, shared), or negative when none was read */
 	double prog_anon_ratio, prog_shared_ratio;
+	int fork_only;            /* it has not exec'd: its anonymous pages are its parent's too */
+	int unreadable;           /* its smaps_rollup is refused: a sweep cannot settle it */
 	/* out (pssmodel_estimate) */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib;
 	uint64_t est_kib;  /* the estimate: the three above */
@@ -73,6 +76,9 @@ struct pssmodel_proc {
 	uint64_t lo_kib;   /* a lower bound */
 	uint64_t unpaid_kib; /* RSS it does not pay for: what it could inherit */
 	uint64_t inherit_kib; /* what it may have inherited from ghosts since its read */
+	uint64_t released_kib; /* its share of pages it stopped sharing since its read
+				* (copy-on-write breaks, shared memory unmapped): others
+				* may now pay for it, as for an exit's ghost */
 	int exact;         /* est_kib is its PSS now, as a read would say */
 };
 
@@ -90,11 +96,19 @@ struct pssmodel {
 	uint64_t peak_kib;     /* the highest measured total so far */
 	uint64_t ghost_kib;    /* shared parts of processes gone, not yet re-read */
 	uint64_t last_est_kib; /* the estimate at the last observed sample */
+	uint64_t tried_kib;    /* the estimate of the last sweep that could not make its
+				* sample sure (0: none since a sure one); the next
+				* sweep waits for the estimate to pass it */
+	uint64_t settled_kib;  /* the estimate at the last sweep that held still: a
+				* plateau is swept once */
 	int thrifty;           /* set by the caller: sweeps have spent their allowance */
 };
 
 /* A process left the tree: keeps its shared part as a ghost. */
 void pssmodel_exit(struct pssmodel *m, const struct pssmodel_proc *p);
+/* Adds kib of shared pages a process gave up (an exit's part, or what it
+ * stopped sharing: released_kib) to the ghosts. */
+void pssmodel_add_ghost(struct pssmodel *m, uint64_t kib);
 
 /* The tree's totals at one tick, from the live processes' estimates. */
 struct pssmodel_total {
@@ -114,9 +128,12 @@ int pssmodel_need_sweep(const struct pssmodel *m, const struct pssmodel_total *t
 size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,
 		     const struct pssmodel_total *t, uint32_t *out);
 /* Takes a sample's totals: when it is measured (trusted: its reads held
- * still; and the doubt left within PSSMODEL_SURE) and higher than the
- * measured peak, it is the new peak. Returns 1 when measured. */
-int pssmodel_observe(struct pssmodel *m, const struct pssmodel_total *t, int trusted);
+ * still and every process was counted; and the doubt left within
+ * PSSMODEL_SURE) and higher than the measured peak, it is the new peak. A
+ * sweep (swept) that could not make it sure raises the level the next sweep
+ * waits for, so reads that cannot settle a doubt are not repeated at every
+ * tick. Returns 1 when measured. */
+int pssmodel_observe(struct pssmodel *m, const struct pssmodel_total *t, int trusted, int swept);
 /* Whether a sample's estimate is measured: its doubt is within PSSMODEL_SURE. */
 int pssmodel_sure(const struct pssmodel_total *t);
 

@@ -24,6 +24,10 @@ struct pentry {
 	 * collector's running totals of pages newly mapped and of shared parts
 	 * of exits at the read, and this one's own part of the former since */
 	uint64_t rd_dil_cum, rd_ghost_cum, own_dil;
+	/* what it stopped sharing since its read, already passed on as a ghost,
+	 * and the ghosts it made itself (not its to inherit) */
+	uint64_t released_given, own_ghost;
+	int pss_denied;           /* smaps_rollup refused (ptrace access) */
 	uint64_t prev_shared;     /* shared RSS at the last tick */
 	int dil_seen;             /* its pages are in the running total */
 	int mm_gone;              /* a zombie: its memory has left the model */

@@ -34,8 +34,8 @@ struct sample {
 	uint32_t valid;
 };
 
-/* An estimated sample is the peak only when it passes the highest measured
- * one by more than this share. */
+/* An estimate that passes the highest measured sample by more than this share
+ * is kept as an unconfirmed peak (store_summary.peak_unconfirmed_kib). */
 #define STORE_PEAK_EST_MARGIN 0.01
 
 /* Fields aggregated over a bucket: every numeric field of struct sample. */
@@ -111,9 +111,12 @@ struct store_summary {
 	uint64_t ru_utime_us, ru_stime_us, ru_maxrss_kib;
 	uint64_t ru_minflt, ru_majflt, ru_nvcsw, ru_nivcsw, ru_inblock, ru_oublock;
 	struct sample peak;        /* the sample with the highest tree PSS: the highest
-				    * measured one, unless an estimated one passed it by
-				    * more than STORE_PEAK_EST_MARGIN */
+				    * measured one, or the highest estimate while none
+				    * was measured */
 	int peak_measured;         /* peak is a sum of reads (pss_est_kib within PSSMODEL_SURE) */
+	uint64_t peak_unconfirmed_kib; /* the highest estimate, when it passed the measured
+					* peak by more than STORE_PEAK_EST_MARGIN and no
+					* sweep could confirm it (0: none) */
 	double pss_est_share;      /* share of the PSS series (its area) that was estimated */
 	uint64_t pss_sweeps;       /* confirmation sweeps: reads made because the tree
 				    * might be at a new peak */

@@ -173,6 +173,10 @@ static void put_peak_doubt(FILE *f, const struct store_summary *s, int utf8)
 	if (s->peak_measured) {
 		fprintf(f, "measured: sum of reads, %s%.*f%%", utf8 ? "\u00b1" : "+-",
 			pct < 0.1 && pct > 0 ? 2 : 1, pct);
+		if (s->peak_unconfirmed_kib) {
+			report_size(hi, sizeof(hi), s->peak_unconfirmed_kib);
+			fprintf(f, "; an estimate of %s was not confirmed", hi);
+		}
 		return;
 	}
 	report_size(hi, sizeof(hi), s->peak.pss_hi_kib);

@@ -175,7 +175,7 @@ static void test_ghosts(void **state)
 	pssmodel_total(&m, live, 1, &t);
 	assert_int_equal(t.ghost_kib, 0);
 	assert_int_equal(t.est_kib, 100 * MIB);
-	assert_true(pssmodel_observe(&m, &t, 1));
+	assert_true(pssmodel_observe(&m, &t, 1, 0));
 	assert_int_equal(m.ghost_kib, 0);
 	assert_int_equal(m.peak_kib, 100 * MIB);
 }
@@ -251,11 +251,11 @@ static void test_pick_most_doubt_first(void **state)
 	pssmodel_total(&m, p, 5, &t);
 	assert_int_equal(t.est_kib, 468 * MIB);
 	assert_int_equal(t.doubt_kib, 0);
-	assert_true(pssmodel_observe(&m, &t, 1));
+	assert_true(pssmodel_observe(&m, &t, 1, 0));
 	assert_int_equal(m.peak_kib, 468 * MIB);
 	/* an unstable sweep (processes moved while read) is no measurement */
 	t.est_kib = 500 * MIB;
-	assert_false(pssmodel_observe(&m, &t, 0));
+	assert_false(pssmodel_observe(&m, &t, 0, 1));
 	assert_int_equal(m.peak_kib, 468 * MIB);
 }
 
@@ -279,6 +279,56 @@ static void test_pick_stops_when_sure(void **state)
 	assert_int_equal(out[0], 2);
 }
 
+/* Fork, then the child writes all it shared: its copy-on-write breaks pass its
+ * share of those pages to the parent, whose counters do not move. The parent
+ * must be in doubt, not "exact" at its old share. */
+static void test_cow_release_reaches_the_partner(void **state)
+{
+	(void)state;
+	struct pssmodel m = {0};
+	struct pssmodel_proc p[2] = {rd(400 * MIB, 0, 200 * MIB, 0, 0), rd(400 * MIB, 0, 200 * MIB, 0, 0)};
+	struct pssmodel_total t;
+
+	p[1].minflt = 400 * MIB / PAGE; /* every page written, RSS unchanged */
+	pssmodel_estimate(&p[1], PAGE);
+	assert_int_equal(p[1].released_kib, 200 * MIB);
+	assert_int_equal(p[1].hi_kib, 400 * MIB);
+	pssmodel_add_ghost(&m, p[1].released_kib);
+	p[0].ghosted_kib = p[1].released_kib; /* what the collector's running total gives it */
+	pssmodel_estimate(&p[0], PAGE);
+	assert_false(p[0].exact);
+	assert_int_equal(p[0].inherit_kib, 200 * MIB);
+	pssmodel_total(&m, p, 2, &t);
+	assert_true(t.hi_kib >= 800 * MIB); /* the truth: both pay for all of theirs */
+	assert_false(pssmodel_sure(&t));
+}
+
+/* A sweep that cannot make its sample sure (a process it cannot read) is not
+ * repeated until the estimate passes what it tried; unreadable processes are
+ * not picked. */
+static void test_unsure_sweep_backs_off(void **state)
+{
+	(void)state;
+	struct pssmodel m = {.peak_kib = 100 * MIB};
+	struct pssmodel_proc p[2] = {rd(100 * MIB, 0, 100 * MIB, 0, 100 * MIB), unread(50 * MIB, 0)};
+	struct pssmodel_total t;
+	uint32_t out[2];
+
+	p[1].unreadable = 1;
+	for (int i = 0; i < 2; i++)
+		pssmodel_estimate(&p[i], PAGE);
+	pssmodel_total(&m, p, 2, &t);
+	assert_true(pssmodel_need_sweep(&m, &t));
+	assert_int_equal(pssmodel_pick(&m, p, 2, &t, out), 0);
+	assert_false(pssmodel_observe(&m, &t, 1, 1));
+	assert_int_equal(m.tried_kib, 150 * MIB);
+	assert_false(pssmodel_need_sweep(&m, &t)); /* the same again: no */
+	p[0].anon_rss_kib = 110 * MIB;
+	pssmodel_estimate(&p[0], PAGE);
+	pssmodel_total(&m, p, 2, &t);
+	assert_true(pssmodel_need_sweep(&m, &t)); /* 160 > 150 by > 1% */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +343,8 @@ int main(void)
 		cmocka_unit_test(test_sweep_trigger),
 		cmocka_unit_test(test_pick_most_doubt_first),
 		cmocka_unit_test(test_pick_stops_when_sure),
+		cmocka_unit_test(test_cow_release_reaches_the_partner),
+		cmocka_unit_test(test_unsure_sweep_backs_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
