@@ -5,9 +5,10 @@
  * tick reads the cheap counters (stat, statm) of every live process and spends
  * what is left of a CPU budget on smaps_rollup reads, chosen by priority; in
  * between, each process's PSS is estimated from its last read and the change
- * of its counters (pssmodel.h). When the tree's upper bound passes the highest
+ * of its counters (pssmodel.h). When the tree's estimate passes the highest
  * measured total, a sweep reads the processes whose figures are in doubt, so
- * that a new peak is a sum of reads, whatever the budget. */
+ * that a new peak is a sum of reads, whatever the budget; near the peak, ticks
+ * come every COLLECTOR_FAST_TICK_MS. */
 #include "collector.h"
 
 #include "nlproc.h"
@@ -116,8 +117,8 @@ struct collector {
 	int near_peak;      /* the last tick found the tree near its peak, and moving */
 	uint64_t prev_est_kib; /* the tree's estimate at the last tick */
 	uint64_t last_push_ns; /* the last sample stored */
-	uint64_t dil_cum;   /* KiB newly mapped in the tree (new processes, shared growth) */
-	uint64_t ghost_cum; /* KiB of shared parts of processes gone or exec'd */
+	uint64_t dil_cum_kib;   /* KiB newly mapped in the tree (new processes, shared growth) */
+	uint64_t ghost_cum_kib; /* KiB of shared parts of processes gone or exec'd */
 	double tree_cores;     /* CPU the tree used over the last tick, in cores */
 	double ncpu;           /* online CPUs: the most the tree can keep busy */
 	uint64_t tree_cpu_us;  /* the tree's cumulative CPU at the last tick */
@@ -591,6 +592,8 @@ static int before_first_exec(const struct collector *c, const struct pentry *e)
 	return e->rec.pid == c->root && !e->rec.nexec && c->sum.mode == COLLECTOR_NETLINK;
 }
 
+/* Whether e counts in the tree's PSS: past the command's first exec, with
+ * memory (a zombie's is gone). */
 static int model_counts(const struct collector *c, const struct pentry *e)
 {
 	return !before_first_exec(c, e) && (e->rec.valid & PROC_V_RSS) && !e->mm_gone;
@@ -709,14 +712,14 @@ static void model_fill(struct collector *c, const struct pentry *e, struct pssmo
 		.anon_rss_kib = e->anon_rss, .shared_rss_kib = e->shared_rss, .minflt = e->rec.minflt,
 		.read = e->rd_ok, .rd_pss_anon_kib = e->rd_pss_anon, .rd_pss_file_kib = e->rd_pss_file,
 		.rd_pss_shmem_kib = e->rd_pss_shmem, .rd_anon_rss_kib = e->rd_anon_rss,
-		.rd_shared_rss_kib = e->rd_shared_rss, .rd_private_kib = e->rd_private,
+		.rd_shared_rss_kib = e->rd_shared_rss, .rd_private_kib = e->rd_private_kib,
 		.rd_minflt = e->rd_minflt, .forked = e->forked_since_read,
 		.prog_anon_ratio = -1, .prog_shared_ratio = c->shared_ratio};
 	if (e->rd_ok) {
-		uint64_t d = c->dil_cum - e->rd_dil_cum;
-		p->diluted_kib = d > e->own_dil ? d - e->own_dil : 0;
-		uint64_t g = c->ghost_cum - e->rd_ghost_cum;
-		p->ghosted_kib = g > e->own_ghost ? g - e->own_ghost : 0;
+		uint64_t d = c->dil_cum_kib - e->rd_dil_cum_kib;
+		p->diluted_kib = d > e->own_dil_kib ? d - e->own_dil_kib : 0;
+		uint64_t g = c->ghost_cum_kib - e->rd_ghost_cum_kib;
+		p->ghosted_kib = g > e->own_ghost_kib ? g - e->own_ghost_kib : 0;
 	}
 	p->fork_only = !e->rec.nexec;
 	p->unreadable = e->pss_denied;
@@ -739,8 +742,8 @@ static void model_leave(struct collector *c, const struct pentry *e)
 
 	model_fill(c, e, &p);
 	uint64_t part = pssmodel_shared_part(&p);
-	part = part > e->released_given ? part - e->released_given : 0; /* not twice */
-	c->ghost_cum += part;
+	part = part > e->released_given_kib ? part - e->released_given_kib : 0; /* not twice */
+	c->ghost_cum_kib += part;
 	pssmodel_add_ghost(&c->model, part);
 }
 
@@ -758,11 +761,11 @@ static void model_dilute(struct collector *c, struct pentry *e)
 		add = e->shared_rss + (exec_known ? 0 : e->anon_rss);
 		e->dil_seen = 1;
 	} else {
-		add = e->shared_rss > e->prev_shared ? e->shared_rss - e->prev_shared : 0;
+		add = e->shared_rss > e->prev_shared_kib ? e->shared_rss - e->prev_shared_kib : 0;
 	}
-	e->prev_shared = e->shared_rss;
-	c->dil_cum += add;
-	e->own_dil += add;
+	e->prev_shared_kib = e->shared_rss;
+	c->dil_cum_kib += add;
+	e->own_dil_kib += add;
 }
 
 /* Takes the model's estimate of e into its record. */
@@ -783,9 +786,6 @@ static void model_apply(struct pentry *e, const struct pssmodel_proc *p, uint64_
 		e->rec.peak_pss_t_ns = now;
 	}
 }
-
-/* Whether e counts in the tree's PSS: it has exec'd and has memory. */
-static int model_counts(const struct collector *c, const struct pentry *e);
 
 /* Reads smaps_rollup of e; returns the thread CPU time it cost. */
 static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
@@ -834,15 +834,15 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 		e->rd_anon_rss = e->anon_rss;
 		e->rd_shared_rss = e->shared_rss;
 	}
-	e->rd_private = (r.valid & PROCFS_ROLLUP_PRIVATE) ? r.private_kib : 0;
+	e->rd_private_kib = (r.valid & PROCFS_ROLLUP_PRIVATE) ? r.private_kib : 0;
 	e->rd_minflt = e->rec.minflt;
 	e->forked_since_read = 0;
 	e->rd_ok = 1;
-	e->rd_dil_cum = c->dil_cum;
-	e->rd_ghost_cum = c->ghost_cum;
-	e->own_dil = 0;
-	e->own_ghost = 0;
-	e->released_given = 0;
+	e->rd_dil_cum_kib = c->dil_cum_kib;
+	e->rd_ghost_cum_kib = c->ghost_cum_kib;
+	e->own_dil_kib = 0;
+	e->own_ghost_kib = 0;
+	e->released_given_kib = 0;
 	e->rd_t_ns = now;
 	if (e->rd_shared_rss > 256) {
 		double ratio = (double)(e->rd_pss_file + e->rd_pss_shmem) / (double)e->rd_shared_rss;
@@ -1113,12 +1113,12 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 	int released = 0;
 	for (size_t j = 0; j < m; j++) {
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
-		if (c->mp[j].released_kib > e->released_given) {
-			uint64_t inc = c->mp[j].released_kib - e->released_given;
-			c->ghost_cum += inc;
+		if (c->mp[j].released_kib > e->released_given_kib) {
+			uint64_t inc = c->mp[j].released_kib - e->released_given_kib;
+			c->ghost_cum_kib += inc;
 			pssmodel_add_ghost(&c->model, inc);
-			e->own_ghost += inc;
-			e->released_given = c->mp[j].released_kib;
+			e->own_ghost_kib += inc;
+			e->released_given_kib = c->mp[j].released_kib;
 			released = 1;
 		}
 	}

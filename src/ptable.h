@@ -17,18 +17,18 @@ struct pentry {
 	uint64_t pss_t_ns;        /* 0: never read */
 	uint64_t rd_pss_anon, rd_pss_file, rd_pss_shmem;
 	uint64_t rd_anon_rss, rd_shared_rss;
-	uint64_t rd_private, rd_minflt; /* Private_* of the read; minflt when read */
+	uint64_t rd_private_kib, rd_minflt; /* Private_* of the read; minflt when read */
 	int rd_ok;                /* the rd_ fields hold a successful read */
 	uint64_t rd_t_ns;         /* when it was made */
 	/* what the rest of the tree did since the read (pssmodel.h): the
 	 * collector's running totals of pages newly mapped and of shared parts
 	 * of exits at the read, and this one's own part of the former since */
-	uint64_t rd_dil_cum, rd_ghost_cum, own_dil;
+	uint64_t rd_dil_cum_kib, rd_ghost_cum_kib, own_dil_kib;
 	/* what it stopped sharing since its read, already passed on as a ghost,
 	 * and the ghosts it made itself (not its to inherit) */
-	uint64_t released_given, own_ghost;
+	uint64_t released_given_kib, own_ghost_kib;
 	int pss_denied;           /* smaps_rollup refused (ptrace access) */
-	uint64_t prev_shared;     /* shared RSS at the last tick */
+	uint64_t prev_shared_kib;     /* shared RSS at the last tick */
 	int dil_seen;             /* its pages are in the running total */
 	int mm_gone;              /* a zombie: its memory has left the model */
 	int forked_since_read;    /* it forked a child since: its pages are shared now */
