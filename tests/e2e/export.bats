@@ -181,13 +181,19 @@ print("%d KiB" % kib if kib < 1024 else "%.1f MiB" % (kib / 1024) if kib < 10485
 @test "export: forkfill 32: all four files check out" {
 	export_run forkfill -- "$WL/forkfill" 32 700
 	assert_status 0
-	check_json && check_csv && check_trace && check_svg
+	check_json
+	check_csv
+	check_trace
+	check_svg
 }
 
 @test "export: forkn 20 exec: 21 slices, children nest in the parent's slice" {
 	export_run forkn -- "$WL/forkn" 20 exec
 	assert_status 0
-	check_json && check_csv && check_trace && check_svg
+	check_json
+	check_csv
+	check_trace
+	check_svg
 	py '
 import json, sys
 t = json.load(open(sys.argv[1]))
@@ -206,13 +212,18 @@ assert all(e["tid"] == root["tid"] for e in kids), "children not on the parent l
 @test "export: threads 4: all four files check out" {
 	export_run threads -- "$WL/threads" 4
 	assert_status 0
-	check_json && check_csv && check_trace && check_svg
+	check_json
+	check_csv
+	check_trace
+	check_svg
 }
 
 @test "export: killself 9: exit status 137 kept, snapshot written" {
 	export_run killself -- "$WL/killself" 9
 	assert_status 137
-	check_json && check_trace && check_svg
+	check_json
+	check_trace
+	check_svg
 	jq -e '.processes[0].signal == 9' "$EXP_JSON" >/dev/null || st_fail "process table lacks signal 9"
 }
 
@@ -252,7 +263,9 @@ assert all(e["tid"] == root["tid"] for e in kids), "children not on the parent l
 	local script="$WL/fill 8 400; :"
 	export_run weird -- "$d/$name" -c "$script" $'arg"2\\\n\t\xfe'
 	assert_status 0
-	check_json && check_trace && check_svg
+	check_json
+	check_trace
+	check_svg
 	py '
 import json, os, sys
 snap = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
