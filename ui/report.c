@@ -94,8 +94,12 @@ static void put_execs(FILE *f, struct store *st, uint64_t start_ns, const struct
 				len = 65536;
 			if (len >= 0)
 				put_argv(f, buf, (size_t)len, o->utf8);
-			else
-				fprintf(f, "[%.16s] (exited before its command line was read)", ex[j].comm);
+			else {
+				/* the name is the program's own choice: untrusted too */
+				fputc('[', f);
+				put_argv(f, ex[j].comm, strnlen(ex[j].comm, sizeof(ex[j].comm)), o->utf8);
+				fputs("] (exited before its command line was read)", f);
+			}
 			fputc('\n', f);
 		}
 		i += n;
