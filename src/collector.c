@@ -529,15 +529,21 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 }
 
 /* Finds every live process under root through the children files, adding the
- * ones missing from the table; marks found entries seen. */
+ * ones missing from the table; marks found entries seen. The buffers grow to
+ * any number of children: a file cut short would lose the whole subtree. */
 static void scan_tree(struct collector *c, uint64_t now)
 {
-	pid_t stack[4096], kids[1024];
-	size_t sp = 0;
+	pid_t *stack = NULL, *kids = NULL;
+	size_t sp = 0, stack_cap = 0, kids_cap = 0, kbuf_cap = 0;
+	char *kbuf = NULL;
 	char path[64];
 
 	for (size_t i = 0; i < ptable_count(c->pt); i++)
 		ptable_at(c->pt, i)->seen = 0;
+	stack = malloc(256 * sizeof(*stack));
+	if (!stack)
+		return;
+	stack_cap = 256;
 	stack[sp++] = c->root;
 	while (sp) {
 		pid_t pid = stack[--sp];
@@ -558,13 +564,19 @@ static void scan_tree(struct collector *c, uint64_t now)
 					continue;
 				tid = (pid_t)atoi(de->d_name);
 			}
-			char kbuf[8192];
 			int fd = procfs_open(pid, tid, "children");
-			ssize_t n = fd >= 0 ? procfs_pread(fd, kbuf, sizeof(kbuf)) : -1;
+			int k = fd >= 0 ? procfs_read_children(fd, &kbuf, &kbuf_cap, &kids, &kids_cap) : 0;
 			if (fd >= 0)
 				close(fd);
-			int k = n > 0 ? procfs_parse_children(kbuf, (size_t)n, kids, 1024) : 0;
-			for (int j = 0; j < k && j < 1024; j++) {
+			if (k > 0 && sp + (size_t)k > stack_cap) {
+				size_t cap = sp + (size_t)k + stack_cap;
+				pid_t *ns = realloc(stack, cap * sizeof(*ns));
+				if (ns) {
+					stack = ns;
+					stack_cap = cap;
+				}
+			}
+			for (int j = 0; j < k; j++) {
 				struct pentry *ce = ptable_get(c->pt, kids[j]);
 				if (!ce) {
 					e->forked_since_read = 1;
@@ -576,13 +588,16 @@ static void scan_tree(struct collector *c, uint64_t now)
 					c->sum.rescans += c->sum.mode == COLLECTOR_NETLINK;
 					e = ptable_get(c->pt, pid); /* add may move entries */
 				}
-				if (sp < sizeof(stack) / sizeof(stack[0]))
+				if (sp < stack_cap)
 					stack[sp++] = kids[j];
 			}
 		} while (d);
 		if (d)
 			closedir(d);
 	}
+	free(stack);
+	free(kids);
+	free(kbuf);
 }
 
 /* The command between our fork and its first exec: its memory is a copy of

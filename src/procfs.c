@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -409,6 +410,47 @@ ssize_t procfs_read(pid_t pid, const char *name, char *buf, size_t cap)
 	r = procfs_pread_once(fd, buf, cap);
 	close(fd);
 	return r;
+}
+
+/* Reads until a read leaves room in the buffer (so nothing was cut off),
+ * doubling it in between, then parses into a pid array grown to fit. */
+int procfs_read_children(int fd, char **buf, size_t *buf_cap, pid_t **pids, size_t *pids_cap)
+{
+	ssize_t len;
+	int n;
+
+	if (fd < 0 || !buf || !buf_cap || !pids || !pids_cap)
+		return -EINVAL;
+	for (;;) {
+		if (*buf_cap < 4096 || !*buf) {
+			char *b = realloc(*buf, 4096);
+			if (!b)
+				return -ENOMEM;
+			*buf = b;
+			*buf_cap = 4096;
+		}
+		len = procfs_pread(fd, *buf, *buf_cap);
+		if (len < 0)
+			return (int)len;
+		if ((size_t)len < *buf_cap - 1)
+			break;
+		if (*buf_cap > SSIZE_MAX / 2)
+			return -EFBIG;
+		char *b = realloc(*buf, *buf_cap * 2);
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		*buf_cap *= 2;
+	}
+	n = procfs_parse_children(*buf, (size_t)len, *pids, *pids_cap);
+	if (n < 0 || (size_t)n <= *pids_cap)
+		return n;
+	pid_t *p = realloc(*pids, (size_t)n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*pids = p;
+	*pids_cap = (size_t)n;
+	return procfs_parse_children(*buf, (size_t)len, *pids, *pids_cap);
 }
 
 /* Clock ticks per second, looked up once. The value never changes; the

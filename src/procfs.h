@@ -68,6 +68,13 @@ ssize_t procfs_pread_once(int fd, char *buf, size_t cap);
  * reads) into buf. Returns the length or -errno. */
 ssize_t procfs_read(pid_t pid, const char *name, char *buf, size_t cap);
 
+/* Reads the whole children file behind fd (any size: 1,000 children pass
+ * 8 KiB) and parses it. *buf and *pids are grown with realloc as needed
+ * (*buf_cap bytes, *pids_cap pids; both may start NULL and 0) and kept for
+ * the next call; the caller frees them. Returns the number of pids, all in
+ * *pids, or -errno (-EINVAL on garbage, -ENOMEM). */
+int procfs_read_children(int fd, char **buf, size_t *buf_cap, pid_t **pids, size_t *pids_cap);
+
 /* Clock ticks per second and page size, looked up once. */
 long procfs_hz(void);
 long procfs_page_kib(void);

@@ -42,3 +42,12 @@ evil_run() {
 	printf '%s\n' "$ZLINE" | grep -q 'e?\[31mv?il\]' ||
 		st_fail "the EXEC line on stderr does not show the name with ? for its control bytes: $ZLINE"
 }
+
+# A children file past 8 KiB (1,500 children, 5 to 8 bytes each) was cut
+# short and rejected, so polling lost every child past the first thousand.
+@test "--no-netlink: 1,500 children alive at once are all found (children file past 8 KiB)" {
+	[ -x "$WL/fanout" ] || st_fail "workload $WL/fanout missing (run make workloads)"
+	stj --no-netlink -- "$WL/fanout" 1500 1500
+	assert_status 0
+	assert_json .processes -ge 1501
+}

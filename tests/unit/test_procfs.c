@@ -452,6 +452,58 @@ static void test_every_prefix(void **state)
 	}
 }
 
+/* Writes the children text for pids base, base+1, ... (n of them) to a fresh
+ * temporary file and returns it open for reading. */
+static int children_file(pid_t base, int n)
+{
+	char path[] = "/tmp/test_procfs_children.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+
+	assert_true(fd >= 0);
+	unlink(path);
+	f = fdopen(dup(fd), "w");
+	assert_non_null(f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%d ", (int)(base + i));
+	assert_int_equal(fclose(f), 0);
+	return fd;
+}
+
+/* A children file past 8 KiB (1,500 seven-digit pids, 12 KiB) is read whole
+ * and every pid comes back, with the buffers grown from nothing; a smaller
+ * file then reuses them. */
+static void test_read_children_large(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	pid_t *pids = NULL;
+	size_t buf_cap = 0, pids_cap = 0;
+	int fd = children_file(4000000, 1500);
+
+	assert_int_equal(procfs_read_children(fd, &buf, &buf_cap, &pids, &pids_cap), 1500);
+	assert_true(buf_cap > 12000);
+	for (int i = 0; i < 1500; i++)
+		assert_int_equal(pids[i], 4000000 + i);
+	/* a fresh snapshot on each call, from offset 0 */
+	assert_int_equal(procfs_read_children(fd, &buf, &buf_cap, &pids, &pids_cap), 1500);
+	assert_int_equal(pids[1499], 4001499);
+	close(fd);
+
+	fd = children_file(300, 3);
+	assert_int_equal(procfs_read_children(fd, &buf, &buf_cap, &pids, &pids_cap), 3);
+	assert_int_equal(pids[0], 300);
+	assert_int_equal(pids[2], 302);
+	close(fd);
+
+	fd = children_file(1, 0);
+	assert_int_equal(procfs_read_children(fd, &buf, &buf_cap, &pids, &pids_cap), 0);
+	close(fd);
+	assert_int_equal(procfs_read_children(-1, &buf, &buf_cap, &pids, &pids_cap), -EINVAL);
+	free(buf);
+	free(pids);
+}
+
 /* Random bytes, and random damage to real files, never crash a parser (run
  * under -fsanitize=address,undefined to make "crash" mean any bad access). */
 static void test_random_input(void **state)
@@ -664,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_rollup),
 		cmocka_unit_test(test_rollup_bad),
 		cmocka_unit_test(test_children),
+		cmocka_unit_test(test_read_children_large),
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_random_input),
 		cmocka_unit_test(test_read_self),
