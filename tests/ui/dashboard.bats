@@ -391,10 +391,15 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	local win
 	win=$(ls "$d"/*.json | grep -v -x "$whole")
 	[[ $win =~ -t[0-9.]+-[0-9.]+ ]] || { echo "windowed name: $win"; false; }
-	local rows_win
-	rows_win=$(jq '.samples | length' "$win")
-	[ "$rows_win" -gt 0 ] && [ "$rows_win" -lt "$(jq '.samples | length' "$whole")" -o "$rows_win" -lt 60 ] ||
-		{ echo "window rows $rows_win vs whole $rows_whole"; false; }
+	# the first file is the whole run from its start; the second is a window
+	# that starts well after the run did (two zooms on a run of 3 s or more
+	# leave at most half of it), and every sample in it lies in that window
+	jq -e '.window.whole_run == true and .window.t0_us == 0 and .samples[0].t0_us < 500000' "$whole" >/dev/null ||
+		{ jq -c '.window, .samples[0]' "$whole"; false; }
+	jq -e '.window as $w | $w.whole_run == false and $w.t0_us >= 1000000 and $w.t1_us > $w.t0_us
+		and (.samples | length) > 0
+		and all(.samples[]; .t0_us >= $w.t0_us and .t1_us <= $w.t1_us)' "$win" >/dev/null ||
+		{ jq -c '.window, [.samples[] | [.t0_us, .t1_us]]' "$win"; false; }
 	ui_keys q y
 }
 
