@@ -187,11 +187,19 @@ env_same() {
 	assert_creds "$output" CapPrm $ZERO_CAPS
 	assert_creds "$output" CapEff $ZERO_CAPS
 	assert_creds "$output" CapAmb $ZERO_CAPS
-	ST_WRAP=("${ST_SETPRIV[@]}" sh -c 'grep ^Uid: /proc/self/status; exec "$@"' sh)
-	st -s -o /dev/null -- sh -c 'grep ^Uid: /proc/self/status'
+	# real, effective, saved and file-system uids of the command, each line
+	# tagged with who printed it: the wrapper (as nobody, before it execs the
+	# set-user-ID copy) and the command spacetime ran
+	ST_WRAP=("${ST_SETPRIV[@]}" sh -c 'echo "wrapper $(grep ^Uid: /proc/self/status)"; exec "$@"' sh)
+	st -s -o /dev/null -- sh -c 'echo "command $(grep ^Uid: /proc/self/status)"'
 	assert_status 0
-	[[ "$output" =~ Uid:[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534 ]] ||
-		st_fail "the command kept a root uid: $output"
+	local uids="Uid:[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534$"
+	[[ "$(printf '%s\n' "$output" | grep '^wrapper ')" =~ ^wrapper\ $uids ]] ||
+		st_fail "the wrapper did not run as uid $ST_NOBODY: $output"
+	local cmd
+	cmd=$(printf '%s\n' "$output" | grep '^command ' || true)
+	assert_one_line "$cmd" "the command's Uid: line"
+	[[ "$cmd" =~ ^command\ $uids ]] || st_fail "the command kept a root uid: $cmd"
 	# and the environment glibc pruned in secure mode is the command's again
 	ST_WRAP=(env "${SECURE_ENV[@]}" "${ST_SETPRIV[@]}")
 	env_same
