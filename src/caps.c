@@ -93,15 +93,31 @@ int caps_raise_net_admin(void)
 	return r;
 }
 
-/* Sets the supplementary groups of the invoking user (or just gid). */
+/* Sets the supplementary groups of the invoking user (or just gid), however
+ * many: getgrouplist says how many there are when the array is too small. */
 static int set_user_groups(const struct caps_state *cs)
 {
 	struct passwd *pw = getpwuid(cs->uid);
-	gid_t groups[256];
-	int n = 256;
+	gid_t *groups = NULL;
+	int n = 256, r;
 
-	if (pw && getgrouplist(pw->pw_name, cs->gid, groups, &n) >= 0)
-		return setgroups((size_t)n, groups) ? -errno : 0;
+	for (int tries = 0; pw && tries < 4; tries++) {
+		gid_t *g = realloc(groups, (size_t)n * sizeof(*g));
+		if (!g) {
+			free(groups);
+			return -ENOMEM;
+		}
+		groups = g;
+		int want = n;
+		if (getgrouplist(pw->pw_name, cs->gid, groups, &n) >= 0) {
+			r = setgroups((size_t)n, groups) ? -errno : 0;
+			free(groups);
+			return r;
+		}
+		if (n <= want) /* no count to retry with */
+			n = want * 2;
+	}
+	free(groups);
 	return setgroups(1, &cs->gid) ? -errno : 0;
 }
 
