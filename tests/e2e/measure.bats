@@ -50,11 +50,19 @@ min_faults_for_mib() {
 	assert_json_within .peak_rss_kib $((GIB / 1024)) 3
 }
 
+# assert_pss_le_rss: the peak PSS and peak RSS are both positive numbers
+# (jq orders null before every number, so a bare comparison would pass with
+# no PSS measured) and the PSS is at most the RSS.
+assert_pss_le_rss() {
+	assert_json_true '(.peak_pss_bytes | type) == "number" and (.peak_rss_kib | type) == "number"
+		and .peak_pss_bytes > 0 and .peak_pss_bytes <= .peak_rss_kib * 1024'
+}
+
 # A lone process's PSS can never exceed its RSS; rusage's maxrss is the
 # largest RSS the process ever had, so it bounds every PSS sample.
 @test "fill 1024: peak PSS does not exceed the process's peak RSS" {
 	st_cached fill1024 -- "$WL/fill" 1024
-	assert_json '.peak_pss_bytes <= .peak_rss_kib * 1024' = true
+	assert_pss_le_rss
 }
 
 @test "fill 1024: peak PSS time inside the run, wall covers the 600 ms hold" {
@@ -249,7 +257,7 @@ forkn2000() {
 
 @test "--no-netlink: fill 1024: peak PSS does not exceed the process's peak RSS" {
 	st_cached poll1024 --no-netlink -- "$WL/fill" 1024
-	assert_json '.peak_pss_bytes <= .peak_rss_kib * 1024' = true
+	assert_pss_le_rss
 }
 
 @test "--no-netlink: threads that live 2 s (20 intervals) are all seen: 9 threads" {
@@ -280,8 +288,11 @@ forkn2000() {
 	if [ "$(jv .lost_events)" = 0 ]; then
 		assert_json .processes -eq 405
 	else
-		# Lost events must be admitted, and cannot invent processes.
+		# Lost events must be admitted, and cannot invent processes. The root
+		# and the 4 spawners are forked before the 400 children can fill the
+		# socket, and an overrun drops only later messages: at least 5 remain.
 		assert_json .processes -le 405
+		assert_json .processes -ge 5
 	fi
 }
 
