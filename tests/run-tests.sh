@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# run-tests.sh: runs every unit test binary (build/tests/test_*, cmocka, TAP
-# output) and the bats suites (tests/e2e, tests/ui when it holds .bats files),
+# run-tests.sh: runs the unit test binary of every tests/unit/test_*.c
+# (build/tests/test_*, cmocka, TAP output; a missing binary, or one that
+# reports no plan, is a failure; a binary with no source left is not run)
+# and the bats suites (tests/e2e, tests/ui when it holds .bats files),
 # counts passes and failures across all of them, lists the failures, and ends
 # with one line: "check: N passed, M failed". Exits non-zero when anything
 # failed or nothing ran. Needs no terminal and no stdin.
@@ -28,6 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 tap_count() {
 	local src=$1 file=$2 line name planned=0 seen=0
 	tap_failed=0
+	tap_planned=0
 	while IFS= read -r line || [ -n "$line" ]; do
 		case $line in
 		[0-9]*..[0-9]*)
@@ -53,20 +56,39 @@ tap_count() {
 		tap_failed=$((tap_failed + planned - seen))
 		failures+=("$src: $((planned - seen)) planned test(s) never reported (crash or abort?)")
 	fi
+	tap_planned=$planned
 }
 
 # --- unit tests ---------------------------------------------------------------
+# The sources say which binaries there must be: each tests/unit/test_X.c
+# builds $B/tests/test_X. A binary with no source (left from a test since
+# removed or renamed) is stale and not run.
 units=0
 for t in "$B"/tests/test_*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
+	[ -e "tests/unit/${t##*/}.c" ] || echo "# stale, not run: $t (no tests/unit/${t##*/}.c)"
+done
+for src in tests/unit/test_*.c; do
+	[ -e "$src" ] || continue
 	units=$((units + 1))
-	name=${t##*/}
+	name=$(basename "$src" .c)
+	t="$B/tests/$name"
 	echo "# unit: $name"
+	if [ ! -f "$t" ] || [ ! -x "$t" ]; then
+		fail=$((fail + 1))
+		failures+=("unit/$name: no binary $t for $src (did it build?)")
+		continue
+	fi
 	rc=0
 	CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 10 "$UNIT_TIMEOUT" "$t" >"$tmp/unit.out" 2>"$tmp/unit.err" || rc=$?
 	cat "$tmp/unit.out"
 	[ -z "$(tail -c 1 "$tmp/unit.out")" ] || echo
 	tap_count "unit/$name" "$tmp/unit.out"
+	if [ "$tap_planned" -eq 0 ]; then
+		fail=$((fail + 1))
+		tap_failed=$((tap_failed + 1))
+		failures+=("unit/$name: reported no plan (1..N)")
+	fi
 	if [ "$rc" -ne 0 ]; then
 		sed 's/^/# stderr: /' "$tmp/unit.err"
 		if [ "$tap_failed" -eq 0 ]; then
@@ -81,7 +103,7 @@ for t in "$B"/tests/test_*; do
 		fi
 	fi
 done
-[ "$units" -gt 0 ] || echo "# no unit test binaries in $B/tests"
+[ "$units" -gt 0 ] || echo "# no unit tests in tests/unit"
 
 # --- bats suites --------------------------------------------------------------
 suites=()
