@@ -1331,7 +1331,8 @@ static void tick(struct collector *c)
 	tick_pace(c);
 	if (push) {
 		store_summary_set(c->st, &c->sum);
-		notify(c);
+		if (!c->cfg.notify_end)
+			notify(c);
 	}
 }
 

@@ -25,6 +25,9 @@ struct collector_config {
 	uint16_t ts_family;   /* its generic netlink family */
 	char *const *root_argv; /* the command as started: its argv if it ends before
 				 * /proc shows it (may be NULL) */
+	int notify_end;       /* wake the notify fd only when the command has ended
+			       * (the summary mode reads nothing before: a wakeup
+			       * per sample is CPU spent for nothing) */
 };
 
 struct collector;
@@ -36,8 +39,8 @@ struct collector *collector_new(struct store *st, const struct collector_config 
  * exec'd); pidfd may be -1. start_ns is the command's start. Returns 0 or
  * -errno. Signals are blocked in the new thread. */
 int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns);
-/* An fd that becomes readable when the store has new data or the command
- * ended; read 8 bytes to clear it. */
+/* An fd that becomes readable when the store has new data (unless
+ * cfg->notify_end) or the command ended; read 8 bytes to clear it. */
 int collector_notify_fd(const struct collector *c);
 /* Tells whether the command has been reaped (the summary is final). */
 int collector_finished(struct collector *c);

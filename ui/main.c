@@ -349,7 +349,9 @@ int main(int argc, char **argv)
 	struct collector_config cc = {.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
 				      .nl_fd = nl_fd >= 0 ? nl_fd : -1, .nl_quiet_fd = nl_quiet,
 				      .ts_fd = ts_fd >= 0 ? ts_fd : -1, .ts_family = ts_family,
-				      .root_argv = o.argv};
+				      .root_argv = o.argv,
+				      /* no dashboard can start: nothing reads before the end */
+				      .notify_end = o.summary || !isatty(STDOUT_FILENO)};
 	struct collector *col = st ? collector_new(st, &cc) : NULL;
 	if (!col) {
 		fprintf(stderr, "spacetime: out of memory\n");
