@@ -85,6 +85,7 @@ struct collector {
 	int ts_fd;             /* taskstats exit records, read at ticks (or -1) */
 	uint16_t ts_family;
 	int quiet_cap;         /* events its receive buffer holds, roughly */
+	size_t model_n;        /* processes the last tick's model counted */
 	int quiet_polled;      /* its EPOLLIN is on: the event rate is high */
 	uint64_t quiet_read;   /* fork|exit events read since the last tick */
 	pid_t root;
@@ -1198,6 +1199,7 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 		       (double)llabs((long long)t.est_kib - (long long)c->prev_est_kib) >
 			       (double)t.est_kib * 0.001;
 	c->prev_est_kib = t.est_kib;
+	c->model_n = m;
 	return sure;
 }
 
@@ -1314,7 +1316,11 @@ static void tick(struct collector *c)
 	s.live_procs = (uint32_t)ptable_count(c->pt);
 	s.total_procs = c->total_procs;
 	s.total_threads = c->total_threads;
-	s.valid = SAMPLE_PSS | SAMPLE_RSS | SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS;
+	s.valid = SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS;
+	/* no process counted yet (the command not exec'd, or gone before any
+	 * read): its memory is unknown, not 0 */
+	if (c->model_n)
+		s.valid |= SAMPLE_PSS | SAMPLE_RSS;
 	uint64_t peak_t = c->sum.peak.t_ns;
 	model_peak(c, &s, sure, now);
 	int push = !c->last_push_ns || c->sum.peak.t_ns != peak_t ||
