@@ -85,7 +85,7 @@ struct collector {
 	int ts_fd;             /* taskstats exit records, read at ticks (or -1) */
 	uint16_t ts_family;
 	int quiet_cap;         /* events its receive buffer holds, roughly */
-	size_t model_n;        /* processes the last tick's model counted */
+	int model_seen;        /* a tick's model has counted a process */
 	int quiet_polled;      /* its EPOLLIN is on: the event rate is high */
 	uint64_t quiet_read;   /* fork|exit events read since the last tick */
 	pid_t root;
@@ -1199,7 +1199,7 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 		       (double)llabs((long long)t.est_kib - (long long)c->prev_est_kib) >
 			       (double)t.est_kib * 0.001;
 	c->prev_est_kib = t.est_kib;
-	c->model_n = m;
+	c->model_seen |= m > 0;
 	return sure;
 }
 
@@ -1318,8 +1318,8 @@ static void tick(struct collector *c)
 	s.total_threads = c->total_threads;
 	s.valid = SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS;
 	/* no process counted yet (the command not exec'd, or gone before any
-	 * read): its memory is unknown, not 0 */
-	if (c->model_n)
+	 * read): its memory is unknown, not 0; once all have gone, it is 0 */
+	if (c->model_seen)
 		s.valid |= SAMPLE_PSS | SAMPLE_RSS;
 	uint64_t peak_t = c->sum.peak.t_ns;
 	model_peak(c, &s, sure, now);

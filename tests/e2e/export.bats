@@ -44,10 +44,23 @@ export_run() {
 }
 
 # py SCRIPT ARGS...: runs a python3 check; its output is shown on failure.
+# peak_ok(max_kib, summary), for the python checks: the series' max is the
+# reported (measured) peak, or an estimate above it: within the 1% margin
+# (STORE_PEAK_EST_MARGIN), or past it and then reported as unconfirmed.
+PEAK_OK='
+def peak_ok(mx, summ):
+    peak, unc = summ["peak_pss_bytes"], summ["peak_pss_unconfirmed_bytes"]
+    if unc is not None:
+        return mx * 1024 == unc
+    if not summ["peak_pss_measured"]:
+        return mx * 1024 == peak
+    return peak <= mx * 1024 <= peak * 1.01 + 1024
+'
+
 py() {
 	local script=$1 out
 	shift
-	out=$(python3 -c "$script" "$@" 2>&1) || { st_fail "python check failed: $out"; return 1; }
+	out=$(python3 -c "$PEAK_OK$script" "$@" 2>&1) || { st_fail "python check failed: $out"; return 1; }
 	[ -z "$out" ] || echo "$out"
 }
 
@@ -65,7 +78,7 @@ s = snap["samples"]
 assert len(s) == snap["samples_count"] > 0, "samples_count"
 assert sum(x["n"] for x in s) == snap["samples_aggregated"], "samples_aggregated"
 peak = max(x["pss_max_kib"] for x in s if x["pss_max_kib"] is not None)
-assert peak * 1024 == summ["peak_pss_bytes"], "sample max %d KiB != peak %d B" % (peak, summ["peak_pss_bytes"])
+assert peak_ok(peak, summ), "sample max %d KiB vs peak %d B (unconfirmed %s)" % (peak, summ["peak_pss_bytes"], summ["peak_pss_unconfirmed_bytes"])
 # PSS is unknown (null) only before the first process was counted
 known = [x["pss_kib"] is not None for x in s]
 assert known == sorted(known), "a sample with PSS unknown after one with it"
@@ -102,7 +115,7 @@ for r in data:
         if c != "":
             float(c)
 i = head.index("pss_max_kib")
-assert max(int(r[i]) for r in data if r[i] != "") * 1024 == snap["summary"]["peak_pss_bytes"], "CSV peak"
+assert peak_ok(max(int(r[i]) for r in data if r[i] != ""), snap["summary"]), "CSV peak"
 wall = snap["summary"]["wall_us"]; ival = snap["summary"]["interval_ms"] * 1000
 ticks = wall / ival + 1
 # ticks brought forward near the peak store a sample when it is a new peak
@@ -138,7 +151,7 @@ names = {(e["pid"], e["tid"]) for e in ev if e["ph"] == "M" and e["name"] == "th
 assert set(tracks) <= names, "unnamed tracks"
 assert any(e["ph"] == "M" and e["name"] == "process_name" for e in ev)
 pss = [e["args"]["KiB"] for e in ev if e["ph"] == "C" and e["name"] == "tree PSS"]
-assert max(pss) * 1024 == snap["summary"]["peak_pss_bytes"], "counter max %d KiB" % max(pss)
+assert peak_ok(max(pss), snap["summary"]), "counter max %d KiB" % max(pss)
 assert any(e["ph"] == "C" and e["name"] == "live" for e in ev)
 assert any(e["ph"] == "C" and e["name"] == "faults/s" for e in ev)
 ' "$EXP_TRACE" "$EXP_JSON"
@@ -250,7 +263,6 @@ peak = snap["summary"]["peak_pss_bytes"]
 known = [x for x in snap["samples"] if x["pss_kib"] is not None]
 if peak is None:
     assert not known, "peak PSS null, yet samples say %s" % [x["pss_kib"] for x in known]
-    assert snap["summary"]["pss_reads"] == 0
 else:
     assert peak > 0 and max(x["pss_max_kib"] for x in known) * 1024 == peak
 print("null" if peak is None else "known")
