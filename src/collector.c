@@ -19,6 +19,8 @@
 #include "ptable.h"
 
 #include <dirent.h>
+#include <linux/kcmp.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -288,6 +290,8 @@ static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	/* The old image's shared pages pass to the others that map them. */
 	if (model_counts(c, e))
 		model_leave(c, e);
+	if (c->sum.mode == COLLECTOR_NETLINK)
+		e->vm_state = PTABLE_VM_OWN; /* a new program has a memory of its own */
 	e->dil_seen = 0;
 	/* A new program has a new address space: the old smaps fd shows the old one. */
 	if (e->fd_smaps >= 0) {
@@ -608,11 +612,31 @@ static int before_first_exec(const struct collector *c, const struct pentry *e)
 	return e->rec.pid == c->root && !e->rec.nexec && c->sum.mode == COLLECTOR_NETLINK;
 }
 
+/* Whether e's memory is another's: the command's before its first exec
+ * (spacetime's), or a vfork child's before it execs (its parent's, counted
+ * there: statm and smaps_rollup of both show the same pages). */
+static int vm_borrowed(const struct collector *c, const struct pentry *e)
+{
+	return before_first_exec(c, e) || e->vm_state == PTABLE_VM_PARENTS;
+}
+
+/* Updates e->vm_state until it is known to be its own: kcmp(2) tells
+ * whether e runs in its parent's memory (a child forked without CLONE_VM
+ * never will; one with it has its own once it execs). */
+static void vm_check(struct collector *c, struct pentry *e)
+{
+	if (e->vm_state == PTABLE_VM_OWN || e->rec.pid == c->root)
+		return;
+	/* an error (no kcmp, no ptrace access, the parent gone): its own */
+	long k = syscall(SYS_kcmp, e->rec.pid, e->rec.ppid, KCMP_VM, 0, 0);
+	e->vm_state = k == 0 ? PTABLE_VM_PARENTS : PTABLE_VM_OWN;
+}
+
 /* Whether e counts in the tree's PSS: past the command's first exec, with
- * memory (a zombie's is gone). */
+ * memory of its own (a zombie's is gone). */
 static int model_counts(const struct collector *c, const struct pentry *e)
 {
-	return !before_first_exec(c, e) && (e->rec.valid & PROC_V_RSS) && !e->mm_gone;
+	return !vm_borrowed(c, e) && (e->rec.valid & PROC_V_RSS) && !e->mm_gone;
 }
 
 /* Reads stat and statm of e and updates its record and PSS estimate. Returns
@@ -648,6 +672,7 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 		e->rec.rss_kib = 0;
 		return 0;
 	}
+	vm_check(c, e);
 	if ((e->rec.valid & PROC_V_RSS) && ps.rss_pages * pk == e->rec.rss_kib)
 		return 0;
 	if (e->fd_statm < 0) {
@@ -671,7 +696,7 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 	e->shared_rss = shr;
 	e->rec.rss_kib = res;
 	e->rec.valid |= PROC_V_RSS;
-	if (res > e->rec.peak_rss_kib && !before_first_exec(c, e))
+	if (res > e->rec.peak_rss_kib && !vm_borrowed(c, e))
 		e->rec.peak_rss_kib = res;
 	return 0;
 }
@@ -924,7 +949,7 @@ static void schedule_pss(struct collector *c, uint64_t now)
 	/* Read in priority order, paying the real cost, while tokens last. */
 	for (size_t i = 0; i < k && pssched_budget_avail(&c->tokens) > 0; i++) {
 		struct pentry *e = ptable_at(c->pt, c->sched_picks[i]);
-		if (!before_first_exec(c, e)) {
+		if (!vm_borrowed(c, e)) {
 			uint64_t cost = read_pss(c, e, now);
 			pssched_budget_pay(&c->tokens, (double)cost);
 			c->sum.pss_cpu_ns += cost;

@@ -31,6 +31,7 @@ struct pentry {
 	uint64_t prev_shared_kib;     /* shared RSS at the last tick */
 	int dil_seen;             /* its pages are in the running total */
 	int mm_gone;              /* a zombie: its memory has left the model */
+	int vm_state;             /* PTABLE_VM_*: whether it runs in its parent's memory */
 	int forked_since_read;    /* it forked a child since: its pages are shared now */
 	uint64_t anon_rss, shared_rss; /* from the latest statm, KiB */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib; /* the current estimate */
@@ -47,6 +48,10 @@ struct pentry {
 	size_t unread_exec;       /* 1 + store index of its last exec if that exec's
 				   * argv could not be read (named at the exit), else 0 */
 };
+
+/* A child started with CLONE_VM (vfork, posix_spawn) runs in its parent's
+ * memory until it execs or exits: that memory is counted once, in the parent. */
+enum { PTABLE_VM_UNKNOWN, PTABLE_VM_PARENTS, PTABLE_VM_OWN };
 
 struct ptable;
 

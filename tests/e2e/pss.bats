@@ -25,7 +25,7 @@ MIB=1048576
 
 setup() {
 	st_require
-	st_require_workloads shmfork cowfork mapfile multifill fill
+	st_require_workloads shmfork cowfork mapfile multifill fill vforkhold
 }
 
 teardown() {
@@ -43,6 +43,7 @@ truth_mib() {
 	mapfile) echo "$3" ;;               # PATH MIB NPROC
 	multifill) echo $(($2 * $3)) ;;     # NPROC MIB
 	fill) echo "$2" ;;                  # MIB HOLD_MS
+	vforkhold) echo "$2" ;;             # MIB HOLD_MS
 	esac
 }
 truth_nproc() {
@@ -51,6 +52,7 @@ truth_nproc() {
 	mapfile) echo $(($4 + 1)) ;;
 	multifill) echo $(($2 + 1)) ;;
 	fill) echo 1 ;;
+	vforkhold) echo 2 ;;
 	esac
 }
 truth_rss_mib() {
@@ -60,6 +62,9 @@ truth_rss_mib() {
 	mapfile) echo $(($4 * $3)) ;;
 	multifill) echo $(($2 * $3)) ;;
 	fill) echo "$2" ;;
+	# each process's statm shows the whole memory, but the vfork child's is
+	# its parent's: the tree's RSS counts it once too
+	vforkhold) echo "$2" ;;
 	esac
 }
 
@@ -131,6 +136,10 @@ pss_run() {
 	pss_run netlink fill 300 300
 }
 
+@test "pss netlink: vforkhold 200 800 (a vfork child in its parent's memory): peak within 3% of 200 MiB, not 400" {
+	pss_run netlink vforkhold 200 800
+}
+
 # --- poll mode (--no-netlink) ----------------------------------------------------
 
 @test "pss poll: shmfork 400 3 64 (shared anon region read by 3 children): peak within 3% of 592 MiB, RSS sum > 1.5x" {
@@ -151,6 +160,10 @@ pss_run() {
 
 @test "pss poll: fill 300 300 (a 300 ms spike): peak within 3% of 300 MiB" {
 	pss_run poll fill 300 300
+}
+
+@test "pss poll: vforkhold 200 800 (a vfork child in its parent's memory): peak within 3% of 200 MiB, not 400" {
+	pss_run poll vforkhold 200 800
 }
 
 # --- unprivileged, poll mode ------------------------------------------------------
