@@ -750,11 +750,11 @@ static void prog_learn(struct collector *c, const struct pentry *e)
 static void model_fill(struct collector *c, const struct pentry *e, struct pssmodel_proc *p)
 {
 	*p = (struct pssmodel_proc){
-		.anon_rss_kib = e->anon_rss, .shared_rss_kib = e->shared_rss, .minflt = e->rec.minflt,
+		.anon_rss_kib = e->anon_rss, .shared_rss_kib = e->shared_rss, .faults = e->rec.minflt + e->rec.majflt,
 		.read = e->rd_ok, .rd_pss_anon_kib = e->rd_pss_anon, .rd_pss_file_kib = e->rd_pss_file,
 		.rd_pss_shmem_kib = e->rd_pss_shmem, .rd_anon_rss_kib = e->rd_anon_rss,
 		.rd_shared_rss_kib = e->rd_shared_rss, .rd_private_kib = e->rd_private_kib,
-		.rd_minflt = e->rd_minflt, .forked = e->forked_since_read,
+		.rd_faults = e->rd_faults, .forked = e->forked_since_read,
 		.prog_anon_ratio = -1, .prog_shared_ratio = c->shared_ratio};
 	if (e->rd_ok) {
 		uint64_t d = c->dil_cum_kib - e->rd_dil_cum_kib;
@@ -876,7 +876,7 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 		e->rd_shared_rss = e->shared_rss;
 	}
 	e->rd_private_kib = (r.valid & PROCFS_ROLLUP_PRIVATE) ? r.private_kib : 0;
-	e->rd_minflt = e->rec.minflt;
+	e->rd_faults = e->rec.minflt + e->rec.majflt;
 	e->forked_since_read = 0;
 	e->rd_ok = 1;
 	e->rd_dil_cum_kib = c->dil_cum_kib;

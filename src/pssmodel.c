@@ -61,7 +61,7 @@ void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
 	/* Faults the growth does not explain: copy-on-write breaks at most, each
 	 * a page this process (and the tree, by as much again) now pays more
 	 * for; never more than the anonymous pages it shared. */
-	uint64_t faults_kib = p->minflt > p->rd_minflt ? (p->minflt - p->rd_minflt) * page_kib : 0;
+	uint64_t faults_kib = p->faults > p->rd_faults ? (p->faults - p->rd_faults) * page_kib : 0;
 	uint64_t unexplained = sub0(faults_kib, up_a + up_s);
 	uint64_t cow = unexplained < unpaid_a + unpaid_s ? unexplained : unpaid_a + unpaid_s;
 	if (cow > p->rd_anon_rss_kib)

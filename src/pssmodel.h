@@ -51,13 +51,14 @@
 struct pssmodel_proc {
 	/* in: now, from statm and stat */
 	uint64_t anon_rss_kib, shared_rss_kib; /* shared: file + shmem */
-	uint64_t minflt;
+	uint64_t faults;          /* page faults, minor + major (a copy-on-write
+				   * break of a swapped-out page is a major one) */
 	/* in: the last smaps_rollup read (when read != 0) */
 	int read;
 	uint64_t rd_pss_anon_kib, rd_pss_file_kib, rd_pss_shmem_kib;
 	uint64_t rd_anon_rss_kib, rd_shared_rss_kib; /* RSS in the same read */
 	uint64_t rd_private_kib;  /* Private_Clean + Private_Dirty */
-	uint64_t rd_minflt;       /* minflt when read */
+	uint64_t rd_faults;       /* faults when read */
 	int forked;               /* it forked since the read: its pages are now shared */
 	/* in: what others did since its read: pages they started mapping (new
 	 * processes' RSS, others' growth of shared RSS), which may be its pages

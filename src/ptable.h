@@ -17,7 +17,7 @@ struct pentry {
 	uint64_t pss_t_ns;        /* 0: never read */
 	uint64_t rd_pss_anon, rd_pss_file, rd_pss_shmem;
 	uint64_t rd_anon_rss, rd_shared_rss;
-	uint64_t rd_private_kib, rd_minflt; /* Private_* of the read; minflt when read */
+	uint64_t rd_private_kib, rd_faults; /* Private_* of the read; minflt + majflt then */
 	int rd_ok;                /* the rd_ fields hold a successful read */
 	uint64_t rd_t_ns;         /* when it was made */
 	/* what the rest of the tree did since the read (pssmodel.h): the

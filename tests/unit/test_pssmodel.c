@@ -68,7 +68,7 @@ static void test_private_growth_is_exact(void **state)
 	struct pssmodel_proc p = rd(100 * MIB, 0, 100 * MIB, 0, 100 * MIB);
 
 	p.anon_rss_kib = 300 * MIB;
-	p.minflt = 200 * MIB / PAGE; /* one fault per new page */
+	p.faults = 200 * MIB / PAGE; /* one fault per new page */
 	pssmodel_estimate(&p, PAGE);
 	assert_int_equal(p.est_kib, 300 * MIB);
 	assert_int_equal(pssmodel_doubt(&p), 0);
@@ -134,13 +134,13 @@ static void test_cow_faults(void **state)
 	(void)state;
 	struct pssmodel_proc p = rd(400 * MIB, 0, 200 * MIB, 0, 0);
 
-	p.minflt = 100 * MIB / PAGE;
+	p.faults = 100 * MIB / PAGE;
 	pssmodel_estimate(&p, PAGE);
 	assert_int_equal(p.hi_kib, 300 * MIB);
 	assert_int_equal(p.est_kib, 250 * MIB);
 	assert_false(p.exact);
 
-	p.minflt = 10000 * MIB / PAGE;
+	p.faults = 10000 * MIB / PAGE;
 	pssmodel_estimate(&p, PAGE);
 	assert_int_equal(p.hi_kib, 400 * MIB); /* capped at what it shared */
 }
@@ -289,7 +289,7 @@ static void test_cow_release_reaches_the_partner(void **state)
 	struct pssmodel_proc p[2] = {rd(400 * MIB, 0, 200 * MIB, 0, 0), rd(400 * MIB, 0, 200 * MIB, 0, 0)};
 	struct pssmodel_total t;
 
-	p[1].minflt = 400 * MIB / PAGE; /* every page written, RSS unchanged */
+	p[1].faults = 400 * MIB / PAGE; /* every page written, RSS unchanged */
 	pssmodel_estimate(&p[1], PAGE);
 	assert_int_equal(p[1].released_kib, 200 * MIB);
 	assert_int_equal(p[1].hi_kib, 400 * MIB);
