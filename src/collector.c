@@ -88,6 +88,7 @@ struct collector {
 	uint16_t ts_family;
 	int quiet_cap;         /* events its receive buffer holds, roughly */
 	int model_seen;        /* a tick's model has counted a process */
+	int root_done;         /* the command has been reaped (its tree may go on) */
 	int quiet_polled;      /* its EPOLLIN is on: the event rate is high */
 	uint64_t quiet_read;   /* fork|exit events read since the last tick */
 	pid_t root;
@@ -533,6 +534,52 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 	}
 }
 
+/* Pushes onto the stack the orphans of the tree: spacetime's children (of
+ * any of its threads) other than the command, adding those the table lacks
+ * (their parent ended between two scans). */
+static void scan_orphans(struct collector *c, uint64_t now, pid_t **stack, size_t *sp, size_t *stack_cap,
+			 pid_t **kids, size_t *kids_cap, char **kbuf, size_t *kbuf_cap)
+{
+	char path[64];
+	pid_t self = getpid();
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)self);
+	if (!(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		int fd = procfs_open(self, (pid_t)atoi(de->d_name), "children");
+		int k = fd >= 0 ? procfs_read_children(fd, kbuf, kbuf_cap, kids, kids_cap) : 0;
+		if (fd >= 0)
+			close(fd);
+		for (int j = 0; j < k; j++) {
+			pid_t pid = (*kids)[j];
+			if (pid == c->root)
+				continue;
+			if (!ptable_get(c->pt, pid)) {
+				struct pentry *e = add_proc(c, pid, self, now, NULL);
+				if (!e)
+					continue;
+				if (c->sum.mode == COLLECTOR_POLL)
+					note_exec(c, e, now);
+				c->sum.rescans += c->sum.mode == COLLECTOR_NETLINK;
+			}
+			if (*sp == *stack_cap) {
+				pid_t *ns = realloc(*stack, (*stack_cap * 2) * sizeof(*ns));
+				if (!ns)
+					continue;
+				*stack = ns;
+				*stack_cap *= 2;
+			}
+			(*stack)[(*sp)++] = pid;
+		}
+	}
+	closedir(d);
+}
+
 /* Finds every live process under root through the children files, adding the
  * ones missing from the table; marks found entries seen. The buffers grow to
  * any number of children: a file cut short would lose the whole subtree. */
@@ -550,6 +597,8 @@ static void scan_tree(struct collector *c, uint64_t now)
 		return;
 	stack_cap = 256;
 	stack[sp++] = c->root;
+	if (c->cfg.subreaper)
+		scan_orphans(c, now, &stack, &sp, &stack_cap, &kids, &kids_cap, &kbuf, &kbuf_cap);
 	while (sp) {
 		pid_t pid = stack[--sp];
 		struct pentry *e = ptable_get(c->pt, pid);
@@ -1500,36 +1549,58 @@ static void drain_netlink(struct collector *c)
 	}
 }
 
-/* Reaps the command if it has ended; returns 1 when it has. */
-static int reap(struct collector *c)
+/* Ends the run: the last tick, spacetime's own CPU, the final summary. */
+static void finish(struct collector *c, uint64_t now)
 {
-	struct rusage ru;
-	int status;
-	pid_t r = wait4(c->root, &status, WNOHANG, &ru);
-
-	if (r < 0 && errno == ECHILD) {
-		/* reaped behind our back (SIGCHLD ignored): ended, status unknown */
-		c->sum.end_ns = collector_now_ns();
-		tick(c);
-		store_summary_set(c->st, &c->sum);
-		atomic_store(&c->finished, 1);
-		notify(c);
-		return 1;
-	}
-	if (r != c->root)
-		return 0;
-	uint64_t now = collector_now_ns();
 	c->sum.end_ns = now;
+	tick(c);
+	struct rusage self;
+	if (getrusage(RUSAGE_SELF, &self) == 0)
+		c->sum.self_cpu_ns = ((uint64_t)self.ru_utime.tv_sec + (uint64_t)self.ru_stime.tv_sec) * 1000000000u +
+				     ((uint64_t)self.ru_utime.tv_usec + (uint64_t)self.ru_stime.tv_usec) * 1000u;
+	store_summary_set(c->st, &c->sum);
+	atomic_store(&c->finished, 1);
+	notify(c);
+}
+
+/* Adds a wait4 rusage to the tree's totals. */
+static void ru_add(struct collector *c, const struct rusage *ru)
+{
+	c->sum.ru_utime_us += (uint64_t)ru->ru_utime.tv_sec * 1000000u + (uint64_t)ru->ru_utime.tv_usec;
+	c->sum.ru_stime_us += (uint64_t)ru->ru_stime.tv_sec * 1000000u + (uint64_t)ru->ru_stime.tv_usec;
+	if ((uint64_t)ru->ru_maxrss > c->sum.ru_maxrss_kib)
+		c->sum.ru_maxrss_kib = (uint64_t)ru->ru_maxrss;
+	c->sum.ru_minflt += (uint64_t)ru->ru_minflt;
+	c->sum.ru_majflt += (uint64_t)ru->ru_majflt;
+	c->sum.ru_nvcsw += (uint64_t)ru->ru_nvcsw;
+	c->sum.ru_nivcsw += (uint64_t)ru->ru_nivcsw;
+	c->sum.ru_inblock += (uint64_t)ru->ru_inblock;
+	c->sum.ru_oublock += (uint64_t)ru->ru_oublock;
+}
+
+/* Whether a process other than the command is still alive in the tree (a
+ * zombie has ended: we reap it). */
+static int tree_left(struct collector *c)
+{
+	for (size_t i = 0; i < ptable_count(c->pt); i++) {
+		const struct pentry *e = ptable_at(c->pt, i);
+		if (e->rec.pid != c->root && !e->mm_gone && !e->exit_pending)
+			return 1;
+	}
+	return 0;
+}
+
+/* The command has ended with status and ru. */
+static void root_ended(struct collector *c, int status, const struct rusage *ru)
+{
+	uint64_t now = collector_now_ns();
+
+	c->root_done = 1;
+	c->sum.root_end_ns = now;
 	c->sum.wait_status = status;
-	c->sum.ru_utime_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
-	c->sum.ru_stime_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
-	c->sum.ru_maxrss_kib = (uint64_t)ru.ru_maxrss;
-	c->sum.ru_minflt = (uint64_t)ru.ru_minflt;
-	c->sum.ru_majflt = (uint64_t)ru.ru_majflt;
-	c->sum.ru_nvcsw = (uint64_t)ru.ru_nvcsw;
-	c->sum.ru_nivcsw = (uint64_t)ru.ru_nivcsw;
-	c->sum.ru_inblock = (uint64_t)ru.ru_inblock;
-	c->sum.ru_oublock = (uint64_t)ru.ru_oublock;
+	ru_add(c, ru);
+	if (c->pidfd >= 0 && c->ep_fd >= 0)
+		epoll_ctl(c->ep_fd, EPOLL_CTL_DEL, c->pidfd, NULL); /* readable from now on */
 	if (c->nl_fd >= 0)
 		drain_netlink(c);
 	drain_taskstats(c);
@@ -1537,16 +1608,51 @@ static int reap(struct collector *c)
 	struct pentry *e = ptable_get(c->pt, c->root);
 	if (e)
 		retire(c, e, now, status, 1, RETIRE_READ);
-	tick(c);
-	struct rusage self;
-	if (getrusage(RUSAGE_SELF, &self) == 0)
-		c->sum.self_cpu_ns = ((uint64_t)self.ru_utime.tv_sec + (uint64_t)self.ru_stime.tv_sec) * 1000000000u +
-				     ((uint64_t)self.ru_utime.tv_usec + (uint64_t)self.ru_stime.tv_usec) * 1000u;
 	c->sum.exited = 1;
-	store_summary_set(c->st, &c->sum);
-	atomic_store(&c->finished, 1);
-	notify(c);
-	return 1;
+	/* what it left behind that no scan has seen yet: ours now */
+	if (c->sum.mode == COLLECTOR_POLL && c->cfg.subreaper)
+		scan_tree(c, now);
+	if (!c->cfg.wait_tree || !tree_left(c))
+		finish(c, now);
+}
+
+/* Reaps what has ended: the command, and (spacetime being the subreaper)
+ * the orphans of the tree, whose figures then count in the totals. Returns 1
+ * when the run has ended. */
+static int reap(struct collector *c)
+{
+	for (;;) {
+		struct rusage ru;
+		int status;
+		/* only the command, unless orphans can be ours */
+		pid_t r = wait4(c->cfg.subreaper ? -1 : c->root, &status, WNOHANG, &ru);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == ECHILD && !c->root_done) {
+			/* reaped behind our back (SIGCHLD ignored): ended, status unknown */
+			finish(c, collector_now_ns());
+			return 1;
+		}
+		if (r <= 0)
+			break;
+		if (r == c->root) {
+			root_ended(c, status, &ru);
+			if (atomic_load(&c->finished))
+				return 1;
+			continue;
+		}
+		/* an orphan that ended: its exit is ours to record */
+		ru_add(c, &ru);
+		c->sum.orphans_reaped++;
+		struct pentry *e = ptable_get(c->pt, r);
+		if (e)
+			retire(c, e, collector_now_ns(), status, 1, RETIRE_READ);
+	}
+	if (c->root_done && !atomic_load(&c->finished) && !tree_left(c)) {
+		finish(c, collector_now_ns());
+		return 1;
+	}
+	return atomic_load(&c->finished);
 }
 
 static void *collector_main(void *arg)
@@ -1568,8 +1674,11 @@ static void *collector_main(void *arg)
 				drain_netlink(c);
 			} else if (fd == c->timer_fd) {
 				uint64_t x;
-				if (read(fd, &x, sizeof(x)) > 0)
+				if (read(fd, &x, sizeof(x)) > 0) {
 					tick(c);
+					if (c->cfg.subreaper && c->pidfd >= 0)
+						reap(c); /* orphans: no pidfd tells when they end */
+				}
 			} else if (fd == c->pidfd) {
 				reap(c);
 			} else if (fd == c->wake_fd) {

@@ -25,6 +25,8 @@ struct collector_config {
 	uint16_t ts_family;   /* its generic netlink family */
 	char *const *root_argv; /* the command as started: its argv if it ends before
 				 * /proc shows it (may be NULL) */
+	int subreaper;        /* spacetime is the tree's subreaper: orphans are ours to reap */
+	int wait_tree;        /* the run ends when the whole tree has ended, not the command */
 	int notify_end;       /* wake the notify fd only when the command has ended
 			       * (the summary mode reads nothing before: a wakeup
 			       * per sample is CPU spent for nothing) */

@@ -73,6 +73,45 @@ static void snap_u64(FILE *f, const char *key, uint64_t v, int known, int *first
 	}
 }
 
+/* Writes the processes that outlived the command: [{pid, comm, argv, peak_pss_kib,
+ * start_us, end_us (null: running when the run ended)}]. */
+static void write_outlived(FILE *f, struct store *st, const struct store_summary *s)
+{
+	size_t n = store_procs(st, STORE_PROCS_ALL, NULL, 0), k = 0;
+	struct proc_rec *p = n ? calloc(n, sizeof(*p)) : NULL;
+	enum { CAP = 65536 };
+	char *buf = malloc(CAP);
+
+	fputc('[', f);
+	if (p && buf && s->root_end_ns) {
+		n = store_procs(st, STORE_PROCS_ALL, p, n);
+		for (size_t i = 0; i < n; i++) {
+			const struct proc_rec *r = &p[i];
+			int first = 1;
+			if (r->end_ns && r->end_ns <= s->root_end_ns)
+				continue;
+			fputs(k++ ? ",{" : "{", f);
+			jsonw_u64(f, "pid", (uint64_t)r->pid, &first);
+			jsonw_key(f, "comm", &first);
+			jsonw_str(f, r->comm, strnlen(r->comm, sizeof(r->comm)));
+			jsonw_key(f, "argv", &first);
+			ssize_t len = r->argv_id ? store_str_get(st, r->argv_id, buf, CAP) : -1;
+			if (len >= 0)
+				jsonw_argv(f, buf, (size_t)len < CAP ? (size_t)len : CAP);
+			else
+				fputs("null", f);
+			jsonw_u64(f, "peak_pss_kib", r->peak_pss_kib, &first);
+			jsonw_u64(f, "start_us", r->start_ns > s->start_ns ? (r->start_ns - s->start_ns) / 1000 : 0, &first);
+			snap_u64(f, "end_us", r->end_ns > s->start_ns ? (r->end_ns - s->start_ns) / 1000 : 0, r->end_ns != 0,
+				 &first);
+			fputc('}', f);
+		}
+	}
+	fputc(']', f);
+	free(buf);
+	free(p);
+}
+
 int export_json_summary(FILE *f, struct store *st, char *const argv[])
 {
 	struct store_summary s;
@@ -157,6 +196,10 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	fputs(s.taskstats ? "true" : "false", f);
 	jsonw_u64(f, "taskstats_records", s.ts_records, &first);
 	jsonw_u64(f, "taskstats_lost", s.ts_lost, &first);
+	snap_u64(f, "command_end_us", (s.root_end_ns - s.start_ns) / 1000, s.root_end_ns > s.start_ns, &first);
+	jsonw_u64(f, "orphans_reaped", s.orphans_reaped, &first);
+	jsonw_key(f, "outlived", &first);
+	write_outlived(f, st, &s);
 	jsonw_key(f, "execs", &first);
 	write_execs(f, st, s.start_ns);
 	fputc('}', f);

@@ -104,10 +104,15 @@ struct proc_rec {
 
 /* The run as a whole: set by the collector, read by report and exports. */
 struct store_summary {
-	uint64_t start_ns, end_ns; /* command start and end; end 0 while running */
+	uint64_t start_ns, end_ns; /* command start and the run's end; end 0 while running */
+	uint64_t root_end_ns;      /* when the command ended (0: not yet); the run ends
+				    * then, or when its whole tree has (--wait-tree) */
 	int exited;                /* the command has been reaped */
+	uint64_t orphans_reaped;   /* processes of the tree spacetime reaped as their
+				    * subreaper (their parents had ended) */
 	int wait_status;           /* wait(2) status of the command */
-	/* rusage of the command and the descendants it waited for (wait4) */
+	/* rusage of the command and the descendants it waited for, plus the
+	 * orphans spacetime reaped and theirs (wait4) */
 	uint64_t ru_utime_us, ru_stime_us, ru_maxrss_kib;
 	uint64_t ru_minflt, ru_majflt, ru_nvcsw, ru_nivcsw, ru_inblock, ru_oublock;
 	struct sample peak;        /* the sample with the highest tree PSS: the highest

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -35,7 +36,7 @@
 #define MAIN_COLLECTOR_BOOST 5
 
 struct options {
-	int summary, verbose, no_netlink, caps;
+	int summary, verbose, no_netlink, caps, wait_tree;
 	unsigned interval_ms;
 	double fps;
 	double budget;
@@ -64,6 +65,8 @@ static void usage(FILE *f)
 	      "      --fps N          dashboard redraws per second while live (default 2,\n"
 	      "                       0.2..30); keys always redraw at once\n"
 	      "  -v, --verbose        list every EXEC line (default: the first 20)\n"
+	      "      --wait-tree      end when the whole tree has ended, not when the command\n"
+	      "                       has (processes it left behind are followed and reaped)\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
 	      "                       (and use no taskstats exit records)\n"
 	      "      --caps           print which features privileges enable, and exit\n"
@@ -103,7 +106,7 @@ static double parse_num(const char *s, double lo, double hi, const char *what)
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
-	       OPT_FPS };
+	       OPT_FPS, OPT_WAIT_TREE };
 	static const struct option lo[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
@@ -113,6 +116,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"fps", required_argument, NULL, OPT_FPS},
 		{"verbose", no_argument, NULL, 'v'},
 		{"no-netlink", no_argument, NULL, OPT_NO_NETLINK},
+		{"wait-tree", no_argument, NULL, OPT_WAIT_TREE},
 		{"caps", no_argument, NULL, OPT_CAPS},
 		{"export", required_argument, NULL, OPT_EXPORT},
 		{"export-format", required_argument, NULL, OPT_EXPORT_FORMAT},
@@ -136,6 +140,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_FPS: o->fps = parse_num(optarg, 0.2, 30, "frame rate"); break;
 		case 'v': o->verbose = 1; break;
 		case OPT_NO_NETLINK: o->no_netlink = 1; break;
+		case OPT_WAIT_TREE: o->wait_tree = 1; break;
 		case OPT_CAPS: o->caps = 1; break;
 		case OPT_EXPORT: o->export_dir = optarg; break;
 		case OPT_EXPORT_FORMAT:
@@ -349,7 +354,9 @@ int main(int argc, char **argv)
 	struct collector_config cc = {.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
 				      .nl_fd = nl_fd >= 0 ? nl_fd : -1, .nl_quiet_fd = nl_quiet,
 				      .ts_fd = ts_fd >= 0 ? ts_fd : -1, .ts_family = ts_family,
-				      .root_argv = o.argv,
+				      .root_argv = o.argv, .wait_tree = o.wait_tree,
+				      /* orphans of the tree become ours: followed, counted, reaped */
+				      .subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0,
 				      /* no dashboard can start: nothing reads before the end */
 				      .notify_end = o.summary || !isatty(STDOUT_FILENO)};
 	struct collector *col = st ? collector_new(st, &cc) : NULL;

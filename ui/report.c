@@ -201,6 +201,52 @@ static void put_status(FILE *f, const struct store_summary *s)
 		fprintf(f, "  status          exited %d\n", WEXITSTATUS(s->wait_status));
 }
 
+/* Lists the processes that outlived the command: still running when the run
+ * ended (they go on without spacetime), or ended after it (--wait-tree). */
+static void put_outlived(FILE *f, struct store *st, const struct store_summary *s, const struct report_opts *o)
+{
+	enum { SHOW = 10 };
+	size_t n = store_procs(st, STORE_PROCS_ALL, NULL, 0), shown = 0, total = 0;
+	struct proc_rec *p = n ? calloc(n, sizeof(*p)) : NULL;
+	uint64_t end = s->end_ns ? s->end_ns : s->last.t_ns;
+	char buf[256], size[32];
+
+	if (!s->root_end_ns || !p) {
+		free(p);
+		return;
+	}
+	n = store_procs(st, STORE_PROCS_ALL, p, n);
+	for (size_t i = 0; i < n; i++)
+		total += p[i].end_ns == 0 || p[i].end_ns > s->root_end_ns;
+	if (total)
+		fprintf(f, "  outlived        %zu process%s outlived the command (it ended at %.3f s)%s\n", total,
+			total == 1 ? "" : "es", (double)(s->root_end_ns - s->start_ns) / 1e9,
+			s->end_ns > s->root_end_ns ? "" : "; still running when spacetime ended");
+	for (size_t i = 0; i < n && shown < SHOW; i++) {
+		const struct proc_rec *r = &p[i];
+		if (r->end_ns && r->end_ns <= s->root_end_ns)
+			continue;
+		ssize_t len = r->argv_id ? store_str_get(st, r->argv_id, buf, sizeof(buf)) : -1;
+		report_size(size, sizeof(size), r->peak_pss_kib);
+		fprintf(f, "    %7d  peak PSS %-9s ", (int)r->pid, size);
+		if (r->end_ns)
+			fprintf(f, "ended at %.3f s  ", (double)(r->end_ns - s->start_ns) / 1e9);
+		else
+			fprintf(f, "running, %.1f s old  ", (double)(end - r->start_ns) / 1e9);
+		if (len > 0) {
+			size_t l = (size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf);
+			put_argv(f, buf, l > 60 ? 60 : l, o->utf8);
+		} else {
+			put_argv(f, r->comm, strnlen(r->comm, sizeof(r->comm)), o->utf8);
+		}
+		fputc('\n', f);
+		shown++;
+	}
+	if (total > shown)
+		fprintf(f, "    (%zu more: --json lists them all)\n", total - shown);
+	free(p);
+}
+
 static int report_put(FILE *f, struct store *st, char *const argv[], const struct report_opts *o)
 {
 	struct store_summary s;
@@ -244,7 +290,9 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 	fprintf(f, "  peak RSS        %s largest process (rusage); tree %s at the PSS peak\n", a, b);
 	fprintf(f, "  processes       ");
 	put_count(f, s.last.total_procs);
-	fprintf(f, " created\n  threads         ");
+	fprintf(f, " created\n");
+	put_outlived(f, st, &s, o);
+	fprintf(f, "  threads         ");
 	put_count(f, s.last.total_threads);
 	fprintf(f, " created\n  execs           ");
 	put_count(f, s.total_execs);

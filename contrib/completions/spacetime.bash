@@ -19,7 +19,7 @@ _spacetime() {
 	-i|--interval|--budget|--fps) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-s --summary -o --output --json --export --export-format -i --interval --budget --fps -v --verbose --no-netlink --caps -h --help -V --version --" -- "$cur"))
+		COMPREPLY=($(compgen -W "-s --summary -o --output --json --export --export-format -i --interval --budget --fps -v --verbose --wait-tree --no-netlink --caps -h --help -V --version --" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi
