@@ -183,11 +183,14 @@ int caps_drop(struct caps_state *cs)
 		break;
 	}
 	}
-	/* Under sudo, let the user's own tools treat us as theirs again; with
-	 * file capabilities stay undumpable, so no other process of the user can
-	 * take the netlink socket. */
-	if (cs->kind == CAPS_SUDO)
-		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	/* The sockets opened with privilege stay open for the whole run (the
+	 * taskstats one sees every task's exit on the machine): stay undumpable,
+	 * so no other process of the user can ptrace us or pidfd_getfd() them.
+	 * Changing uid made us undumpable only if fs.suid_dumpable is 0. The
+	 * command gets its own dumpable flag when it execs. */
+	if (cs->kind != CAPS_ROOT && cs->kind != CAPS_NONE &&
+	    (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0))
+		return -EPERM;
 	if (!caps_empty() || geteuid() != cs->uid || getegid() != cs->gid || getuid() != cs->uid ||
 	    (cs->uid != 0 && setuid(0) == 0))
 		return -EPERM;
