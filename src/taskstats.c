@@ -347,11 +347,14 @@ static int taskstats_await(int fd, uint32_t seq, uint16_t *family)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
-		ssize_t r = nlwait_recv(fd, buf, sizeof(buf), &t0, TASKSTATS_REPLY_WAIT_MS);
+		uint32_t sender = UINT32_MAX;
+		ssize_t r = nlwait_recv(fd, buf, sizeof(buf), &t0, TASKSTATS_REPLY_WAIT_MS, &sender);
 		int rem;
 
 		if (r < 0)
 			return (int)r;
+		if (sender != 0)
+			continue; /* not the kernel's answer, whatever it says */
 		for (rem = (int)r; taskstats_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
 			if (nlh->nlmsg_seq != seq)
 				continue;
@@ -425,6 +428,10 @@ int taskstats_open(int rcvbuf_bytes, uint16_t *family)
 		err = -errno;
 		goto out;
 	}
+	/* No other process can send to us then: a forged family id would send
+	 * our privileged request to another family. */
+	if ((err = nlwait_connect_kernel(fd)) < 0)
+		goto out;
 	err = taskstats_resolve(fd, seq, &id);
 	if (err < 0)
 		goto out;
