@@ -85,3 +85,95 @@ socket_fds() {
 		st_fail "uid $ST_NOBODY can list /proc/$BG_PID/fd"
 	fi
 }
+
+# --- whom to become: the elevation tools' variables ----------------------------
+
+ZERO_CAPS=0000000000000000
+
+# loginuid_wrap UID: makes ST_WRAP run spacetime with the audit login uid set to UID (as
+# pam_loginuid does at login), or skips where the kernel does not allow it.
+loginuid_wrap() {
+	sh -c 'echo "$1" >/proc/self/loginuid' sh 0 2>/dev/null ||
+		skip "this kernel does not let root set /proc/self/loginuid"
+	ST_WRAP=(sh -c 'echo "$1" >/proc/self/loginuid && shift && exec "$@"' sh "$1" "${ST_WRAP[@]}")
+}
+
+@test "doas: DOAS_USER (a name) makes the command run as that user, not root" {
+	ST_WRAP=(env DOAS_USER=nobody)
+	st -s -o /dev/null -- "$WL/showcreds"
+	assert_status 0
+	assert_one_line "$output" "showcreds stdout"
+	assert_creds "$output" uid $ST_NOBODY
+	assert_creds "$output" gid "$(id -g nobody)"
+	assert_creds "$output" CapEff $ZERO_CAPS
+}
+
+@test "pkexec: PKEXEC_UID makes the command run as that user, not root" {
+	ST_WRAP=(env PKEXEC_UID=$ST_NOBODY)
+	st -s -o /dev/null -- "$WL/showcreds"
+	assert_status 0
+	assert_one_line "$output" "showcreds stdout"
+	assert_creds "$output" uid $ST_NOBODY
+	assert_creds "$output" gid "$(id -g nobody)"
+	assert_creds "$output" CapEff $ZERO_CAPS
+}
+
+@test "a DOAS_USER that names nobody on this system: one error line, nothing run" {
+	ST_WRAP=(env DOAS_USER=st-no-such-user-here)
+	st -s -o /dev/null -- "$WL/showcreds"
+	assert_status 125
+	[ -z "$output" ] || st_fail "the command ran: $output"
+	assert_one_line "$stderr" "stderr"
+	[[ $stderr == "spacetime: DOAS_USER does not name a user; refusing to run" ]] || st_fail "unexpected message"
+}
+
+@test "SUDO_UID and PKEXEC_UID naming different users: one error line, nothing run" {
+	ST_WRAP=(env SUDO_UID=$ST_NOBODY SUDO_GID=$ST_NOBODY PKEXEC_UID=1)
+	st -s -o /dev/null -- "$WL/showcreds"
+	assert_status 125
+	[ -z "$output" ] || st_fail "the command ran: $output"
+	assert_one_line "$stderr" "stderr"
+	[[ $stderr == "spacetime: SUDO_UID and PKEXEC_UID name different users; refusing to run" ]] || st_fail "unexpected message"
+}
+
+@test "a stale SUDO_UID in a root login's shell (login uid 0) is refused, not obeyed" {
+	ST_WRAP=(env SUDO_UID=$ST_NOBODY SUDO_GID=$ST_NOBODY SUDO_USER=nobody)
+	loginuid_wrap 0
+	st -s -o /dev/null -- "$WL/showcreds"
+	assert_status 125
+	[ -z "$output" ] || st_fail "the command ran: $output"
+	assert_one_line "$stderr" "stderr"
+	[[ $stderr == "spacetime: SUDO_UID names uid $ST_NOBODY, but this session's login uid is 0 (a variable left in a root shell?); unset it to run as root" ]] ||
+		st_fail "unexpected message"
+}
+
+@test "SUDO_UID of the user who logged in (login uid the same) is obeyed" {
+	ST_WRAP=(env SUDO_UID=$ST_NOBODY SUDO_GID=$ST_NOBODY SUDO_USER=nobody)
+	loginuid_wrap $ST_NOBODY
+	st -s -o /dev/null -- "$WL/showcreds"
+	assert_status 0
+	assert_creds "$output" uid $ST_NOBODY
+	assert_creds "$output" CapEff $ZERO_CAPS
+}
+
+# The order of what spacetime does as root, from strace: the drop (setresuid
+# to the user) comes before the locale is loaded and before the options are
+# looked at (an unknown option is reported by the unprivileged process).
+@test "sudo: the drop comes before the locale files and the option errors" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	local log="$BATS_TEST_TMPDIR/strace.log"
+	locale -a 2>/dev/null | grep -qix 'c.utf-\?8' || skip "no C.UTF-8 locale to load"
+	ST_WRAP=(env LC_ALL=C.UTF-8 SUDO_UID=$ST_NOBODY SUDO_GID=$ST_NOBODY SUDO_USER=nobody
+		strace -f -qq -o "$log" -e trace=setresuid,openat,write)
+	st --st-no-such-option -- true
+	assert_status 2
+	local drop locale usage
+	drop=$(grep -En "setresuid\($ST_NOBODY, $ST_NOBODY, $ST_NOBODY\) +=  *0$" "$log" | head -1 | cut -d: -f1)
+	locale=$(grep -n 'openat(.*/usr/lib/locale/' "$log" | grep -v ENOENT | head -1 | cut -d: -f1)
+	usage=$(grep -n 'write(2, .*unknown option' "$log" | head -1 | cut -d: -f1)
+	[ -n "$drop" ] || st_fail "no setresuid to $ST_NOBODY in the trace: $(head -c 3000 "$log")"
+	[ -n "$locale" ] || st_fail "no locale file opened: $(grep openat "$log" | head -20)"
+	[ -n "$usage" ] || st_fail "no usage error written: $(grep write "$log" | head)"
+	[ "$drop" -lt "$locale" ] || st_fail "a locale file was opened (trace line $locale) before the drop (line $drop)"
+	[ "$drop" -lt "$usage" ] || st_fail "the options were parsed (trace line $usage) before the drop (line $drop)"
+}
