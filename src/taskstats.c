@@ -113,6 +113,7 @@ static int taskstats_fill(uint32_t id, const struct nlattr *stats, int aggr_tgid
 		return -EINVAL;
 	if (!aggr_tgid && version >= 12 && have >= TS_END(ac_tgid) && ts.ac_tgid != 0)
 		e->tgid = (pid_t)ts.ac_tgid;
+	e->ppid = (pid_t)ts.ac_ppid;
 	memcpy(e->comm, ts.ac_comm, strnlen(ts.ac_comm, sizeof(e->comm) - 1));
 	e->exitcode = ts.ac_exitcode;
 	if (version >= 10 && have >= TS_END(ac_btime64))
@@ -258,6 +259,28 @@ out:
 	if (n_ok)
 		*n_ok = o.n;
 	return o.err < 0 ? o.err : (int)o.n;
+}
+
+int taskstats_belongs(const struct taskstats_exit *x, const struct taskstats_owner *o,
+		      uint64_t after_ns, uint64_t read_ns)
+{
+	uint64_t lived = x->etime_us * 1000ull;
+
+	if (o->ours)
+		return 1;
+	/* started at the latest read_ns - lived: before o's fork, a stranger
+	 * that had the pid before (a record read before o's fork event, or
+	 * one too long-lived to fit since) */
+	if (o->start_ns && (lived > read_ns || read_ns - lived + TASKSTATS_SLACK_NS < o->start_ns))
+		return 0;
+	/* started at the earliest after_ns - lived: after o ended, a process
+	 * that got the pid since */
+	if (o->end_ns && after_ns > lived + TASKSTATS_SLACK_NS &&
+	    after_ns - lived - TASKSTATS_SLACK_NS > o->end_ns + TASKSTATS_SLACK_NS)
+		return 0;
+	if (o->parent_sure && x->ppid != 0 && x->ppid != o->ppid)
+		return 0;
+	return 1;
 }
 
 /* Writes the online-CPU list ("0-1", "0-3,8-11") into mask: the kernel's own
