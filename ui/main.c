@@ -207,7 +207,7 @@ static int print_caps(const struct caps_state *cs, int nl_err, const struct nlpr
 		printf("netlink:      off: %s;\n"
 		       "              the tree is polled from /proc, processes shorter than the\n"
 		       "              interval are missed\n",
-		       nl_reason(nl_err, 0));
+		       nl_reason(nl_err, by_option));
 	if (ts_err == 0)
 		printf("taskstats:    on: exact CPU time, faults and peak RSS of every process at its exit\n");
 	else

@@ -29,6 +29,7 @@ setup() {
 	ST_OUTDIR="$ST_PRIV_DIR/out"
 	cd "$ST_PRIV_DIR"
 	BG_PID=""
+	BG_OPTS=()
 }
 
 teardown() {
@@ -38,11 +39,11 @@ teardown() {
 	fi
 }
 
-# bg_start WRAP... -- : starts spacetime -s (through the words given) on a
+# bg_start WRAP...: starts spacetime -s $BG_OPTS (through the words given) on a
 # `sleep 30` in the background, sets BG_PID and BG_CHILD once it has dropped to
 # uid $ST_NOBODY and started the command, or fails.
 bg_start() {
-	"$@" "$ST_BIN" -s -o /dev/null -- sleep 30 </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/bg.err" &
+	"$@" "$ST_BIN" -s -o /dev/null ${BG_OPTS[@]+"${BG_OPTS[@]}"} -- sleep 30 </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/bg.err" &
 	BG_PID=$!
 	BG_CHILD=""
 	local i
@@ -176,4 +177,19 @@ loginuid_wrap() {
 	[ -n "$usage" ] || st_fail "no usage error written: $(grep write "$log" | head)"
 	[ "$drop" -lt "$locale" ] || st_fail "a locale file was opened (trace line $locale) before the drop (line $drop)"
 	[ "$drop" -lt "$usage" ] || st_fail "the options were parsed (trace line $usage) before the drop (line $drop)"
+}
+
+# The sockets are opened before the options are read (that is after the
+# drop): --no-netlink must close them, and --caps say why netlink is off.
+@test "sudo --no-netlink: the sockets opened before the options were read are closed" {
+	BG_OPTS=(--no-netlink)
+	bg_start env SUDO_UID=$ST_NOBODY SUDO_GID=$ST_NOBODY SUDO_USER=nobody
+	local socks
+	socks=$(socket_fds "$BG_PID" | tr '\n' ' ')
+	[ -z "$socks" ] || st_fail "spacetime --no-netlink (pid $BG_PID) still holds sockets: fds $socks"
+	ST_WRAP=(env SUDO_UID=$ST_NOBODY SUDO_GID=$ST_NOBODY SUDO_USER=nobody)
+	st --no-netlink --caps
+	assert_status 0
+	[[ $(printf '%s\n' "$output" | grep '^netlink:') == "netlink:      off: --no-netlink;" ]] ||
+		st_fail "--caps does not say --no-netlink turned netlink off"
 }
