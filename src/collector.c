@@ -507,6 +507,12 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 		p = ptable_get(c->pt, ev->ptgid);
 		if (!p || ptable_get(c->pt, ev->pid))
 			return;
+		/* Forked after the parent's exit event: by another process that
+		 * got its pid (a thread's exec, whose leader "exit" comes first,
+		 * has cleared exit_pending with its exec event by now: events are
+		 * handled in time order). */
+		if (p->exit_pending && ev->ts_ns > p->exit_ns)
+			return;
 		p->forked_since_read = 1; /* its pages are shared with the child now */
 		pid_t parent_pid = p->rec.pid;
 		e = add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
@@ -536,6 +542,8 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 			/* Retired at the next tick once /proc shows it gone: a thread
 			 * that execs also sends the old leader's exit, and an early
 			 * event may be a stranger's whose pid the tree reused. */
+			if (e->exit_pending)
+				return; /* the pid's next holder ended too: ours ended first */
 			e->exit_pending = 1;
 			e->exit_status_pending = (int)ev->exit_code;
 			e->exit_ns = ev->ts_ns;

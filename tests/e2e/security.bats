@@ -193,3 +193,43 @@ loginuid_wrap() {
 	[[ $(printf '%s\n' "$output" | grep '^netlink:') == "netlink:      off: --no-netlink;" ]] ||
 		st_fail "--caps does not say --no-netlink turned netlink off"
 }
+
+# --- a pid of the tree reused by a stranger -------------------------------------
+
+# The tree's child C exits and is reaped; a process outside the tree (the
+# stranger, made to get C's pid through ns_last_pid) then forks 3 children.
+# At -i 200 spacetime reads the fork and exit events of C at its next tick,
+# mostly after the stranger has the pid: C's first stat read then finds the
+# stranger. The tree is 2 processes: the workload and C.
+@test "a pid of the tree reused by a stranger: neither it nor its children join the tree" {
+	st_require_workloads reusepid
+	"$ST_BIN" --caps | grep -q '^netlink: *on' || skip "netlink is off here"
+	local d="$BATS_TEST_TMPDIR/fifos"
+	mkdir -p "$d" && mkfifo "$d/pid" "$d/go"
+	JSON="$BATS_TEST_TMPDIR/reuse.json"
+	local ex="$BATS_TEST_TMPDIR/export"
+	mkdir -p "$ex"
+	ST_CMD=("$ST_BIN" -s -o /dev/null -i 200 --json "$JSON" --export "$ex" --export-format json
+		-- "$WL/reusepid" tree "$d")
+	timeout -k 5 60 "${ST_CMD[@]}" </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/st.err" &
+	BG_PID=$!
+	local p got
+	p=$(timeout 20 cat "$d/pid") || st_fail "the workload did not say its child's pid"
+	got=$("$WL/reusepid" stranger "$p")
+	echo go >"$d/go"
+	status=0
+	wait "$BG_PID" || status=$?
+	BG_PID=""
+	stderr=$(cat "$BATS_TEST_TMPDIR/st.err")
+	[ "$got" = "got $p" ] || skip "another process took pid $p first ($got)"
+	assert_status 0
+	assert_json .mode = netlink
+	assert_json .processes -eq 2
+	# C ended at once, not when the stranger did (1.5 s later), and is not
+	# the stranger: no child of its own
+	local snap
+	snap=$(ls "$ex"/*.json) || st_fail "no snapshot in $ex"
+	jq -e --argjson p "$p" '[.processes[] | select(.pid == $p)] | length == 1 and
+		.[0].alive == false and .[0].end_us < 1000000' "$snap" >/dev/null ||
+		st_fail "pid $p in the snapshot: $(jq -c --argjson p "$p" '.processes[] | select(.pid == $p)' "$snap")"
+}
