@@ -297,6 +297,9 @@ static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	}
 	e->pss_t_ns = 0;
 	e->rd_ok = 0;
+	/* and new ptrace access: the command, forked by a spacetime that stays
+	 * non-dumpable after its drop, becomes its user's own at exec */
+	e->pss_denied = 0;
 	e->forked_since_read = 0;
 	size_t idx = store_push_exec(c->st, &ex);
 	e->unread_exec = !ex.argv_id && idx != SIZE_MAX ? idx + 1 : 0;
