@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Parses a decimal id from the environment; -EINVAL when malformed. */
@@ -42,34 +43,145 @@ static int have_cap(cap_value_t cap, cap_flag_t set)
 	return v == CAP_SET;
 }
 
+/* The elevation tools and what each leaves in the command's environment
+ * about who ran it: sudo and systemd's run0 set SUDO_UID (with SUDO_GID and
+ * SUDO_USER), pkexec sets PKEXEC_UID, doas sets DOAS_USER (a name). */
+enum { CLAIM_SUDO, CLAIM_PKEXEC, CLAIM_DOAS, CLAIMS };
+static const char *const claim_var[CLAIMS] = {"SUDO_UID", "PKEXEC_UID", "DOAS_USER"};
+
+/* Reads one tool's claim: 0 with *uid and *gid set, -ENOENT when absent, -EINVAL
+ * when it names no user. */
+static int claim_read(int which, uid_t *uid, gid_t *gid)
+{
+	unsigned long id, g;
+	struct passwd *pw;
+	int r;
+
+	if (which == CLAIM_DOAS) {
+		const char *name = getenv("DOAS_USER");
+		if (!name || !*name)
+			return -ENOENT;
+		if (!(pw = getpwnam(name)))
+			return -EINVAL;
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+		return 0;
+	}
+	if ((r = env_id(claim_var[which], &id)) < 0)
+		return r;
+	*uid = (uid_t)id;
+	if (which == CLAIM_SUDO && (r = env_id("SUDO_GID", &g)) != -ENOENT) {
+		if (r < 0)
+			return -EINVAL;
+		*gid = (gid_t)g;
+		return 0;
+	}
+	if (id == 0) {
+		*gid = 0;
+		return 0;
+	}
+	if (!(pw = getpwuid((uid_t)id)))
+		return -EINVAL;
+	*gid = pw->pw_gid;
+	return 0;
+}
+
+/* The audit login uid of this session (/proc/self/loginuid): who logged in,
+ * kept across sudo, su and doas; CAPS_NO_LOGINUID when unset or unknown. */
+#define CAPS_NO_LOGINUID UINT32_MAX
+static uint32_t login_uid(void)
+{
+	char buf[16] = "";
+	FILE *f = fopen("/proc/self/loginuid", "re");
+	unsigned long v;
+	char *end;
+
+	if (!f)
+		return CAPS_NO_LOGINUID;
+	int ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	errno = 0;
+	v = ok ? strtoul(buf, &end, 10) : ULONG_MAX;
+	if (!ok || errno || end == buf || v > UINT32_MAX)
+		return CAPS_NO_LOGINUID;
+	return (uint32_t)v;
+}
+
+/* Whether our parent is an elevation tool running as root (sudo and pkexec
+ * stay as the parent of what they run unless told otherwise). */
+static int parent_is_tool(void)
+{
+	char path[64], comm[32] = "";
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)getppid());
+	if (stat(path, &st) < 0 || st.st_uid != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)getppid());
+	if (!(f = fopen(path, "re")))
+		return 0;
+	int ok = fgets(comm, sizeof(comm), f) != NULL;
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return ok && (!strcmp(comm, "sudo") || !strcmp(comm, "doas") || !strcmp(comm, "pkexec"));
+}
+
 int caps_probe(struct caps_state *cs)
 {
-	unsigned long su, sg;
-
 	memset(cs, 0, sizeof(*cs));
 	cs->uid = getuid();
 	cs->gid = getgid();
+	cs->login_uid = -1;
 	cs->net_admin = have_cap(CAP_NET_ADMIN, CAP_PERMITTED);
 	if (getuid() == 0) {
-		int r = env_id("SUDO_UID", &su);
-		if (r == -EINVAL)
-			return -EINVAL;
-		if (r == 0 && su != 0) {
-			if (env_id("SUDO_GID", &sg) != 0) {
-				struct passwd *pw = getpwuid((uid_t)su);
-				if (!pw)
-					return -EINVAL;
-				sg = pw->pw_gid;
+		int found = -1;
+		uid_t u = 0;
+		gid_t g = 0;
+
+		for (int i = 0; i < CLAIMS; i++) {
+			uid_t ui;
+			gid_t gi;
+			int r = claim_read(i, &ui, &gi);
+			if (r == -ENOENT)
+				continue;
+			cs->var = claim_var[i];
+			if (r < 0)
+				return -EINVAL;
+			if (found >= 0 && ui != u) {
+				cs->var2 = claim_var[found];
+				return -ENOTUNIQ;
 			}
-			cs->kind = CAPS_SUDO;
-			cs->uid = (uid_t)su;
-			cs->gid = (gid_t)sg;
-			const char *u = getenv("SUDO_USER");
-			if (u)
-				snprintf(cs->user, sizeof(cs->user), "%s", u);
+			if (found < 0) {
+				found = i;
+				u = ui;
+				g = gi;
+			}
+		}
+		if (found < 0 || u == 0) {
+			cs->var = NULL;
+			cs->kind = CAPS_ROOT;
 			return 0;
 		}
-		cs->kind = CAPS_ROOT;
+		cs->var = claim_var[found];
+		cs->uid = u;
+		/* A claim is only an environment variable, and a root shell
+		 * keeps the ones of the sudo that started it (or of anything
+		 * before): trust it when the session's login uid agrees, when
+		 * there is none (no audit, a container), or when our parent is
+		 * the tool itself. A stale one would give root's command, its
+		 * environment and its files to that user: refuse. */
+		uint32_t l = login_uid();
+		if (l != CAPS_NO_LOGINUID && l != (uint32_t)u && !parent_is_tool()) {
+			cs->login_uid = (long)l;
+			return -ESTALE;
+		}
+		cs->kind = CAPS_SUDO;
+		cs->gid = g;
+		const char *name = found == CLAIM_SUDO ? getenv("SUDO_USER") :
+				   found == CLAIM_DOAS ? getenv("DOAS_USER") : NULL;
+		if (name)
+			snprintf(cs->user, sizeof(cs->user), "%s", name);
 		return 0;
 	}
 	if (geteuid() != getuid() || getegid() != getgid())
@@ -183,11 +295,14 @@ int caps_drop(struct caps_state *cs)
 		break;
 	}
 	}
-	/* Under sudo, let the user's own tools treat us as theirs again; with
-	 * file capabilities stay undumpable, so no other process of the user can
-	 * take the netlink socket. */
-	if (cs->kind == CAPS_SUDO)
-		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	/* The sockets opened with privilege stay open for the whole run (the
+	 * taskstats one sees every task's exit on the machine): stay undumpable,
+	 * so no other process of the user can ptrace us or pidfd_getfd() them.
+	 * Changing uid made us undumpable only if fs.suid_dumpable is 0. The
+	 * command gets its own dumpable flag when it execs. */
+	if (cs->kind != CAPS_ROOT && cs->kind != CAPS_NONE &&
+	    (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0))
+		return -EPERM;
 	if (!caps_empty() || geteuid() != cs->uid || getegid() != cs->gid || getuid() != cs->uid ||
 	    (cs->uid != 0 && setuid(0) == 0))
 		return -EPERM;

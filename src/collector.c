@@ -140,7 +140,9 @@ struct collector {
 	struct taskstats_exit tsrec[COLLECTOR_TSREC];
 	struct taskstats_exit tspend[COLLECTOR_TSPEND]; /* a ring; tgid 0: used */
 	uint64_t tspend_ns[COLLECTOR_TSPEND];
+	uint64_t tspend_after_ns[COLLECTOR_TSPEND]; /* the socket was empty then */
 	size_t tspend_next;
+	uint64_t ts_empty_ns;  /* when the taskstats socket was last found empty */
 	char rbuf[16384];
 	char argv[COLLECTOR_ARGV_MAX];
 };
@@ -301,10 +303,24 @@ static void note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	}
 	e->pss_t_ns = 0;
 	e->rd_ok = 0;
+	/* and new ptrace access: the command, forked by a spacetime that stays
+	 * non-dumpable after its drop, becomes its user's own at exec */
+	e->pss_denied = 0;
 	e->forked_since_read = 0;
 	size_t idx = store_push_exec(c->st, &ex);
 	e->unread_exec = !ex.argv_id && idx != SIZE_MAX ? idx + 1 : 0;
 	store_push_event(c->st, &ev);
+}
+
+/* CLOCK_BOOTTIME - CLOCK_MONOTONIC: the time the machine was suspended. */
+static uint64_t boot_offset_ns(void)
+{
+	uint64_t mono = collector_now_ns();
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	uint64_t boot = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return boot > mono ? boot - mono : 0;
 }
 
 /* Reads stat for e, checking identity; returns 0, -ESRCH when gone or reused. */
@@ -323,6 +339,12 @@ static int read_stat(struct collector *c, struct pentry *e, struct procfs_stat *
 		return -ESRCH;
 	if (e->start_ticks && ps->starttime_ticks != e->start_ticks)
 		return -ESRCH; /* the pid now belongs to another process */
+	/* The first read of a forked child: it may have ended and its pid
+	 * gone to another process already; its start must be its fork's. */
+	if (!e->start_ticks && e->fork_seen &&
+	    !procfs_started_near(ps->starttime_ticks, procfs_hz(), e->rec.start_ns + boot_offset_ns(),
+				 TASKSTATS_SLACK_NS))
+		return -ESRCH;
 	e->start_ticks = ps->starttime_ticks;
 	return 0;
 }
@@ -494,10 +516,17 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 		p = ptable_get(c->pt, ev->ptgid);
 		if (!p || ptable_get(c->pt, ev->pid))
 			return;
+		/* Forked after the parent's exit event: by another process that
+		 * got its pid (a thread's exec, whose leader "exit" comes first,
+		 * has cleared exit_pending with its exec event by now: events are
+		 * handled in time order). */
+		if (p->exit_pending && ev->ts_ns > p->exit_ns)
+			return;
 		p->forked_since_read = 1; /* its pages are shared with the child now */
 		pid_t parent_pid = p->rec.pid;
 		e = add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
 		if (e) {
+			e->fork_seen = 1;
 			struct store_event se = {.t_ns = ev->ts_ns, .type = STORE_EV_FORK,
 						 .pid = ev->pid, .ppid = parent_pid};
 			store_push_event(c->st, &se);
@@ -522,6 +551,8 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 			/* Retired at the next tick once /proc shows it gone: a thread
 			 * that execs also sends the old leader's exit, and an early
 			 * event may be a stranger's whose pid the tree reused. */
+			if (e->exit_pending)
+				return; /* the pid's next holder ended too: ours ended first */
 			e->exit_pending = 1;
 			e->exit_status_pending = (int)ev->exit_code;
 			e->exit_ns = ev->ts_ns;
@@ -1060,17 +1091,24 @@ static void ts_add(struct collector *c, struct pentry *e, const struct taskstats
 	c->sum.ts_records++;
 }
 
-/* Whether a task that had lived etime_us when read at read_ns can belong to
- * e: not if it started before e was forked (a stranger that had e's pid
- * before). The command is ours until we reap it. 20 ms of slack for the
- * clocks' readings. */
-static int ts_fits(const struct collector *c, const struct pentry *e, const struct taskstats_exit *x,
-		   uint64_t read_ns)
+/* Whether record x, received at read_ns with the socket found empty at
+ * after_ns, is of a task of e (taskstats_belongs): not of a stranger that had
+ * e's pid before e's fork or got it after e ended. */
+static int ts_fits(struct collector *c, const struct pentry *e, const struct taskstats_exit *x,
+		   uint64_t after_ns, uint64_t read_ns)
 {
-	uint64_t lived = x->etime_us * 1000ull;
+	const struct pentry *p = ptable_get(c->pt, e->rec.ppid);
+	struct taskstats_owner o = {.end_ns = e->exit_pending ? e->exit_ns : 0, .ppid = e->rec.ppid,
+				    .parent_sure = p && !p->exit_pending, .ours = e->rec.pid == c->root};
 
-	return e->rec.pid == c->root || !e->rec.start_ns || read_ns < e->rec.start_ns ||
-	       lived <= read_ns - e->rec.start_ns + 20000000ull;
+	if (e->fork_seen) {
+		o.start_ns = e->rec.start_ns;
+	} else if (e->start_ticks) {
+		/* found by polling: its stat start, rounded down to a tick */
+		uint64_t boot = e->start_ticks * (1000000000ull / (uint64_t)procfs_hz()), off = boot_offset_ns();
+		o.start_ns = boot > off ? boot - off : 0;
+	}
+	return taskstats_belongs(x, &o, after_ns, read_ns);
 }
 
 static void ts_apply(struct collector *c, const struct taskstats_exit *x)
@@ -1080,13 +1118,14 @@ static void ts_apply(struct collector *c, const struct taskstats_exit *x)
 	if (x->aggr_tgid)
 		return;
 	e = ptable_get(c->pt, x->tgid);
-	if (e && !ts_fits(c, e, x, collector_now_ns()))
+	if (e && !ts_fits(c, e, x, c->ts_empty_ns, collector_now_ns()))
 		return;
 	if (!e) {
 		/* not in the tree, or its fork event is still unread */
 		size_t k = c->tspend_next++ % COLLECTOR_TSPEND;
 		c->tspend[k] = *x;
 		c->tspend_ns[k] = collector_now_ns();
+		c->tspend_after_ns[k] = c->ts_empty_ns;
 		return;
 	}
 	if (!before_first_exec(c, e))
@@ -1101,7 +1140,7 @@ static void ts_adopt(struct collector *c, struct pentry *e)
 	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
 		struct taskstats_exit *x = &c->tspend[k];
 		if (x->tgid == e->rec.pid && c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= now &&
-		    ts_fits(c, e, x, c->tspend_ns[k])) {
+		    ts_fits(c, e, x, c->tspend_after_ns[k], c->tspend_ns[k])) {
 			ts_add(c, e, x);
 			x->tgid = 0;
 		}
@@ -1114,6 +1153,7 @@ static void drain_taskstats(struct collector *c)
 	if (c->ts_fd < 0)
 		return;
 	for (;;) {
+		uint64_t before = collector_now_ns();
 		ssize_t n = recv(c->ts_fd, c->tsbuf, sizeof(c->tsbuf), MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1121,8 +1161,10 @@ static void drain_taskstats(struct collector *c)
 			c->sum.ts_lost++; /* those processes keep their sampled figures */
 			continue;
 		}
-		if (n <= 0)
+		if (n <= 0) {
+			c->ts_empty_ns = before; /* what comes later ended after this */
 			return;
+		}
 		size_t ok = 0;
 		int k = taskstats_parse(c->tsbuf, (size_t)n, c->ts_family, c->tsrec, COLLECTOR_TSREC, &ok);
 		size_t cnt = k >= 0 ? (size_t)k : ok;

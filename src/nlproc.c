@@ -228,12 +228,41 @@ static int nlproc_send_op(int fd, uint32_t op, int filtered, uint32_t cookie, ui
 	return r == (ssize_t)nlh->nlmsg_len ? 0 : -EIO;
 }
 
-/* Reads datagrams until the ack to cookie arrives. The kernel acks inside
- * sendto(), so it is normally queued already; the wait only covers kernels that
- * defer the callback. Returns 0, the ack's -errno (setting *refused), or
- * -EOPNOTSUPP when no ack comes: the kernel ignores subscriptions from non-initial user and pid
- * namespaces without a word. Events read here predate the caller's /proc scan,
- * so dropping them loses nothing. */
+int nlproc_ack_find(const void *buf, size_t len, uint32_t sender, uint32_t cookie)
+{
+	const struct nlmsghdr *nlh = buf;
+	int rem;
+
+	/* Only the kernel (port 0) answers a subscription: anyone may send a
+	 * datagram to our port, and a forged refusal would turn netlink off. */
+	if (!buf || sender != 0 || len > INT_MAX || ((uintptr_t)buf & (NLMSG_ALIGNTO - 1)))
+		return -EAGAIN;
+	for (rem = (int)len; nlproc_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+		struct proc_event ev;
+		struct cn_msg cn;
+		int have;
+
+		if (nlh->nlmsg_type != NLMSG_DONE)
+			continue;
+		have = nlproc_event_copy(nlh, &cn, &ev);
+		if (have < (int)(NLPROC_EV_HDR + sizeof(ev.event_data.ack)))
+			continue;
+		if (ev.what != PROC_EVENT_NONE || cn.ack != cookie + 1)
+			continue;
+		if (ev.event_data.ack.err == 0)
+			return 0;
+		return ev.event_data.ack.err < 4096 ? -(int)ev.event_data.ack.err : -EPROTO;
+	}
+	return -EAGAIN;
+}
+
+/* Reads datagrams until the kernel's ack to cookie arrives. The kernel acks
+ * inside sendto(), so it is normally queued already; the wait only covers
+ * kernels that defer the callback. Returns 0, the ack's -errno (setting
+ * *refused), or -EOPNOTSUPP when no ack comes: the kernel ignores
+ * subscriptions from non-initial user and pid namespaces without a word.
+ * Events read here predate the caller's /proc scan, so dropping them loses
+ * nothing. */
 static int nlproc_await_ack(int fd, uint32_t cookie, int *refused)
 {
 	char buf[1024] __attribute__((aligned(8)));
@@ -241,27 +270,19 @@ static int nlproc_await_ack(int fd, uint32_t cookie, int *refused)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
-		ssize_t r = nlwait_recv(fd, buf, sizeof(buf), &t0, NLPROC_ACK_WAIT_MS);
-		int rem;
+		uint32_t sender = UINT32_MAX;
+		ssize_t r = nlwait_recv(fd, buf, sizeof(buf), &t0, NLPROC_ACK_WAIT_MS, &sender);
 
 		if (r == -ETIMEDOUT)
 			return -EOPNOTSUPP;
 		if (r < 0)
 			return (int)r;
-		for (rem = (int)r; nlproc_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
-			struct proc_event ev;
-			struct cn_msg cn;
-
-			if (nlh->nlmsg_type != NLMSG_DONE || nlproc_event_copy(nlh, &cn, &ev) <= 0)
-				continue;
-			if (ev.what != PROC_EVENT_NONE || cn.ack != cookie + 1)
-				continue;
-			if (ev.event_data.ack.err == 0)
-				return 0;
+		int err = nlproc_ack_find(buf, (size_t)r, sender, cookie);
+		if (err == -EAGAIN)
+			continue;
+		if (err < 0)
 			*refused = 1;
-			return ev.event_data.ack.err < 4096 ? -(int)ev.event_data.ack.err : -EPROTO;
-		}
+		return err;
 	}
 }
 
@@ -355,6 +376,8 @@ int nlproc_open_want(int rcvbuf_bytes, unsigned want, struct nlproc_info *info)
 		err = -errno;
 		goto out;
 	}
+	if ((err = nlwait_connect_kernel(fd)) < 0)
+		goto out;
 	/* The 4-byte listen is acked on every kernel (an 8-byte, filtered one
 	 * never is: the ack's kind is outside the mask), so subscribe with it
 	 * first to learn whether the kernel took us, then narrow the events. */
@@ -380,9 +403,12 @@ out:
 	return err < 0 ? err : fd;
 }
 
-/* Tells the kernel we stop listening, then closes. The kernel counts
- * listeners only through these ops: a socket closed without IGNORE leaves
- * the count raised and events generated for nobody. */
+/* Tells the kernel we stop listening, then closes. Before 6.6 the kernel
+ * counts listeners only through these ops, and takes them only from a sender
+ * with CAP_NET_ADMIN: after spacetime's drop the IGNORE is refused (EPERM),
+ * so the count stays one too high and the kernel keeps building events for
+ * nobody until the next reboot (a cost, not a leak: nobody receives them).
+ * From 6.6 the kernel also counts the socket's close, and anyone may send. */
 void nlproc_close(int fd)
 {
 	if (fd < 0)

@@ -33,6 +33,13 @@ struct nlproc_event {
 int nlproc_parse(const void *buf, size_t len, struct nlproc_event *out, size_t max,
 		 size_t *n_ok);
 
+/* Looks in one datagram, received from netlink port sender (0: the kernel),
+ * for the kernel's ack to a subscription sent with cookie (its cn_msg.ack is
+ * cookie + 1). Returns 0 when it was taken, the ack's -errno when refused, or
+ * -EAGAIN when the datagram holds no such ack; whatever another process sent
+ * (a nonzero sender) is never an ack. Pure. */
+int nlproc_ack_find(const void *buf, size_t len, uint32_t sender, uint32_t cookie);
+
 /* Event kinds a socket asks for. Kernels >= 6.6 filter; older ones send all. */
 #define NLPROC_WANT_FORK 1u
 #define NLPROC_WANT_EXEC 2u
@@ -62,7 +69,9 @@ int nlproc_open_want(int rcvbuf_bytes, unsigned want, struct nlproc_info *info);
  * Where the kernel cannot filter, or the second socket fails, returns one
  * socket with all events and *quiet_fd = -1 (info->split says which). */
 int nlproc_open_split(int rcvbuf_bytes, int *quiet_fd, struct nlproc_info *info);
-/* Unsubscribes and closes. */
+/* Unsubscribes and closes. Kernels before 6.6 refuse the unsubscription
+ * from a process without CAP_NET_ADMIN (spacetime after its drop): their
+ * listener count then stays raised (see nlproc.c). */
 void nlproc_close(int fd);
 
 #endif

@@ -3,16 +3,33 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
-ssize_t nlwait_recv(int fd, void *buf, size_t cap, const struct timespec *t0, int wait_ms)
+#include <linux/netlink.h>
+
+int nlwait_connect_kernel(int fd)
+{
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+
+	return connect(fd, (struct sockaddr *)&kernel, sizeof(kernel)) < 0 ? -errno : 0;
+}
+
+ssize_t nlwait_recv(int fd, void *buf, size_t cap, const struct timespec *t0, int wait_ms,
+		    uint32_t *sender)
 {
 	struct timespec t;
-	ssize_t r = recv(fd, buf, cap, MSG_DONTWAIT);
+	struct sockaddr_nl from = {0};
+	socklen_t fl = sizeof(from);
+	ssize_t r = recvfrom(fd, buf, cap, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
 	int e = errno;
 
-	if (r > 0)
+	if (r > 0) {
+		if (sender)
+			*sender = fl >= sizeof(from) && from.nl_family == AF_NETLINK ? from.nl_pid
+										     : UINT32_MAX;
 		return r;
+	}
 	if (r < 0 && e != EAGAIN && e != EINTR && e != ENOBUFS)
 		return -e;
 	clock_gettime(CLOCK_MONOTONIC, &t);

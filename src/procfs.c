@@ -483,3 +483,13 @@ long procfs_page_kib(void)
 	__atomic_store_n(&kib, v, __ATOMIC_RELAXED);
 	return v;
 }
+
+int procfs_started_near(uint64_t start_ticks, long hz, uint64_t boot_ns, uint64_t slack_ns)
+{
+	if (hz <= 0)
+		return 1;
+	uint64_t tick_ns = 1000000000ull / (uint64_t)hz;
+	uint64_t lo = start_ticks * tick_ns; /* the start is in [lo, lo + tick_ns) */
+
+	return lo <= boot_ns + slack_ns && lo + tick_ns + slack_ns >= boot_ns;
+}

@@ -77,6 +77,13 @@ int procfs_read_children(int fd, char **buf, size_t *buf_cap, pid_t **pids, size
 
 /* Clock ticks per second and page size, looked up once. */
 long procfs_hz(void);
+/* Whether a stat starttime (start_ticks, clock ticks of hz since boot) fits a
+ * process forked at boot_ns (CLOCK_BOOTTIME ns, e.g. a connector fork event's
+ * CLOCK_MONOTONIC time plus BOOTTIME - MONOTONIC), within slack_ns: the kernel
+ * stores the start in ns and /proc rounds it down to a tick. A process that
+ * got the pid later (the one forked ended, the pid was reused) does not fit.
+ * Pure. */
+int procfs_started_near(uint64_t start_ticks, long hz, uint64_t boot_ns, uint64_t slack_ns);
 long procfs_page_kib(void);
 
 #endif

@@ -105,16 +105,19 @@ report:
 	_exit(127);
 }
 
-char **spawn_secure_env(void)
+int spawn_secure_env_open(void)
+{
+	if (!getauxval(AT_SECURE))
+		return -1;
+	return open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+}
+
+char **spawn_secure_env(int fd)
 {
 	size_t len = 0, cap = 64 * 1024, n = 0;
 	char *buf = NULL, **env;
 	ssize_t got;
-	int fd;
 
-	if (!getauxval(AT_SECURE))
-		return NULL;
-	fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	for (;;) {

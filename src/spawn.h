@@ -28,10 +28,14 @@ struct spawn_opts {
  * mode (file capabilities, set-user-ID): glibc then removed variables such as
  * LD_LIBRARY_PATH, LD_PRELOAD and TMPDIR from environ, but the command runs
  * unprivileged and must see what it would see without spacetime. Read from
- * /proc/self/environ, which keeps the strings the kernel passed. NULL when not
- * in secure mode or when it cannot be read (environ is then used). The array
- * and its strings are one allocation: free() it. */
-char **spawn_secure_env(void);
+ * /proc/self/environ, which keeps the strings the kernel passed: opened by
+ * spawn_secure_env_open() while privileged (a secure-mode process's /proc
+ * files belong to root), read by spawn_secure_env(fd) after the drop, which
+ * closes fd. spawn_secure_env_open returns -1 when not in secure mode;
+ * spawn_secure_env NULL when fd < 0 or it cannot be read (environ is then
+ * used). The array and its strings are one allocation: free() it. */
+int spawn_secure_env_open(void);
+char **spawn_secure_env(int fd);
 
 /* Forks the child, which waits for spawn_release() before exec. Returns 0 or
  * -errno. */

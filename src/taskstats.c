@@ -113,6 +113,7 @@ static int taskstats_fill(uint32_t id, const struct nlattr *stats, int aggr_tgid
 		return -EINVAL;
 	if (!aggr_tgid && version >= 12 && have >= TS_END(ac_tgid) && ts.ac_tgid != 0)
 		e->tgid = (pid_t)ts.ac_tgid;
+	e->ppid = (pid_t)ts.ac_ppid;
 	memcpy(e->comm, ts.ac_comm, strnlen(ts.ac_comm, sizeof(e->comm) - 1));
 	e->exitcode = ts.ac_exitcode;
 	if (version >= 10 && have >= TS_END(ac_btime64))
@@ -260,6 +261,28 @@ out:
 	return o.err < 0 ? o.err : (int)o.n;
 }
 
+int taskstats_belongs(const struct taskstats_exit *x, const struct taskstats_owner *o,
+		      uint64_t after_ns, uint64_t read_ns)
+{
+	uint64_t lived = x->etime_us * 1000ull;
+
+	if (o->ours)
+		return 1;
+	/* started at the latest read_ns - lived: before o's fork, a stranger
+	 * that had the pid before (a record read before o's fork event, or
+	 * one too long-lived to fit since) */
+	if (o->start_ns && (lived > read_ns || read_ns - lived + TASKSTATS_SLACK_NS < o->start_ns))
+		return 0;
+	/* started at the earliest after_ns - lived: after o ended, a process
+	 * that got the pid since */
+	if (o->end_ns && after_ns > lived + TASKSTATS_SLACK_NS &&
+	    after_ns - lived - TASKSTATS_SLACK_NS > o->end_ns + TASKSTATS_SLACK_NS)
+		return 0;
+	if (o->parent_sure && x->ppid != 0 && x->ppid != o->ppid)
+		return 0;
+	return 1;
+}
+
 /* Writes the online-CPU list ("0-1", "0-3,8-11") into mask: the kernel's own
  * list, else 0..n-1 for the online CPUs (the kernel refuses a mask that is
  * not a subset of the possible ones). */
@@ -347,11 +370,14 @@ static int taskstats_await(int fd, uint32_t seq, uint16_t *family)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
-		ssize_t r = nlwait_recv(fd, buf, sizeof(buf), &t0, TASKSTATS_REPLY_WAIT_MS);
+		uint32_t sender = UINT32_MAX;
+		ssize_t r = nlwait_recv(fd, buf, sizeof(buf), &t0, TASKSTATS_REPLY_WAIT_MS, &sender);
 		int rem;
 
 		if (r < 0)
 			return (int)r;
+		if (sender != 0)
+			continue; /* not the kernel's answer, whatever it says */
 		for (rem = (int)r; taskstats_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
 			if (nlh->nlmsg_seq != seq)
 				continue;
@@ -425,6 +451,10 @@ int taskstats_open(int rcvbuf_bytes, uint16_t *family)
 		err = -errno;
 		goto out;
 	}
+	/* No other process can send to us then: a forged family id would send
+	 * our privileged request to another family. */
+	if ((err = nlwait_connect_kernel(fd)) < 0)
+		goto out;
 	err = taskstats_resolve(fd, seq, &id);
 	if (err < 0)
 		goto out;

@@ -19,6 +19,7 @@
  * in 6.18.44), 0 on older ones. */
 struct taskstats_exit {
 	pid_t pid, tgid;      /* the task; tgid its process (AGGR_TGID: both the process) */
+	pid_t ppid;           /* ac_ppid: the process's parent when the task ended (0: unknown) */
 	int aggr_tgid;        /* 1: a TASKSTATS_TYPE_AGGR_TGID record (a whole multi-threaded
 			       * process ended); 0: TASKSTATS_TYPE_AGGR_PID (one task) */
 	char comm[16];        /* ac_comm, NUL-terminated */
@@ -43,6 +44,32 @@ struct taskstats_exit {
  * netlink socket is. */
 int taskstats_parse(const void *buf, size_t len, uint16_t family, struct taskstats_exit *out,
 		    size_t max, size_t *n_ok);
+
+/* What is known of the process a record's tgid names, to tell its own tasks'
+ * records from those of another process that had, or has since, the same pid. */
+struct taskstats_owner {
+	uint64_t start_ns;   /* CLOCK_MONOTONIC: no task of it started more than
+			      * TASKSTATS_SLACK_NS before this (its fork event); 0: unknown */
+	uint64_t end_ns;     /* its exit event, no task of it started after; 0: none yet */
+	pid_t ppid;          /* its parent */
+	int parent_sure;     /* ppid is alive and still its parent: every task of it
+			      * names ppid in ac_ppid */
+	int ours;            /* the command spacetime started: no other process can have
+			      * its pid until spacetime reaps it */
+};
+
+/* Clock readings and the kernel's work between a task's start and its fork
+ * event, or its exit and the record's queueing, stay within this. */
+#define TASKSTATS_SLACK_NS (20 * 1000000ull)
+
+/* Whether exit record x can be a task of o. read_ns is when it was received,
+ * after_ns when the socket was last found empty before that (0: unknown), both
+ * CLOCK_MONOTONIC like the connector's events: the task ended in between, so
+ * it started between after_ns - etime and read_ns - etime. Not o's if it
+ * started before o was forked, started after o ended, or names another parent
+ * while o's parent is known alive. Pure. */
+int taskstats_belongs(const struct taskstats_exit *x, const struct taskstats_owner *o,
+		      uint64_t after_ns, uint64_t read_ns);
 
 /* Opens a non-blocking, close-on-exec generic netlink socket, resolves the
  * TASKSTATS family id (CTRL_CMD_GETFAMILY), sizes the receive buffer to

@@ -197,7 +197,11 @@ static int print_caps(const struct caps_state *cs, int nl_err, const struct nlpr
 	char text[256];
 
 	caps_text(text, sizeof(text));
-	printf("privileges:   %s (uid %d), capabilities %s\n", kind[cs->kind], (int)getuid(), text);
+	if (cs->kind == CAPS_SUDO && cs->var && strcmp(cs->var, "SUDO_UID"))
+		printf("privileges:   %s (uid %d, from %s), capabilities %s\n", cs->var[0] == 'D' ? "doas" : "pkexec",
+		       (int)getuid(), cs->var, text);
+	else
+		printf("privileges:   %s (uid %d), capabilities %s\n", kind[cs->kind], (int)getuid(), text);
 	if (nl_err == 0)
 		printf("netlink:      on: every fork, exec and exit is seen%s; receive buffer %d KiB%s\n",
 		       ni->split      ? " (kernel-filtered: exec on one socket, fork|exit on another)"
@@ -208,7 +212,7 @@ static int print_caps(const struct caps_state *cs, int nl_err, const struct nlpr
 		printf("netlink:      off: %s;\n"
 		       "              the tree is polled from /proc, processes shorter than the\n"
 		       "              interval are missed\n",
-		       nl_reason(nl_err, 0));
+		       nl_reason(nl_err, by_option));
 	if (ts_err == 0)
 		printf("taskstats:    on: exact CPU time, faults and peak RSS of every process at its exit\n");
 	else
@@ -305,22 +309,29 @@ int main(int argc, char **argv)
 	}
 	sigprocmask(SIG_SETMASK, NULL, &orig_mask);
 	signal(SIGCHLD, SIG_DFL);
-	setlocale(LC_ALL, "");
-	parse_options(argc, argv, &o);
+	/* While privileged: who to become (the elevation tool's variables, the
+	 * user's account), the netlink sockets, the nice boost, and the fd of
+	 * our own environment. Nothing else is read or parsed before the drop:
+	 * not the locale, not the options (--no-netlink closes the sockets
+	 * after it). */
 	if ((r = caps_probe(&cs)) < 0) {
-		fprintf(stderr, "spacetime: SUDO_UID/SUDO_GID do not name a user; refusing to run\n");
+		if (r == -ENOTUNIQ)
+			fprintf(stderr, "spacetime: %s and %s name different users; refusing to run\n",
+				cs.var2, cs.var);
+		else if (r == -ESTALE)
+			fprintf(stderr, "spacetime: %s names uid %d, but this session's login uid is %ld "
+					"(a variable left in a root shell?); unset it to run as root\n",
+				cs.var, (int)cs.uid, cs.login_uid);
+		else
+			fprintf(stderr, "spacetime: %s does not name a user; refusing to run\n",
+				cs.var ? cs.var : "SUDO_UID/SUDO_GID");
 		return MAIN_EXIT_FAIL;
 	}
-	/* Privileged setup: the netlink sockets only. */
-	if (o.no_netlink) {
-		nl_fd = ts_fd = -ENOTSUP;
-	} else {
-		if (cs.net_admin)
-			caps_raise_net_admin();
-		nl_fd = nlproc_open_split(MAIN_RCVBUF, &nl_quiet, &ni);
-		/* exact per-process figures at exit; needs CAP_NET_ADMIN */
-		ts_fd = taskstats_open(MAIN_RCVBUF, &ts_family);
-	}
+	if (cs.net_admin)
+		caps_raise_net_admin();
+	nl_fd = nlproc_open_split(MAIN_RCVBUF, &nl_quiet, &ni);
+	/* exact per-process figures at exit; needs CAP_NET_ADMIN */
+	ts_fd = taskstats_open(MAIN_RCVBUF, &ts_family);
 	/* While privileged, raise our priority a little: the collector thread
 	 * inherits it, so it reads a short program's command line before the
 	 * program is gone. The command and the UI go back to the user's own. */
@@ -329,13 +340,27 @@ int main(int argc, char **argv)
 	int boosted = errno == 0 && (cs.kind == CAPS_SUDO || cs.kind == CAPS_ROOT) &&
 		      setpriority(PRIO_PROCESS, 0, user_nice - MAIN_COLLECTOR_BOOST) == 0;
 	/* Started in secure mode: the command gets back the environment glibc
-	 * pruned. Read before the drop: a set-user-ID process's /proc files
-	 * belong to root. */
-	char **secure_env = spawn_secure_env();
+	 * pruned. Opened before the drop (a set-user-ID process's /proc files
+	 * belong to root), read after it. */
+	int env_fd = spawn_secure_env_open();
 	if ((r = caps_drop(&cs)) < 0) {
 		fprintf(stderr, "spacetime: cannot drop privileges (%s); refusing to run the command\n",
 			strerror(-r));
 		return MAIN_EXIT_FAIL;
+	}
+	setlocale(LC_ALL, "");
+	parse_options(argc, argv, &o);
+	char **secure_env = spawn_secure_env(env_fd);
+	if (o.no_netlink) {
+		if (ts_fd >= 0)
+			taskstats_close(ts_fd, ts_family);
+		if (nl_fd >= 0)
+			nlproc_close(nl_fd);
+		if (nl_quiet >= 0)
+			nlproc_close(nl_quiet);
+		nl_fd = ts_fd = -ENOTSUP;
+		nl_quiet = -1;
+		memset(&ni, 0, sizeof(ni));
 	}
 	if (o.caps) {
 		print_caps(&cs, nl_fd < 0 ? nl_fd : 0, &ni, ts_fd < 0 ? ts_fd : 0, o.no_netlink);

@@ -26,7 +26,7 @@ ST_SETPRIV=(setpriv --reuid=$ST_NOBODY --regid=$ST_NOBODY --clear-groups --inh-c
 
 # Results must not depend on how the suite itself was started: under sudo
 # these would make spacetime drop privileges in every test.
-unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
+unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND DOAS_USER PKEXEC_UID
 export LC_ALL=C
 
 # Defaults for the run helpers; a suite's setup() may change them.

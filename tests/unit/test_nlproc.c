@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/netlink.h>
+
 #include "nlproc.h"
 #include "fixture.h"
 
@@ -133,6 +135,32 @@ static void test_ack_and_skipped(void **state)
 	assert_int_equal(n_ok, 0);
 	assert_int_equal(nlproc_parse(b, len, NULL, 0, NULL), 0);
 	free(b);
+}
+
+/* Only the kernel's ack counts: the same refusal from another process's port
+ * (anyone may send to ours) must not turn netlink off. The fixtures' cn_msg.ack
+ * is 42, the answer to cookie 41. */
+static void test_ack_sender(void **state)
+{
+	(void)state;
+	size_t len;
+	void *ok = load("nl_ack.bin", &len);
+	void *einval = load("nl_ack_einval.bin", &len);
+
+	assert_int_equal(nlproc_ack_find(ok, len, 0, 41), 0);
+	assert_int_equal(nlproc_ack_find(einval, len, 0, 41), -EINVAL);
+	/* another listener's ack (another cookie) is not ours */
+	assert_int_equal(nlproc_ack_find(einval, len, 0, 40), -EAGAIN);
+	/* forged: a user process's port */
+	assert_int_equal(nlproc_ack_find(einval, len, 4242, 41), -EAGAIN);
+	assert_int_equal(nlproc_ack_find(ok, len, 4242, 41), -EAGAIN);
+	assert_int_equal(nlproc_ack_find(einval, len, UINT32_MAX, 41), -EAGAIN);
+	/* an event is no ack */
+	void *fork = load("nl_fork.bin", &len);
+	assert_int_equal(nlproc_ack_find(fork, len, 0, 41), -EAGAIN);
+	free(ok);
+	free(einval);
+	free(fork);
 }
 
 static void test_multi_and_control(void **state)
@@ -389,6 +417,44 @@ static void test_live_unprivileged(void **state)
 	assert_int_equal(WEXITSTATUS(status), kernel_at_least(6, 6) ? 0 : 10);
 }
 
+/* The subscribed socket is connected to the kernel: a datagram another
+ * process sends to its port (a forged ack or event) is refused. */
+static void test_live_forged_refused(void **state)
+{
+	(void)state;
+	struct sockaddr_nl me = {0}, to = {.nl_family = AF_NETLINK};
+	socklen_t sl = sizeof(me);
+	size_t len;
+	int fd = nlproc_open(1 << 16, NULL);
+
+	if (fd == -EPERM || fd == -EOPNOTSUPP) {
+		print_message("nlproc_open: %s; live test skipped\n", strerror(-fd));
+		skip();
+	}
+	assert_true(fd >= 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&me, &sl), 0);
+	assert_true(me.nl_pid != 0);
+	int forger = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+	assert_true(forger >= 0);
+	void *b = load("nl_ack_einval.bin", &len);
+	to.nl_pid = me.nl_pid;
+	errno = 0;
+	assert_int_equal(sendto(forger, b, len, 0, (struct sockaddr *)&to, sizeof(to)), -1);
+	assert_int_equal(errno, ECONNREFUSED);
+	/* and nothing arrived */
+	char buf[256] __attribute__((aligned(8)));
+	ssize_t r;
+	while ((r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		struct nlproc_event ev[4];
+		int n = nlproc_parse(buf, (size_t)r, ev, 4, NULL);
+		for (int i = 0; i < n; i++)
+			assert_false(ev[i].type == NLPROC_ACK && ev[i].exit_code == EINVAL);
+	}
+	free(b);
+	close(forger);
+	nlproc_close(fd);
+}
+
 /* In a new user namespace the kernel ignores the subscription silently;
  * nlproc_open must notice (no ack) and say so. */
 static void test_live_userns(void **state)
@@ -418,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_fork_exec_exit),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_ack_and_skipped),
+		cmocka_unit_test(test_ack_sender),
 		cmocka_unit_test(test_multi_and_control),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_every_prefix),
@@ -425,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_live_unprivileged),
 		cmocka_unit_test(test_live_userns),
+		cmocka_unit_test(test_live_forged_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

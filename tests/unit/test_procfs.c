@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -703,6 +705,58 @@ static void test_constants(void **state)
 	assert_int_equal(procfs_page_kib(), sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* procfs_started_near on numbers: hz 100, a process forked at 5.0234 s of
+ * boot time has starttime 502 (rounded down to the tick). */
+static void test_started_near(void **state)
+{
+	(void)state;
+	const uint64_t ms = 1000000ull, slack = 20 * ms;
+
+	assert_true(procfs_started_near(502, 100, 5023400000ull, slack));
+	assert_true(procfs_started_near(502, 100, 5020000000ull, slack));
+	assert_true(procfs_started_near(502, 100, 5049000000ull, slack));
+	/* the pid went to a process forked 60 ms later, or was another's 60 ms before */
+	assert_false(procfs_started_near(508, 100, 5023400000ull, slack));
+	assert_false(procfs_started_near(496, 100, 5023400000ull, slack));
+	/* hz 250: tick 4 ms */
+	assert_true(procfs_started_near(1255, 250, 5023400000ull, slack));
+	assert_false(procfs_started_near(1275, 250, 5023400000ull, slack));
+}
+
+/* And on a real process: the start /proc shows for a child fits the time
+ * around its fork (CLOCK_MONOTONIC plus the boot offset, as the collector
+ * converts a fork event's time), and does not fit 100 ms later. */
+static void test_started_near_live(void **state)
+{
+	(void)state;
+	struct timespec m0, m1, b0, b1;
+	char buf[1024];
+	struct procfs_stat ps;
+
+	clock_gettime(CLOCK_BOOTTIME, &b0);
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	clock_gettime(CLOCK_BOOTTIME, &b1);
+	assert_true(pid > 0);
+	ssize_t n = procfs_read(pid, "stat", buf, sizeof(buf));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_true(n > 0);
+	assert_int_equal(procfs_parse_stat(buf, (size_t)n, &ps), 0);
+	uint64_t mono = ((uint64_t)m0.tv_sec * 1000000000ull + (uint64_t)m0.tv_nsec +
+			 (uint64_t)m1.tv_sec * 1000000000ull + (uint64_t)m1.tv_nsec) / 2;
+	uint64_t off = (uint64_t)b0.tv_sec * 1000000000ull + (uint64_t)b0.tv_nsec -
+		       ((uint64_t)m0.tv_sec * 1000000000ull + (uint64_t)m0.tv_nsec);
+	assert_true(procfs_started_near(ps.starttime_ticks, procfs_hz(), mono + off, 20000000ull));
+	assert_false(procfs_started_near(ps.starttime_ticks, procfs_hz(), mono + off + 100000000ull,
+					 20000000ull));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -723,6 +777,8 @@ int main(void)
 		cmocka_unit_test(test_read_once_is_whole),
 		cmocka_unit_test(test_read_gone),
 		cmocka_unit_test(test_constants),
+		cmocka_unit_test(test_started_near),
+		cmocka_unit_test(test_started_near_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

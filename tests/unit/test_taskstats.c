@@ -650,6 +650,59 @@ static void test_random_input(void **state)
 	}
 }
 
+/* taskstats_belongs: a record names a pid; is it a task of the process the
+ * collector knows under that pid, or of a stranger that had the pid before
+ * the process was forked or got it after the process ended? Times in ms. */
+#define MS 1000000ull
+static void test_belongs(void **state)
+{
+	(void)state;
+	/* forked at 10 s, exit event at 12 s, parent 500 alive */
+	struct taskstats_owner o = {.start_ns = 10000 * MS, .end_ns = 0, .ppid = 500, .parent_sure = 1};
+	struct taskstats_exit x = {.pid = 600, .tgid = 600, .ppid = 500, .etime_us = 300 * 1000};
+
+	/* its own task: lived 300 ms, read at 10.4 s (started at 10.1 at the latest) */
+	assert_int_equal(taskstats_belongs(&x, &o, 10350 * MS, 10400 * MS), 1);
+	/* read before the fork: a record of whoever had the pid before */
+	assert_int_equal(taskstats_belongs(&x, &o, 9000 * MS, 9900 * MS), 0);
+	x.etime_us = 1000;
+	assert_int_equal(taskstats_belongs(&x, &o, 9000 * MS, 9970 * MS), 0);
+	/* ... within the clocks' slack of the fork it may be its own */
+	assert_int_equal(taskstats_belongs(&x, &o, 9000 * MS, 9990 * MS), 1);
+	/* read after the fork, but lived longer than the process has: a stranger's */
+	x.etime_us = 2000 * 1000;
+	assert_int_equal(taskstats_belongs(&x, &o, 10900 * MS, 11000 * MS), 0);
+	assert_int_equal(taskstats_belongs(&x, &o, 11900 * MS, 12000 * MS), 1);
+	/* another parent while ours is alive: not its task */
+	x.etime_us = 300 * 1000;
+	x.ppid = 501;
+	assert_int_equal(taskstats_belongs(&x, &o, 10350 * MS, 10400 * MS), 0);
+	/* the parent may have died (reparented): the times decide */
+	o.parent_sure = 0;
+	assert_int_equal(taskstats_belongs(&x, &o, 10350 * MS, 10400 * MS), 1);
+	x.ppid = 0; /* unknown */
+	o.parent_sure = 1;
+	assert_int_equal(taskstats_belongs(&x, &o, 10350 * MS, 10400 * MS), 1);
+	x.ppid = 500;
+	/* it ended at 12 s: a task that started after (the socket was empty at
+	 * 12.5 s and the task lived 100 ms) got the pid since */
+	o.end_ns = 12000 * MS;
+	x.etime_us = 100 * 1000;
+	assert_int_equal(taskstats_belongs(&x, &o, 12500 * MS, 12600 * MS), 0);
+	/* when the socket was last empty is unknown: nothing to tell by */
+	assert_int_equal(taskstats_belongs(&x, &o, 0, 12600 * MS), 1);
+	/* its own last thread, ended just before the exit event */
+	assert_int_equal(taskstats_belongs(&x, &o, 11990 * MS, 12010 * MS), 1);
+	/* the command spacetime started is its own whatever the figures */
+	o.ours = 1;
+	assert_int_equal(taskstats_belongs(&x, &o, 12500 * MS, 12600 * MS), 1);
+	x.etime_us = 100000 * 1000;
+	assert_int_equal(taskstats_belongs(&x, &o, 9000 * MS, 9900 * MS), 1);
+	/* nothing known (start 0, no end, parent unsure): accepted */
+	struct taskstats_owner none = {0};
+	assert_int_equal(taskstats_belongs(&x, &none, 9000 * MS, 9900 * MS), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -662,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_random_input),
+		cmocka_unit_test(test_belongs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

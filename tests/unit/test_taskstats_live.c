@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <linux/genetlink.h>
+#include <linux/netlink.h>
 
 #include "taskstats.h"
 
@@ -260,6 +261,35 @@ static void test_live_namespaces(void **state)
 	assert_int_equal(r, -EOPNOTSUPP);
 }
 
+/* The registered socket is connected to the kernel: another process cannot
+ * send it anything (a forged record, or a forged answer while it registers). */
+static void test_live_forged_refused(void **state)
+{
+	(void)state;
+	struct sockaddr_nl me = {0}, to = {.nl_family = AF_NETLINK};
+	socklen_t sl = sizeof(me);
+	uint16_t family = 0;
+	int fd = taskstats_open(1 << 16, &family);
+	char junk[64] __attribute__((aligned(8))) = {0};
+	struct nlmsghdr *nlh = (struct nlmsghdr *)junk;
+
+	if (fd < 0) {
+		print_message("taskstats_open: %s; live test skipped\n", strerror(-fd));
+		skip();
+	}
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&me, &sl), 0);
+	int forger = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	assert_true(forger >= 0);
+	nlh->nlmsg_len = sizeof(junk);
+	nlh->nlmsg_type = family;
+	to.nl_pid = me.nl_pid;
+	errno = 0;
+	assert_int_equal(sendto(forger, junk, sizeof(junk), 0, (struct sockaddr *)&to, sizeof(to)), -1);
+	assert_int_equal(errno, ECONNREFUSED);
+	close(forger);
+	taskstats_close(fd, family);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_live_threads),
 		cmocka_unit_test(test_live_unprivileged),
 		cmocka_unit_test(test_live_namespaces),
+		cmocka_unit_test(test_live_forged_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
