@@ -348,8 +348,7 @@ static void tui_pty(struct tui *t)
 					if (w <= 0) {
 						panes_message(&t->p, "cannot save the command's output in %s: %s",
 							      t->ctx->log_path, strerror(errno));
-						close(t->log_fd);
-						t->log_fd = -1;
+						t->log_fd = -1; /* the caller's to close */
 						break;
 					}
 					off += w;
@@ -523,13 +522,8 @@ static int tui_open(struct tui *t, sigset_t *old)
 	t->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (t->sig_fd < 0)
 		return -errno;
-	if (t->ctx->log_path) {
-		t->log_fd = open(t->ctx->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-				 0600);
-		if (t->log_fd < 0)
-			panes_message(&t->p, "cannot save the command's output in %s: %s",
-				      t->ctx->log_path, strerror(errno));
-	}
+	/* the caller's fd: the log is never reopened by name */
+	t->log_fd = t->ctx->log_path ? t->ctx->log_fd : -1;
 	t->pty_fd = t->ctx->sp ? t->ctx->sp->pty_master : -1;
 	if (t->pty_fd >= 0)
 		fcntl(t->pty_fd, F_SETFL, fcntl(t->pty_fd, F_GETFL) | O_NONBLOCK);
@@ -614,8 +608,6 @@ int tui_run(struct tui_ctx *ctx)
 out_term:
 	term_stop();
 out:
-	if (t.log_fd >= 0)
-		close(t.log_fd);
 	if (t.sig_fd >= 0)
 		close(t.sig_fd);
 	if (t.tty_fd >= 0)
