@@ -55,6 +55,7 @@ struct tui {
 	struct plist *pl;
 	struct outpane *op;
 	int in_fd, out_fd, tty_fd, sig_fd, log_fd, pty_fd;
+	int stop_sig; /* the signal that started stopping the command */
 	int pty_eof, tty_gone, done, finished;
 	unsigned dirty;
 	int urgent;                /* input changed the screen: draw now */
@@ -125,6 +126,7 @@ static void tui_stop_command(struct tui *t, int sig, uint64_t now)
 	if (t->ctx->sp)
 		spawn_signal(t->ctx->sp, sig);
 	t->p.quit = QUIT_STOPPING;
+	t->stop_sig = sig;
 	t->term_sent_ns = now;
 	t->dirty |= D_HEADER | D_STATUS;
 	panes_message(&t->p, "%s sent to the command; SIGKILL follows in %llu s if it does not end",
@@ -381,11 +383,13 @@ static void tui_signals(struct tui *t, uint64_t now)
 			t->dirty |= D_LAYOUT;
 			t->urgent = 1;
 		} else if (sig == SIGTERM || sig == SIGHUP) {
-			/* the dashboard goes, the command goes with it */
-			if (t->p.quit == QUIT_STOPPING)
-				tui_kill_command(t, now);
-			else
+			/* the dashboard goes, the command goes with it; a closed
+			 * terminal comes as SIGHUP and as a hangup on its fd, one
+			 * event: only a second, different request is insistence */
+			if (t->p.quit != QUIT_STOPPING)
 				tui_stop_command(t, sig, now);
+			else if (!(sig == SIGHUP && t->stop_sig == SIGHUP))
+				tui_kill_command(t, now);
 		} else if (t->ctx->sp && !t->finished) {
 			spawn_signal(t->ctx->sp, sig); /* SIGINT, SIGQUIT: pass on */
 		}
@@ -568,6 +572,10 @@ int tui_run(struct tui_ctx *ctx)
 	term_resize();
 	t.dirty = D_LAYOUT;
 	t.urgent = 1;
+	/* Test only (tests/ui/restore.bats): SPACETIME_TEST_UI_ABORT=1 makes the
+	 * UI abort() after its first frame, a crash the terminal must survive. */
+	const char *test_abort = getenv("SPACETIME_TEST_UI_ABORT");
+	int abort_after_frame = test_abort && !strcmp(test_abort, "1");
 	while (!t.done) {
 		int due = t.finished || collector_now_ns() >= t.next_frame_ns;
 		struct pollfd pf[4] = {
@@ -601,8 +609,11 @@ int tui_run(struct tui_ctx *ctx)
 			data = read(collector_notify_fd(ctx->col), &x, sizeof(x)) == (ssize_t)sizeof(x);
 		}
 		tui_tick(&t, now, data);
-		if (t.dirty && (t.urgent || now >= t.next_frame_ns))
+		if (t.dirty && (t.urgent || now >= t.next_frame_ns)) {
 			tui_draw(&t, now);
+			if (abort_after_frame)
+				abort();
+		}
 	}
 	rc = 0;
 out_term:
