@@ -157,6 +157,18 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die_usage("no command given%s", "");
 }
 
+/* The proc connector's receive buffer. Test only (tests/e2e/faults.bats):
+ * SPACETIME_TEST_RCVBUF=BYTES asks for a tiny one, so that a burst of forks
+ * overruns it and the loss counting and rescan can be checked. */
+static int main_rcvbuf(void)
+{
+	const char *s = getenv("SPACETIME_TEST_RCVBUF");
+	char *end;
+	long v = s ? strtol(s, &end, 10) : 0;
+
+	return s && *s && !*end && v > 0 && v < MAIN_RCVBUF ? (int)v : MAIN_RCVBUF;
+}
+
 /* Why netlink is off, in words a user can act on. */
 static const char *nl_reason(int err, int by_option)
 {
@@ -334,6 +346,11 @@ int main(int argc, char **argv)
 	}
 	sigprocmask(SIG_SETMASK, NULL, &orig_mask);
 	signal(SIGCHLD, SIG_DFL);
+	/* A closed pipe on our stdout or stderr (spacetime -s ... 2>&1 | head)
+	 * must not kill us before the files are written and the command's
+	 * status returned: the write fails with EPIPE instead. The command gets
+	 * SIGPIPE back at its default (spawn.c), unless it was ignored here. */
+	signal(SIGPIPE, SIG_IGN);
 	setlocale(LC_ALL, "");
 	parse_options(argc, argv, &o);
 	if ((r = caps_probe(&cs)) < 0) {
@@ -346,7 +363,7 @@ int main(int argc, char **argv)
 	} else {
 		if (cs.net_admin)
 			caps_raise_net_admin();
-		nl_fd = nlproc_open_split(MAIN_RCVBUF, &nl_quiet, &ni);
+		nl_fd = nlproc_open_split(main_rcvbuf(), &nl_quiet, &ni);
 		/* exact per-process figures at exit; needs CAP_NET_ADMIN */
 		ts_fd = taskstats_open(MAIN_RCVBUF, &ts_family);
 	}
