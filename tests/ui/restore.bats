@@ -184,3 +184,22 @@ gone() {
 	[ "$(printf '%s\n' "$opens" | grep -c '')" = 1 ] || { echo "opens: $opens"; false; }
 	[[ $opens == *O_CREAT*O_EXCL* ]] || { echo "opens: $opens"; false; }
 }
+
+@test "fault: the command closes stdin, stdout and stderr in the dashboard: the run goes on to its end" {
+	local f="$BATS_TEST_TMPDIR/finished"
+	ui_start 100 30 -- sh -c 'echo before; exec <&- >&- 2>&-; sleep 2; echo done >"$1"' sh "$f"
+	ui_wait 'before'
+	ui_wait 'procs +[0-9]+ live'
+	# its pty has no writer left: the output pane ends, the run does not
+	ui_wait 'lines, ended'
+	ui_wait 'running'
+	ui_wait 'the command finished' 10
+	[ "$(cat "$f" 2>/dev/null)" = done ] || { echo "the command did not finish"; false; }
+	run -0 ui_rows 1 1
+	[[ "$output" =~ finished ]] || { ui_show; false; }
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	assert_restored
+	run -0 ui_cap_joined
+	[[ "$output" =~ processes\ +2\ created ]] || { ui_show; false; }
+}
