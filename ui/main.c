@@ -283,14 +283,16 @@ static void wait_child(struct collector *col, const struct spawn *sp, int sfd)
 			       {.fd = sfd, .events = POLLIN},
 			       {.fd = sp->pty_master, .events = POLLIN}};
 
+	int out_gone = 0;
+
 	while (!collector_finished(col)) {
 		if (poll(pf, 3, 1000) < 0 && errno != EINTR)
 			break;
 		if (pf[2].revents & (POLLIN | POLLHUP)) {
 			char buf[4096];
 			ssize_t n = read(pf[2].fd, buf, sizeof(buf));
-			if (n > 0 && write(STDOUT_FILENO, buf, (size_t)n) < 0)
-				pf[2].fd = -1; /* stdout gone: keep draining into nothing */
+			if (n > 0 && !out_gone && write(STDOUT_FILENO, buf, (size_t)n) < 0)
+				out_gone = 1; /* stdout gone: keep draining into nothing */
 			if (n <= 0)
 				pf[2].fd = -1;
 		}
