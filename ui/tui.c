@@ -572,10 +572,14 @@ int tui_run(struct tui_ctx *ctx)
 	term_resize();
 	t.dirty = D_LAYOUT;
 	t.urgent = 1;
-	/* Test only (tests/ui/restore.bats): SPACETIME_TEST_UI_ABORT=1 makes the
-	 * UI abort() after its first frame, a crash the terminal must survive. */
+	/* Test only (tests/ui/restore.bats): SPACETIME_TEST_UI_ABORT=N makes the
+	 * UI abort() after the first frame it draws N seconds (1..60) into the
+	 * dashboard, a crash the terminal must survive; the delay lets the
+	 * command set up what the test watches. */
 	const char *test_abort = getenv("SPACETIME_TEST_UI_ABORT");
-	int abort_after_frame = test_abort && !strcmp(test_abort, "1");
+	uint64_t abort_at_ns = 0;
+	if (test_abort && atoi(test_abort) >= 1 && atoi(test_abort) <= 60)
+		abort_at_ns = collector_now_ns() + (uint64_t)atoi(test_abort) * 1000000000ull;
 	while (!t.done) {
 		int due = t.finished || collector_now_ns() >= t.next_frame_ns;
 		struct pollfd pf[4] = {
@@ -611,7 +615,7 @@ int tui_run(struct tui_ctx *ctx)
 		tui_tick(&t, now, data);
 		if (t.dirty && (t.urgent || now >= t.next_frame_ns)) {
 			tui_draw(&t, now);
-			if (abort_after_frame)
+			if (abort_at_ns && now >= abort_at_ns)
 				abort();
 		}
 	}

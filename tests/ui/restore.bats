@@ -120,6 +120,7 @@ gone() {
 }
 
 @test "restore: a crash in the UI (SPACETIME_TEST_UI_ABORT) restores the terminal; the command gets SIGHUP" {
+	# the crash comes 1 s in, when the command has set its traps
 	ui_start 100 30 SPACETIME_TEST_UI_ABORT=1 -- sh -c "$TRAPPER" sh "$SIGF"
 	ui_wait '\[spacetime exited 134\]'
 	assert_restored
