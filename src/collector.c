@@ -19,6 +19,7 @@
 #include "ptable.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <linux/kcmp.h>
 #include <sys/syscall.h>
 #include <errno.h>
@@ -38,6 +39,11 @@
 #include <unistd.h>
 
 #define COLLECTOR_NLBUF (64 * 1024)
+/* Processes retired lately, remembered so a rescan does not count again a
+ * zombie its parent has not reaped yet. */
+#define COLLECTOR_RETIRED 4096
+/* Descriptors left free below RLIMIT_NOFILE by kept /proc files. */
+#define COLLECTOR_FD_RESERVE 64
 #define COLLECTOR_ARGV_MAX (64 * 1024)
 #define COLLECTOR_EARLY 256
 /* The collector's share of its budget per core the command keeps busy. */
@@ -122,6 +128,12 @@ struct collector {
 	uint64_t prev_est_kib; /* the tree's estimate at the last tick */
 	uint64_t last_push_ns; /* the last sample stored */
 	uint64_t dil_cum_kib;   /* KiB newly mapped in the tree (new processes, shared growth) */
+	int fd_cache_below;     /* /proc fds numbered below this are kept open between reads */
+	struct {
+		pid_t pid;
+		uint64_t start_ticks; /* 0: never read */
+	} retired[COLLECTOR_RETIRED]; /* a ring, the last retired */
+	size_t nretired;        /* retired ever; the next slot is nretired % COLLECTOR_RETIRED */
 	uint64_t ghost_cum_kib; /* KiB of shared parts of processes gone or exec'd */
 	double tree_cores;     /* CPU the tree used over the last tick, in cores */
 	double ncpu;           /* online CPUs: the most the tree can keep busy */
@@ -207,6 +219,14 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 		errno = e;
 		return NULL;
 	}
+	/* Kept /proc files stay COLLECTOR_FD_RESERVE below the fd limit: with
+	 * thousands of processes (or ulimit -n 32) they would otherwise take every
+	 * descriptor, and the children files that find the tree, the exports and
+	 * the command's own pipes could not be opened. */
+	struct rlimit rl;
+	rlim_t lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+	c->fd_cache_below = lim == RLIM_INFINITY || lim > INT_MAX ? INT_MAX - COLLECTOR_FD_RESERVE
+			    : (int)lim - COLLECTOR_FD_RESERVE;
 	c->sum.mode = c->nl_fd >= 0 ? COLLECTOR_NETLINK : COLLECTOR_POLL;
 	c->sum.taskstats = c->ts_fd >= 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -323,18 +343,36 @@ static uint64_t boot_offset_ns(void)
 	return boot > mono ? boot - mono : 0;
 }
 
+/* The fd of /proc/PID/NAME for a process: *slot, its kept one, or a new
+ * one, kept in *slot when numbered below c->fd_cache_below, else used once
+ * (*own set: the caller closes it). Returns the fd or -errno. */
+static int proc_fd(struct collector *c, pid_t pid, int *slot, const char *name, int *own)
+{
+	*own = 0;
+	if (*slot >= 0)
+		return *slot;
+	int fd = procfs_open(pid, 0, name);
+	if (fd < 0)
+		return fd;
+	if (fd < c->fd_cache_below)
+		*slot = fd;
+	else
+		*own = 1;
+	return fd;
+}
+
 /* Reads stat for e, checking identity; returns 0, -ESRCH when gone or reused. */
 static int read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps)
 {
-	if (e->fd_stat < 0) {
-		int fd = procfs_open(e->rec.pid, 0, "stat");
-		if (fd == -ENOENT || fd == -ESRCH)
-			return -ESRCH;
-		if (fd < 0)
-			return fd; /* out of fds, say: not a reason to think it gone */
-		e->fd_stat = fd;
-	}
-	ssize_t n = procfs_pread_once(e->fd_stat, c->rbuf, sizeof(c->rbuf));
+	int own, fd = proc_fd(c, e->rec.pid, &e->fd_stat, "stat", &own);
+
+	if (fd == -ENOENT || fd == -ESRCH)
+		return -ESRCH;
+	if (fd < 0)
+		return fd; /* out of fds, say: not a reason to think it gone */
+	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+	if (own)
+		close(fd);
 	if (n <= 0 || procfs_parse_stat(c->rbuf, (size_t)n, ps) < 0)
 		return -ESRCH;
 	if (e->start_ticks && ps->starttime_ticks != e->start_ticks)
@@ -459,7 +497,35 @@ static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int sta
 	}
 	publish(c, e);
 	store_push_event(c->st, &ev);
+	size_t k = c->nretired++ % COLLECTOR_RETIRED;
+	c->retired[k].pid = e->rec.pid;
+	c->retired[k].start_ticks = e->start_ticks;
 	ptable_remove(c->pt, e->rec.pid);
+}
+
+/* Whether a process found by a rescan is one already retired: a zombie
+ * whose exit event came before the rescan and whose parent has not reaped
+ * it yet (children files list zombies). Matched on pid and start time, on
+ * the pid alone for one retired before any stat read. */
+static int was_retired(struct collector *c, pid_t pid)
+{
+	struct procfs_stat ps;
+	size_t n = c->nretired < COLLECTOR_RETIRED ? c->nretired : COLLECTOR_RETIRED;
+	int have = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (c->retired[i].pid != pid)
+			continue;
+		if (!have) {
+			ssize_t len = procfs_read(pid, "stat", c->rbuf, sizeof(c->rbuf));
+			if (len <= 0 || procfs_parse_stat(c->rbuf, (size_t)len, &ps) < 0)
+				return 1; /* gone already: nothing to count either way */
+			have = 1;
+		}
+		if (!c->retired[i].start_ticks || c->retired[i].start_ticks == ps.starttime_ticks)
+			return 1;
+	}
+	return 0;
 }
 
 /* Keeps an exec or exit event of a pid not (yet) in the tree: its fork event
@@ -663,6 +729,8 @@ static void scan_tree(struct collector *c, uint64_t now)
 			}
 			for (int j = 0; j < k; j++) {
 				struct pentry *ce = ptable_get(c->pt, kids[j]);
+				if (!ce && c->sum.mode == COLLECTOR_NETLINK && was_retired(c, kids[j]))
+					continue;
 				if (!ce) {
 					e->forked_since_read = 1;
 					ce = add_proc(c, kids[j], pid, now, e);
@@ -755,13 +823,14 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 	vm_check(c, e);
 	if ((e->rec.valid & PROC_V_RSS) && ps.rss_pages * pk == e->rec.rss_kib)
 		return 0;
-	if (e->fd_statm < 0) {
-		int fd = procfs_open(e->rec.pid, 0, "statm");
-		if (fd < 0)
-			return -ESRCH;
-		e->fd_statm = fd;
-	}
-	ssize_t n = procfs_pread_once(e->fd_statm, c->rbuf, sizeof(c->rbuf));
+	int own, fd = proc_fd(c, e->rec.pid, &e->fd_statm, "statm", &own);
+	if (fd == -ENOENT || fd == -ESRCH)
+		return -ESRCH;
+	if (fd < 0)
+		return fd; /* out of fds: not gone */
+	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+	if (own)
+		close(fd);
 	if (n < 0)
 		return -ESRCH;
 	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0) {
@@ -914,16 +983,16 @@ static uint64_t read_pss(struct collector *c, struct pentry *e, uint64_t now)
 	struct procfs_rollup r;
 	uint64_t t0 = thread_cpu_ns();
 	ssize_t n = -1;
+	int own, fd = proc_fd(c, e->rec.pid, &e->fd_smaps, "smaps_rollup", &own);
 
-	if (e->fd_smaps < 0) {
-		e->fd_smaps = procfs_open(e->rec.pid, 0, "smaps_rollup");
-		/* ptrace access refused (another user's, or not dumpable): a
-		 * sweep cannot settle it, and will not try */
-		if (e->fd_smaps == -EACCES || e->fd_smaps == -EPERM)
-			e->pss_denied = 1;
-	}
-	if (e->fd_smaps >= 0)
-		n = procfs_pread_once(e->fd_smaps, c->rbuf, sizeof(c->rbuf));
+	/* ptrace access refused (another user's, or not dumpable): a sweep
+	 * cannot settle it, and will not try */
+	if (fd == -EACCES || fd == -EPERM)
+		e->pss_denied = 1;
+	if (fd >= 0)
+		n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+	if (own)
+		close(fd);
 	uint64_t cost = thread_cpu_ns() - t0;
 	e->pss_t_ns = now; /* even a failed read waits its turn again */
 	if (n <= 0 || procfs_parse_smaps_rollup(c->rbuf, (size_t)n, &r) < 0) {
@@ -1206,9 +1275,14 @@ static int sweep_stable(struct collector *c, size_t k, uint64_t total_kib, uint6
 	for (size_t j = 0; j < k; j++) {
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[c->mp_pick[j]]);
 		struct procfs_statm sm;
-		if (!e->rd_ok || e->rd_t_ns != now || e->fd_statm < 0)
+		if (!e->rd_ok || e->rd_t_ns != now)
 			return 0; /* its read failed: gone, or going */
-		ssize_t n = procfs_pread_once(e->fd_statm, c->rbuf, sizeof(c->rbuf));
+		int own, fd = proc_fd(c, e->rec.pid, &e->fd_statm, "statm", &own);
+		if (fd < 0)
+			return 0;
+		ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+		if (own)
+			close(fd);
 		if (n <= 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0)
 			return 0;
 		uint64_t res = sm.resident_pages * pk, then = e->rd_anon_rss + e->rd_shared_rss;

@@ -530,6 +530,27 @@ static int export_link_all(int dirfd, struct export_file *f, int nf, const char 
 	return -EEXIST;
 }
 
+int export_dir_check(const char *dir)
+{
+	int dirfd, fd, rc = 0;
+
+	if (!dir || !dir[0])
+		dir = ".";
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	/* an unnamed file vanishes on close: nothing is left in the directory */
+	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	else if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		rc = -errno;
+	else if (faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) < 0)
+		rc = -errno;
+	close(dirfd);
+	return rc;
+}
+
 int export_snapshot(struct store *st, char *const argv[], const struct export_opts *o,
 		    char *msg, size_t cap)
 {

@@ -101,4 +101,12 @@ int export_formats_parse(const char *list, unsigned *formats);
 int export_snapshot(struct store *st, char *const argv[], const struct export_opts *o,
 		    char *msg, size_t cap);
 
+/* Checks, before a run, that export_snapshot() could write into dir (NULL or
+ * "" = "."): it is a directory this process can create files in, on a
+ * writable file system. Leaves nothing behind (an O_TMPFILE file, or
+ * faccessat() where the file system has none). Returns 0 or -errno
+ * (ENOENT, ENOTDIR, EACCES, EROFS, ...). Space is not checked: it can change
+ * during the run, and export_snapshot() reports it. */
+int export_dir_check(const char *dir);
+
 #endif

@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,6 +162,18 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die_usage("no command given%s", "");
 }
 
+/* The proc connector's receive buffer. Test only (tests/e2e/faults.bats):
+ * SPACETIME_TEST_RCVBUF=BYTES asks for a tiny one, so that a burst of forks
+ * overruns it and the loss counting and rescan can be checked. */
+static int main_rcvbuf(void)
+{
+	const char *s = getenv("SPACETIME_TEST_RCVBUF");
+	char *end;
+	long v = s ? strtol(s, &end, 10) : 0;
+
+	return s && *s && !*end && v > 0 && v < MAIN_RCVBUF ? (int)v : MAIN_RCVBUF;
+}
+
 /* Why netlink is off, in words a user can act on. */
 static const char *nl_reason(int err, int by_option)
 {
@@ -237,6 +250,39 @@ static FILE *open_out(const char *path)
 	return f;
 }
 
+/* Creates the file the dashboard saves the command's output in, in $TMPDIR
+ * (or /tmp), readable by the user only; its path goes into path. The fd is
+ * kept and handed to the dashboard: the file is never reopened by name.
+ * Returns the fd, or -errno with the directory in path. */
+static int log_open(char *path, size_t cap)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	snprintf(path, cap, "%s/spacetime-output-XXXXXX.log", tmp);
+	int fd = mkostemps(path, 4, O_APPEND | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(path, cap, "%s", tmp);
+		return -e;
+	}
+	return fd;
+}
+
+/* After the dashboard: a log the command wrote nothing into was only a
+ * temporary and goes; otherwise the user is told where it is. */
+static void log_close(int fd, const char *path)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb) == 0 && sb.st_size == 0)
+		unlink(path);
+	else
+		fprintf(stderr, "spacetime: the command's output is saved in %s\n", path);
+	close(fd);
+}
+
 /* Waits for the command to end, forwarding termination signals to it. */
 static void wait_child(struct collector *col, const struct spawn *sp, int sfd)
 {
@@ -246,14 +292,16 @@ static void wait_child(struct collector *col, const struct spawn *sp, int sfd)
 			       {.fd = sfd, .events = POLLIN},
 			       {.fd = sp->pty_master, .events = POLLIN}};
 
+	int out_gone = 0;
+
 	while (!collector_finished(col)) {
 		if (poll(pf, 3, 1000) < 0 && errno != EINTR)
 			break;
 		if (pf[2].revents & (POLLIN | POLLHUP)) {
 			char buf[4096];
 			ssize_t n = read(pf[2].fd, buf, sizeof(buf));
-			if (n > 0 && write(STDOUT_FILENO, buf, (size_t)n) < 0)
-				pf[2].fd = -1; /* stdout gone: keep draining into nothing */
+			if (n > 0 && !out_gone && write(STDOUT_FILENO, buf, (size_t)n) < 0)
+				out_gone = 1; /* stdout gone: keep draining into nothing */
 			if (n <= 0)
 				pf[2].fd = -1;
 		}
@@ -309,6 +357,11 @@ int main(int argc, char **argv)
 	}
 	sigprocmask(SIG_SETMASK, NULL, &orig_mask);
 	signal(SIGCHLD, SIG_DFL);
+	/* A closed pipe on our stdout or stderr (spacetime -s ... 2>&1 | head)
+	 * must not kill us before the files are written and the command's
+	 * status returned: the write fails with EPIPE instead. The command gets
+	 * SIGPIPE back at its default (spawn.c), unless it was ignored here. */
+	signal(SIGPIPE, SIG_IGN);
 	/* While privileged: who to become (the elevation tool's variables, the
 	 * user's account), the netlink sockets, the nice boost, and the fd of
 	 * our own environment. Nothing else is read or parsed before the drop:
@@ -329,7 +382,7 @@ int main(int argc, char **argv)
 	}
 	if (cs.net_admin)
 		caps_raise_net_admin();
-	nl_fd = nlproc_open_split(MAIN_RCVBUF, &nl_quiet, &ni);
+	nl_fd = nlproc_open_split(main_rcvbuf(), &nl_quiet, &ni);
 	/* exact per-process figures at exit; needs CAP_NET_ADMIN */
 	ts_fd = taskstats_open(MAIN_RCVBUF, &ts_family);
 	/* While privileged, raise our priority a little: the collector thread
@@ -372,8 +425,16 @@ int main(int argc, char **argv)
 			nlproc_close(nl_quiet);
 		return 0;
 	}
+	/* Every output path is checked before the command starts: a typo must
+	 * not cost a long build its summary or snapshot. What can still go wrong
+	 * during the run (a full disk) is reported when it is written. */
 	FILE *out = o.output ? open_out(o.output) : stderr;
 	FILE *json = o.json ? open_out(o.json) : NULL;
+	if (o.export_dir && (r = export_dir_check(o.export_dir)) < 0) {
+		fprintf(stderr, "spacetime: cannot export to %s: %s (the command was not started)\n",
+			o.export_dir, strerror(-r));
+		return MAIN_EXIT_USAGE;
+	}
 
 	struct store *st = store_new(NULL);
 	struct collector_config cc = {.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
@@ -405,6 +466,13 @@ int main(int argc, char **argv)
 	struct spawn_opts so = {.use_pty = dash, .rows = ws.ws_row, .cols = ws.ws_col,
 				.set_nice = boosted, .nice = user_nice, .ignored = &ignored,
 				.mask = &orig_mask, .envp = secure_env};
+	char logp[4096] = "";
+	int lfd = -1;
+	if (dash && (lfd = log_open(logp, sizeof(logp))) < 0) {
+		fprintf(stderr, "spacetime: cannot save the command's output in %s: %s (set TMPDIR to "
+				"a writable directory, or use -s)\n", logp, strerror(-lfd));
+		return MAIN_EXIT_USAGE;
+	}
 	if ((r = spawn_start(&sp, o.argv, &so)) < 0) {
 		fprintf(stderr, "spacetime: cannot start %s: %s\n", o.argv[0], strerror(-r));
 		return MAIN_EXIT_FAIL;
@@ -447,19 +515,10 @@ int main(int argc, char **argv)
 			 "%s: finished processes show the CPU, faults and RSS of their last sample, "
 			 "not the kernel's figures at their exit",
 			 ts_reason(ts_fd, 0));
-	char logp[4096] = "";
 	if (dash) {
-		/* the command's output is saved here, so nothing is lost */
-		const char *tmp = getenv("TMPDIR");
-		snprintf(logp, sizeof(logp), "%s/spacetime-output-XXXXXX.log", tmp && *tmp ? tmp : "/tmp");
-		int lfd = mkstemps(logp, 4);
-		if (lfd >= 0)
-			close(lfd);
-		else
-			logp[0] = 0;
 		struct tui_ctx tc = {.st = st, .col = col, .sp = &sp, .argv = o.argv,
 				     .interval_ms = o.interval_ms, .fps = o.fps, .notice = notice[0] ? notice : NULL,
-				     .log_path = logp[0] ? logp : NULL, .export_dir = o.export_dir,
+				     .log_path = logp, .log_fd = lfd, .export_dir = o.export_dir,
 				     .export_formats = o.export_formats};
 		if ((r = tui_run(&tc)) < 0) {
 			fprintf(stderr, "spacetime: cannot start the dashboard (%s); waiting for the command\n",
@@ -499,8 +558,8 @@ int main(int argc, char **argv)
 		else
 			fprintf(stderr, "spacetime: snapshot written: %s\n", msg);
 	}
-	if (logp[0])
-		fprintf(stderr, "spacetime: the command's output is saved in %s\n", logp);
+	if (lfd >= 0)
+		log_close(lfd, logp);
 	collector_free(col);
 	store_free(st);
 	free(secure_env);

@@ -55,6 +55,7 @@ struct tui {
 	struct plist *pl;
 	struct outpane *op;
 	int in_fd, out_fd, tty_fd, sig_fd, log_fd, pty_fd;
+	int stop_sig; /* the signal that started stopping the command */
 	int pty_eof, tty_gone, done, finished;
 	unsigned dirty;
 	int urgent;                /* input changed the screen: draw now */
@@ -125,6 +126,7 @@ static void tui_stop_command(struct tui *t, int sig, uint64_t now)
 	if (t->ctx->sp)
 		spawn_signal(t->ctx->sp, sig);
 	t->p.quit = QUIT_STOPPING;
+	t->stop_sig = sig;
 	t->term_sent_ns = now;
 	t->dirty |= D_HEADER | D_STATUS;
 	panes_message(&t->p, "%s sent to the command; SIGKILL follows in %llu s if it does not end",
@@ -348,8 +350,7 @@ static void tui_pty(struct tui *t)
 					if (w <= 0) {
 						panes_message(&t->p, "cannot save the command's output in %s: %s",
 							      t->ctx->log_path, strerror(errno));
-						close(t->log_fd);
-						t->log_fd = -1;
+						t->log_fd = -1; /* the caller's to close */
 						break;
 					}
 					off += w;
@@ -382,11 +383,13 @@ static void tui_signals(struct tui *t, uint64_t now)
 			t->dirty |= D_LAYOUT;
 			t->urgent = 1;
 		} else if (sig == SIGTERM || sig == SIGHUP) {
-			/* the dashboard goes, the command goes with it */
-			if (t->p.quit == QUIT_STOPPING)
-				tui_kill_command(t, now);
-			else
+			/* the dashboard goes, the command goes with it; a closed
+			 * terminal comes as SIGHUP and as a hangup on its fd, one
+			 * event: only a second, different request is insistence */
+			if (t->p.quit != QUIT_STOPPING)
 				tui_stop_command(t, sig, now);
+			else if (!(sig == SIGHUP && t->stop_sig == SIGHUP))
+				tui_kill_command(t, now);
 		} else if (t->ctx->sp && !t->finished) {
 			spawn_signal(t->ctx->sp, sig); /* SIGINT, SIGQUIT: pass on */
 		}
@@ -523,13 +526,8 @@ static int tui_open(struct tui *t, sigset_t *old)
 	t->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (t->sig_fd < 0)
 		return -errno;
-	if (t->ctx->log_path) {
-		t->log_fd = open(t->ctx->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-				 0600);
-		if (t->log_fd < 0)
-			panes_message(&t->p, "cannot save the command's output in %s: %s",
-				      t->ctx->log_path, strerror(errno));
-	}
+	/* the caller's fd: the log is never reopened by name */
+	t->log_fd = t->ctx->log_path ? t->ctx->log_fd : -1;
 	t->pty_fd = t->ctx->sp ? t->ctx->sp->pty_master : -1;
 	if (t->pty_fd >= 0)
 		fcntl(t->pty_fd, F_SETFL, fcntl(t->pty_fd, F_GETFL) | O_NONBLOCK);
@@ -574,6 +572,14 @@ int tui_run(struct tui_ctx *ctx)
 	term_resize();
 	t.dirty = D_LAYOUT;
 	t.urgent = 1;
+	/* Test only (tests/ui/restore.bats): SPACETIME_TEST_UI_ABORT=N makes the
+	 * UI abort() after the first frame it draws N seconds (1..60) into the
+	 * dashboard, a crash the terminal must survive; the delay lets the
+	 * command set up what the test watches. */
+	const char *test_abort = getenv("SPACETIME_TEST_UI_ABORT");
+	uint64_t abort_at_ns = 0;
+	if (test_abort && atoi(test_abort) >= 1 && atoi(test_abort) <= 60)
+		abort_at_ns = collector_now_ns() + (uint64_t)atoi(test_abort) * 1000000000ull;
 	while (!t.done) {
 		int due = t.finished || collector_now_ns() >= t.next_frame_ns;
 		struct pollfd pf[4] = {
@@ -607,15 +613,16 @@ int tui_run(struct tui_ctx *ctx)
 			data = read(collector_notify_fd(ctx->col), &x, sizeof(x)) == (ssize_t)sizeof(x);
 		}
 		tui_tick(&t, now, data);
-		if (t.dirty && (t.urgent || now >= t.next_frame_ns))
+		if (t.dirty && (t.urgent || now >= t.next_frame_ns)) {
 			tui_draw(&t, now);
+			if (abort_at_ns && now >= abort_at_ns)
+				abort();
+		}
 	}
 	rc = 0;
 out_term:
 	term_stop();
 out:
-	if (t.log_fd >= 0)
-		close(t.log_fd);
 	if (t.sig_fd >= 0)
 		close(t.sig_fd);
 	if (t.tty_fd >= 0)

@@ -25,12 +25,13 @@ struct tui_ctx {
 	double fps;           /* live redraws per second (0: TUI_FPS_DEFAULT) */
 	const char *notice;   /* one line: what collection leaves out, or NULL */
 	const char *log_path; /* where the command's output is saved, or NULL */
+	int log_fd;           /* that file, open for appending (-1: none); the caller closes it */
 	const char *export_dir;  /* where `e` writes snapshots (NULL: the current directory) */
 	unsigned export_formats; /* EXPORT_F_* bits, 0 = all */
 };
 
 /* Runs the dashboard until the user quits; the command's pty output is read
- * here, shown in the output pane and appended to log_path. Returns 0, or
+ * here, shown in the output pane and appended to log_fd. Returns 0, or
  * -errno if the terminal could not be set up. */
 int tui_run(struct tui_ctx *ctx);
 

@@ -231,7 +231,8 @@ int main(void)
 	pthread_create(&drv, NULL, driver, NULL);
 	fprintf(result, "bench_tui: dashboard at %g frames/s\n", fps);
 	struct tui_ctx ctx = {.st = st, .col = col, .sp = &sp, .argv = argv, .interval_ms = 100, .fps = fps,
-			      .notice = NULL, .log_path = "/dev/null"};
+			      .notice = NULL, .log_path = "/dev/null",
+			      .log_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)};
 	int rc = tui_run(&ctx);
 	pthread_join(drv, NULL);
 	atomic_store(&stop_drain, 1);

@@ -326,64 +326,6 @@ assert pn["args"]["name"] == " ".join(want), pn
 ' "$EXP_JSON" "$EXP_TRACE" "$d/$name" -c "$script" $'arg"2\\\n\t\xfe'
 }
 
-@test "export to a missing directory: one line, exit status is the command's" {
-	local d="$BATS_TEST_TMPDIR/no/such/dir"
-	st -s -o "$BATS_TEST_TMPDIR/summary.txt" --export "$d" -- "$WL/exitwith" 3
-	assert_status 3
-	assert_one_line "$stderr" "stderr"
-	[[ $stderr == "spacetime: "*"$d"*"No such file or directory"* ]] || st_fail "unclear error"
-	[ -s "$BATS_TEST_TMPDIR/summary.txt" ] || st_fail "the summary was lost"
-}
-
-@test "export to a directory the user cannot write: one line, exit status kept, nothing left" {
-	local d
-	if st_is_root; then
-		# as nobody, from a world-readable copy, into a root-owned 0755 directory
-		d=$(st_world_dir) || st_fail "st_world_dir failed"
-		mkdir "$d/ro"
-		chmod 755 "$d/ro"
-		st_nobody_can_run "$d" || skip "uid $ST_NOBODY cannot run the copy in $d"
-		ST_WRAP=("${ST_SETPRIV[@]}")
-		ST_BIN="$d/spacetime"
-		st -s -o /dev/null --export "$d/ro" -- "$d/workloads/exitwith" 4
-		ST_WRAP=()
-		ST_BIN="$SPACETIME"
-		d="$d/ro"
-	else
-		d="$BATS_TEST_TMPDIR/ro"
-		mkdir -p "$d"
-		chmod 555 "$d"
-		st -s -o /dev/null --export "$d" -- "$WL/exitwith" 4
-	fi
-	assert_status 4
-	assert_one_line "$stderr" "stderr"
-	[[ $stderr == "spacetime: "*"$d"*"Permission denied"* ]] || st_fail "unclear error"
-	[ -z "$(ls -A "$d")" ] || st_fail "files left in $d: $(ls -A "$d")"
-}
-
-@test "export to a read-only file system: one line, exit status kept" {
-	st_is_root || skip "needs root to mount a read-only tmpfs"
-	local d="$BATS_TEST_TMPDIR/rofs"
-	mkdir -p "$d"
-	mount -t tmpfs -o ro,size=64k tmpfs "$d" 2>/dev/null || skip "cannot mount tmpfs here"
-	st -s -o /dev/null --export "$d" -- "$WL/exitwith" 5
-	umount "$d"
-	assert_status 5
-	assert_one_line "$stderr" "stderr"
-	[[ $stderr == "spacetime: "*"$d"*"Read-only file system"* ]] || st_fail "unclear error"
-}
-
-@test "export to a full file system: one line, no partial file, exit status kept" {
-	st_is_root || skip "needs root to mount a small tmpfs"
-	local d="$BATS_TEST_TMPDIR/full"
-	mkdir -p "$d"
-	mount -t tmpfs -o size=8k tmpfs "$d" 2>/dev/null || skip "cannot mount tmpfs here"
-	st -s -o /dev/null --export "$d" -- "$WL/forkn" 30 exec
-	local left
-	left=$(ls -A "$d")
-	umount "$d"
-	assert_status 0
-	assert_one_line "$stderr" "stderr"
-	[[ $stderr == "spacetime: "*"$d"*"No space left on device"* ]] || st_fail "unclear error"
-	[ -z "$left" ] || st_fail "files left behind: $left"
-}
+# Export directories that are missing, unwritable or read-only are refused
+# before the command starts, and full file systems are reported when the run
+# ends: tests/e2e/faults.bats.

@@ -426,6 +426,35 @@ static void test_snapshot_errors(void **state)
 	store_free(st);
 }
 
+/* export_dir_check: what a run would meet, found before it, leaving nothing. */
+static void test_dir_check(void **state)
+{
+	char dir[] = "/tmp/test_export.XXXXXX", path[4200], names[4096];
+	int count;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	assert_int_equal(export_dir_check(path), -ENOENT);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(export_dir_check(path), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/d", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(export_dir_check(path), 0);
+	list_dir(path, names, sizeof(names), &count);
+	assert_int_equal(count, 0); /* the check left nothing */
+	if (geteuid() != 0) { /* root writes anywhere */
+		chmod(path, 0500);
+		assert_int_equal(export_dir_check(path), -EACCES);
+		chmod(path, 0700);
+	}
+	rmdir(path);
+	rm_dir(dir);
+}
+
 /* A store with nothing in it, and a window holding no sample: still files. */
 static void test_snapshot_empty(void **state)
 {
@@ -465,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_files),
 		cmocka_unit_test(test_snapshot_errors),
 		cmocka_unit_test(test_snapshot_empty),
+		cmocka_unit_test(test_dir_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
