@@ -1725,6 +1725,19 @@ static void root_ended(struct collector *c, int status, const struct rusage *ru)
 	if (e)
 		retire(c, e, now, status, 1, RETIRE_READ);
 	c->sum.exited = 1;
+	/* Those that ended before it (polling sees an end late) end now, not
+	 * after it: only the ones alive now outlived it. */
+	for (size_t i = 0; i < ptable_count(c->pt);) {
+		struct pentry *o = ptable_at(c->pt, i);
+		struct procfs_stat ps;
+		int read;
+		if (proc_ended(c, o, &ps, &read)) {
+			retire(c, o, o->exit_pending ? o->exit_ns : now, o->exit_status_pending, o->exit_pending,
+			       read ? &ps : NULL);
+			continue;
+		}
+		i++;
+	}
 	/* what it left behind that no scan has seen yet: ours now */
 	if (c->sum.mode == COLLECTOR_POLL && c->cfg.subreaper)
 		scan_tree(c, now);

@@ -95,3 +95,17 @@ wait_tree_run() {
 	[[ $output == *"--wait-tree"* ]] || st_fail "--help has no --wait-tree"
 	grep -q 'wait\\-tree' "$ST_ROOT/contrib/spacetime.1" || st_fail "the man page has no --wait-tree"
 }
+
+@test "orphans: children that all end before the command did not outlive it, polled or not" {
+	st_require_workloads mapfile
+	# 4 children map a file, hold it, and end; then the parent does
+	stj -- "$WL/mapfile" "$BATS_TEST_TMPDIR/m" 50 4
+	assert_status 0
+	assert_json .processes -eq 5
+	assert_json '.outlived | length' -eq 0
+	assert_json .orphans_reaped -eq 0
+	# polling sees an end up to a tick late: still not after the command's
+	stj --no-netlink -- "$WL/mapfile" "$BATS_TEST_TMPDIR/m" 50 4
+	assert_status 0
+	assert_json '.outlived | length' -eq 0
+}
