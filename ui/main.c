@@ -174,6 +174,17 @@ static int main_rcvbuf(void)
 	return s && *s && !*end && v > 0 && v < MAIN_RCVBUF ? (int)v : MAIN_RCVBUF;
 }
 
+/* Closes the netlink sockets that are open (a negative fd is not). */
+static void close_sockets(int nl_fd, int nl_quiet, int ts_fd, uint16_t ts_family)
+{
+	if (ts_fd >= 0)
+		taskstats_close(ts_fd, ts_family);
+	if (nl_fd >= 0)
+		nlproc_close(nl_fd);
+	if (nl_quiet >= 0)
+		nlproc_close(nl_quiet);
+}
+
 /* Why netlink is off, in words a user can act on. */
 static const char *nl_reason(int err, int by_option)
 {
@@ -405,24 +416,14 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &o);
 	char **secure_env = spawn_secure_env(env_fd);
 	if (o.no_netlink) {
-		if (ts_fd >= 0)
-			taskstats_close(ts_fd, ts_family);
-		if (nl_fd >= 0)
-			nlproc_close(nl_fd);
-		if (nl_quiet >= 0)
-			nlproc_close(nl_quiet);
+		close_sockets(nl_fd, nl_quiet, ts_fd, ts_family);
 		nl_fd = ts_fd = -ENOTSUP;
 		nl_quiet = -1;
 		memset(&ni, 0, sizeof(ni));
 	}
 	if (o.caps) {
 		print_caps(&cs, nl_fd < 0 ? nl_fd : 0, &ni, ts_fd < 0 ? ts_fd : 0, o.no_netlink);
-		if (ts_fd >= 0)
-			taskstats_close(ts_fd, ts_family);
-		if (nl_fd >= 0)
-			nlproc_close(nl_fd);
-		if (nl_quiet >= 0)
-			nlproc_close(nl_quiet);
+		close_sockets(nl_fd, nl_quiet, ts_fd, ts_family);
 		return 0;
 	}
 	/* Every output path is checked before the command starts: a typo must

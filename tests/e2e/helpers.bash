@@ -197,6 +197,34 @@ assert_creds() {
 	[ "$got" = "$3" ] || st_fail "showcreds $2: expected '$3', got '$got' (line: $1)"
 }
 
+# For the privileged suites (privileges.bats, security.bats): a world-readable
+# copy of the binary and workloads made once per file as root (st_priv_file_setup
+# in setup_file, st_priv_file_teardown in teardown_file), and each test run from
+# it (st_priv_setup in setup: skips unless root; sets WL and ST_OUTDIR).
+st_priv_file_setup() {
+	st_is_root || return 0
+	ST_PRIV_DIR=$(st_world_dir) || ST_PRIV_DIR=""
+	export ST_PRIV_DIR
+}
+st_priv_file_teardown() {
+	if [ -n "${ST_PRIV_DIR:-}" ] && [ -d "$ST_PRIV_DIR" ]; then
+		rm -rf "$ST_PRIV_DIR"
+	fi
+}
+st_priv_setup() {
+	st_is_root || skip "privileged paths need root"
+	st_require
+	[ -n "${ST_PRIV_DIR:-}" ] || {
+		echo "setup_file could not make a world-readable copy of the binary and workloads" >&2
+		return 1
+	}
+	# The workloads are run from the world-readable copy, so the dropped user
+	# can exec them; the binary under test is the real one.
+	WL="$ST_PRIV_DIR/workloads"
+	ST_OUTDIR="$ST_PRIV_DIR/out"
+	cd "$ST_PRIV_DIR"
+}
+
 # st_world_dir: makes a directory any user can traverse, holding copies of
 # the binary (as spacetime, without file capabilities) and the workloads, and
 # an out/ subdirectory anyone can write; prints its path.

@@ -7,34 +7,15 @@ load helpers
 
 ZERO_CAPS=0000000000000000
 
-setup_file() {
-	st_is_root || return 0
-	ST_PRIV_DIR=$(st_world_dir) || ST_PRIV_DIR=""
-	export ST_PRIV_DIR
-}
-
-teardown_file() {
-	if [ -n "${ST_PRIV_DIR:-}" ] && [ -d "$ST_PRIV_DIR" ]; then
-		rm -rf "$ST_PRIV_DIR"
-	fi
-}
+setup_file() { st_priv_file_setup; }
+teardown_file() { st_priv_file_teardown; }
 
 setup() {
-	st_is_root || skip "privileged paths need root"
-	st_require
-	[ -n "${ST_PRIV_DIR:-}" ] || {
-		echo "setup_file could not make a world-readable copy of the binary and workloads" >&2
-		return 1
-	}
+	st_priv_setup || return 1
 	st_nobody_can_run "$ST_PRIV_DIR" || {
 		echo "uid $ST_NOBODY cannot run $ST_PRIV_DIR/spacetime, $ST_PRIV_DIR/workloads/fill or write $ST_PRIV_DIR/out" >&2
 		return 1
 	}
-	# The workloads are run from the world-readable copy, so the dropped user
-	# can exec them; the binary under test is the real one.
-	WL="$ST_PRIV_DIR/workloads"
-	ST_OUTDIR="$ST_PRIV_DIR/out"
-	cd "$ST_PRIV_DIR"
 }
 
 # --- sudo: root with SUDO_UID/SUDO_GID/SUDO_USER set ---------------------------

@@ -5,29 +5,12 @@
 
 load helpers
 
-setup_file() {
-	st_is_root || return 0
-	ST_PRIV_DIR=$(st_world_dir) || ST_PRIV_DIR=""
-	export ST_PRIV_DIR
-}
-
-teardown_file() {
-	if [ -n "${ST_PRIV_DIR:-}" ] && [ -d "$ST_PRIV_DIR" ]; then
-		rm -rf "$ST_PRIV_DIR"
-	fi
-}
+setup_file() { st_priv_file_setup; }
+teardown_file() { st_priv_file_teardown; }
 
 setup() {
-	st_is_root || skip "privileged paths need root"
-	st_require
-	[ -n "${ST_PRIV_DIR:-}" ] || {
-		echo "setup_file could not make a world-readable copy of the binary and workloads" >&2
-		return 1
-	}
-	WL="$ST_PRIV_DIR/workloads"
+	st_priv_setup || return 1
 	st_require_workloads grabfd
-	ST_OUTDIR="$ST_PRIV_DIR/out"
-	cd "$ST_PRIV_DIR"
 	BG_PID=""
 	BG_OPTS=()
 }
