@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-fuzz.sh: runs libFuzzer targets built by `make fuzz-build`, each for a
 # fixed time on a fresh working corpus seeded from tests/fuzz/seeds/TARGET and
-# the matching tests/fixtures files, and prints one line per target:
+# the matching tests/fixtures files (with tests/fuzz/dicts/TARGET.dict when
+# there is one), and prints one line per target:
 #   fuzz: TARGET  Ss  N execs  corpus C (S seeds)  crashes K
 # Exits non-zero when a target crashed, leaked, timed out or ran out of
 # memory, naming the input libFuzzer saved (build/fuzz/artifacts/TARGET/).
@@ -48,15 +49,25 @@ fixtures() {
 # CRASHES RC ARTIFACT").
 run_one() {
 	local t=$1 bin=$B/fuzz_$1 corpus=$B/corpus/$1 art=$B/artifacts/$1 log=$B/logs/$1.log
-	local seeds rc execs found
+	local seeds rc execs found dict=()
+	[ -f tests/fuzz/dicts/$t.dict ] && dict=(-dict="tests/fuzz/dicts/$t.dict")
 	rm -rf "$corpus" "$art"
 	mkdir -p "$corpus" "$art" "$B/logs"
-	{ fixtures "$t"; ls -d tests/fuzz/seeds/"$t"/* 2>/dev/null; } | while IFS= read -r f; do
+	# outpane's inputs start with a mode and a split byte: a fixture (the
+	# pane's bytes alone) gets "UTF-8, 8 lines, no split" in front
+	fixtures "$t" | while IFS= read -r f; do
+		if [ "$t" = outpane ]; then
+			{ printf '\017\000'; cat "$f"; } >"$corpus/$(basename "$f")"
+		else
+			cp "$f" "$corpus/$(basename "$f")"
+		fi
+	done
+	for f in tests/fuzz/seeds/"$t"/*; do
 		[ -f "$f" ] && cp "$f" "$corpus/$(basename "$f")"
 	done
 	seeds=$(find "$corpus" -type f | wc -l)
 	"$bin" -max_total_time="$S" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$art/" "$corpus" >"$log" 2>&1
+		"${dict[@]}" -artifact_prefix="$art/" "$corpus" >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	found=$(find "$art" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | head -n 1)
