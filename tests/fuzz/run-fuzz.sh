@@ -51,7 +51,7 @@ run_one() {
 	local t=$1 bin=$B/fuzz_$1 corpus=$B/corpus/$1 art=$B/artifacts/$1 log=$B/logs/$1.log
 	local seeds rc execs found dict=()
 	[ -f tests/fuzz/dicts/$t.dict ] && dict=(-dict="tests/fuzz/dicts/$t.dict")
-	rm -rf "$corpus" "$art"
+	rm -rf "$corpus" "$art" "$B/logs/$t.result"
 	mkdir -p "$corpus" "$art" "$B/logs"
 	# outpane's inputs start with a mode and a split byte: a fixture (the
 	# pane's bytes alone) gets "UTF-8, 8 lines, no split" in front
