@@ -140,6 +140,8 @@ int procfs_parse_smaps_rollup(const char *buf, size_t len, struct procfs_rollup 
 	else
 		out->pss_anon_kib = out->pss_file_kib = out->pss_shmem_kib = 0;
 	if ((seen & ROLLUP_PRIVATE_PARTS) == ROLLUP_PRIVATE_PARTS) {
+		if (out->private_clean_kib > UINT64_MAX - out->private_dirty_kib)
+			goto bad; /* a sum past 2^64 KiB: no real process, never a wrapped number */
 		out->valid |= PROCFS_ROLLUP_PRIVATE;
 		out->private_kib = out->private_clean_kib + out->private_dirty_kib;
 	} else {

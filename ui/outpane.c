@@ -27,6 +27,7 @@ struct outpane {
 	enum outpane_state st;
 	int params[OUTPANE_MAX_PARAMS], nparams, priv;
 	uint32_t cp;             /* UTF-8 code point being decoded */
+	uint32_t cp_min;         /* the least one its length may encode (else overlong) */
 	int need;                /* continuation bytes still expected */
 };
 
@@ -277,7 +278,8 @@ void outpane_feed(struct outpane *op, const char *b, size_t n)
 				op->cp = op->cp << 6 | (c & 0x3f);
 				if (--op->need == 0) {
 					uint32_t cp = op->cp;
-					if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+					if (cp < op->cp_min || cp > 0x10ffff ||
+					    (cp >= 0xd800 && cp <= 0xdfff))
 						cp = TERM_REPLACEMENT;
 					outpane_char(op, cp);
 				}
@@ -294,12 +296,15 @@ void outpane_feed(struct outpane *op, const char *b, size_t n)
 			outpane_char(op, '?');
 		} else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
 			op->cp = c & 0x1f;
+			op->cp_min = 0x80;
 			op->need = 1;
 		} else if ((c & 0xf0) == 0xe0) {
 			op->cp = c & 0x0f;
+			op->cp_min = 0x800;
 			op->need = 2;
 		} else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
 			op->cp = c & 0x07;
+			op->cp_min = 0x10000;
 			op->need = 3;
 		} else {
 			outpane_char(op, TERM_REPLACEMENT);

@@ -11,6 +11,8 @@
 #include <locale.h>
 #include <string.h>
 
+#include "fixture.h"
+
 #include "../../ui/outpane.c"
 #include "../../ui/term.c"
 
@@ -87,6 +89,38 @@ static void test_untrusted_bytes(void **state)
 	outpane_free(op);
 }
 
+/* Overlong UTF-8 (a character in more bytes than it needs) is invalid: it
+ * becomes U+FFFD, and never acts as the control character it spells. Found
+ * by tests/fuzz/fuzz_outpane: E0 80 8A, an overlong '\n', started a line. */
+static void test_overlong_utf8(void **state)
+{
+	(void)state;
+	size_t n, len;
+	char *b = fixture_load("bad_outpane_overlong.outpane", &n);
+	struct outpane *op = outpane_new(10, 1);
+	const struct out_cell *c;
+
+	outpane_feed(op, b, n);
+	assert_int_equal(outpane_total(op), 1); /* no new line */
+	c = outpane_line(op, 0, &len);
+	assert_int_equal(len, 1);
+	assert_int_equal(c[0].ch, TERM_REPLACEMENT);
+	outpane_free(op);
+	free(b);
+	/* an overlong ESC (E0 80 9B) starts no sequence; an overlong 4-byte
+	 * 'A' (F0 80 81 81) is no 'A'; the shortest forms still decode */
+	op = feed("a\xe0\x80\x9b[31mX\xf0\x80\x81\x81\xe0\xa0\x80\xf0\x90\x80\x80");
+	c = outpane_line(op, 0, &len);
+	assert_int_equal(len, 10);
+	assert_int_equal(c[1].ch, TERM_REPLACEMENT);
+	assert_string_equal(line_text(op, 0), "a~[31mX~~~");
+	assert_int_equal(c[6].fg, 0); /* not red */
+	assert_int_equal(c[7].ch, TERM_REPLACEMENT);
+	assert_int_equal(c[8].ch, 0x800);
+	assert_int_equal(c[9].ch, 0x10000);
+	outpane_free(op);
+}
+
 /* A sequence split across reads is still recognised. */
 static void test_split_reads(void **state)
 {
@@ -160,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_lines_and_cr),
 		cmocka_unit_test(test_escapes_swallowed),
 		cmocka_unit_test(test_untrusted_bytes),
+		cmocka_unit_test(test_overlong_utf8),
 		cmocka_unit_test(test_split_reads),
 		cmocka_unit_test(test_sgr),
 		cmocka_unit_test(test_tabs_ring_and_caps),

@@ -303,7 +303,7 @@ static void test_rollup_bad(void **state)
 	static const char *const files[] = {
 		"bad_rollup_truncated.smaps_rollup", "bad_rollup_nopss.smaps_rollup",
 		"bad_rollup_overflow.smaps_rollup", "bad_rollup_empty.smaps_rollup",
-		"proc_threads.stat",
+		"bad_rollup_private_overflow.smaps_rollup", "proc_threads.stat",
 	};
 	static const char *const texts[] = {
 		"Pss:", "Pss: kB", "Pss: 12", "Pss: 12 k", "Pss: 12 MB", "Pss: -12 kB", "Pss: 12 kB x",
