@@ -29,6 +29,14 @@ ST_SETPRIV=(setpriv --reuid=$ST_NOBODY --regid=$ST_NOBODY --clear-groups --inh-c
 unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 export LC_ALL=C
 
+# Under make check-san (tests/run-san.sh) every sanitizer report goes to a
+# file in SAN_LOG_DIR; name it after this test, so the failure says which.
+if [ -n "${SAN_LOG_DIR:-}" ]; then
+	st_san_tag="$(basename "$BATS_TEST_FILENAME" .bats).${BATS_TEST_NAME:-setup_file}"
+	export ASAN_OPTIONS="${ASAN_OPTIONS//"$SAN_LOG_DIR/san."/"$SAN_LOG_DIR/$st_san_tag."}"
+	export UBSAN_OPTIONS="${UBSAN_OPTIONS//"$SAN_LOG_DIR/san."/"$SAN_LOG_DIR/$st_san_tag."}"
+fi
+
 # Defaults for the run helpers; a suite's setup() may change them.
 ST_WRAP=()          # words put before the binary (env ..., setpriv ...)
 ST_BIN="$SPACETIME" # the binary to run
