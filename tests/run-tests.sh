@@ -8,7 +8,12 @@
 # failed or nothing ran. Needs no terminal and no stdin.
 #
 # Environment: B (build dir, default build), UNIT_TIMEOUT (seconds per unit
-# binary, default 300), BATS_ARGS (extra bats options, e.g. --filter fill).
+# binary, default 300), BATS_ARGS (extra bats options, e.g. --filter fill),
+# UNITS (names of the unit tests to run, e.g. "test_store test_collector";
+# default all), SUITES (bats suite directories; default "tests/e2e tests/ui",
+# empty: none), SAN_LOG_DIR (a directory where sanitizer reports are written,
+# see tests/run-san.sh: any file in it at the end is a failure, printed),
+# CI (1 or true: every skipped test must be named in tests/expected-skips).
 
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -20,8 +25,24 @@ pass=0
 fail=0
 skipped=0
 failures=()
+skips=() # "source: name<TAB>reason" of each skipped test
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/run-tests.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+
+# skip_record SOURCE NAME: notes a skipped test. NAME is the TAP text after
+# the number: bats puts "name # skip (reason)", cmocka "# SKIP name" (its
+# reason is the line the test printed just before, kept in last_comment).
+skip_record() {
+	local src=$1 name=$2 why
+	if [[ $name =~ ^(.*[^ ])\ +#\ +[sS][kK][iI][pP]\ *(.*)$ ]]; then
+		name=${BASH_REMATCH[1]}
+		why=${BASH_REMATCH[2]}
+	elif [[ $name =~ ^#\ +[sS][kK][iI][pP]\ +(.*)$ ]]; then
+		name=${BASH_REMATCH[1]}
+		why=$last_comment
+	fi
+	skips+=("$src: $name"$'\t'"${why:-no reason given}")
+}
 
 # tap_count SOURCE FILE: adds the TAP results in FILE to the counts. Knows
 # cmocka's "not ok N # SKIP name" and bats' "ok N name # skip (why)". Plans
@@ -31,6 +52,7 @@ tap_count() {
 	local src=$1 file=$2 line name planned=0 seen=0
 	tap_failed=0
 	tap_planned=0
+	last_comment=
 	while IFS= read -r line || [ -n "$line" ]; do
 		case $line in
 		[0-9]*..[0-9]*)
@@ -41,6 +63,7 @@ tap_count() {
 			name=$(sed -E 's/^(not )?ok [0-9]+ (- )?//' <<<"$line")
 			if grep -Eiq '# skip( |$)' <<<"$line"; then
 				skipped=$((skipped + 1))
+				skip_record "$src" "$name"
 			elif [[ $line == ok* ]]; then
 				pass=$((pass + 1))
 			else
@@ -48,6 +71,11 @@ tap_count() {
 				tap_failed=$((tap_failed + 1))
 				failures+=("$src: $name")
 			fi
+			last_comment=
+			;;
+		*)
+			# cmocka prints a test's messages (a skip's reason) before its result
+			[ -z "$line" ] || last_comment=$(sed -E 's/^#+ *//' <<<"$line")
 			;;
 		esac
 	done <"$file"
@@ -68,8 +96,20 @@ for t in "$B"/tests/test_*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
 	[ -e "tests/unit/${t##*/}.c" ] || echo "# stale, not run: $t (no tests/unit/${t##*/}.c)"
 done
-for src in tests/unit/test_*.c; do
-	[ -e "$src" ] || continue
+if [ -n "${UNITS+set}" ]; then
+	unit_srcs=()
+	for u in $UNITS; do unit_srcs+=("tests/unit/$u.c"); done
+else
+	unit_srcs=(tests/unit/test_*.c)
+fi
+for src in "${unit_srcs[@]}"; do
+	[ -e "$src" ] || {
+		[ -z "${UNITS+set}" ] || {
+			fail=$((fail + 1))
+			failures+=("unit: $src does not exist (UNITS=$UNITS)")
+		}
+		continue
+	}
 	units=$((units + 1))
 	name=$(basename "$src" .c)
 	t="$B/tests/$name"
@@ -107,7 +147,7 @@ done
 
 # --- bats suites --------------------------------------------------------------
 suites=()
-for d in tests/e2e tests/ui; do
+for d in ${SUITES-tests/e2e tests/ui}; do
 	compgen -G "$d/*.bats" >/dev/null && suites+=("$d")
 done
 if [ "${#suites[@]}" -gt 0 ]; then
@@ -127,8 +167,41 @@ if [ "${#suites[@]}" -gt 0 ]; then
 		fail=$((fail + 1))
 		failures+=("bats: not installed, cannot run ${suites[*]} (make deps)")
 	fi
-else
+elif [ -z "${SUITES+set}" ]; then
 	echo "# no .bats files in tests/e2e or tests/ui"
+fi
+
+# --- sanitizer reports --------------------------------------------------------
+# A report from a process whose test ignored its stderr or exit status (a
+# child, a run in the background, a dashboard in tmux) is still a failure.
+if [ -n "${SAN_LOG_DIR:-}" ]; then
+	for f in "$SAN_LOG_DIR"/*; do
+		[ -f "$f" ] || continue
+		fail=$((fail + 1))
+		failures+=("sanitizer report ${f##*/}: $(grep -m1 -E 'ERROR|runtime error|WARNING' "$f" | sed -E 's/^=+[0-9]*=+//')")
+		echo "# sanitizer report $f:"
+		sed 's/^/#   /' "$f" | head -n 80
+	done
+fi
+
+# --- skips --------------------------------------------------------------------
+# On CI (CI=1) a skip must be expected by name (tests/expected-skips): a test
+# that starts skipping there, because the machine changed or the test broke,
+# fails the run instead of passing unnoticed.
+if [ "${#skips[@]}" -gt 0 ]; then
+	echo "skipped: $skipped"
+	for s in "${skips[@]}"; do
+		printf '  %s (%s)\n' "${s%%$'\t'*}" "${s#*$'\t'}"
+	done
+fi
+if { [ "${CI:-0}" = 1 ] || [ "${CI:-}" = true ]; } && [ "${#skips[@]}" -gt 0 ]; then
+	expected=$(sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' tests/expected-skips 2>/dev/null)
+	for s in "${skips[@]}"; do
+		if ! grep -Fxq -- "${s%%$'\t'*}" <<<"$expected"; then
+			fail=$((fail + 1))
+			failures+=("unexpected skip on CI: ${s%%$'\t'*}: ${s#*$'\t'} (not in tests/expected-skips)")
+		fi
+	done
 fi
 
 # --- summary ------------------------------------------------------------------
@@ -136,7 +209,6 @@ if [ "${#failures[@]}" -gt 0 ]; then
 	echo "failed:"
 	printf '  %s\n' "${failures[@]}"
 fi
-[ "$skipped" -eq 0 ] || echo "skipped: $skipped"
 ran=$((pass + fail))
 echo "check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$ran" -gt 0 ]

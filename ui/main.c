@@ -347,6 +347,15 @@ static void std_fds_open(void)
 	}
 }
 
+/* Frees what main allocated for the run (any of it may be NULL), on every
+ * way out: LeakSanitizer (make check-san) checks that nothing is left. */
+static void run_free(struct collector *col, struct store *st, char **secure_env)
+{
+	collector_free(col);
+	store_free(st);
+	free(secure_env);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -449,6 +458,7 @@ int main(int argc, char **argv)
 	struct collector *col = st ? collector_new(st, &cc) : NULL;
 	if (!col) {
 		fprintf(stderr, "spacetime: out of memory\n");
+		run_free(col, st, secure_env);
 		return MAIN_EXIT_FAIL;
 	}
 	/* Terminal signals reach the command directly (same process group); we
@@ -472,10 +482,16 @@ int main(int argc, char **argv)
 	if (dash && (lfd = log_open(logp, sizeof(logp))) < 0) {
 		fprintf(stderr, "spacetime: cannot save the command's output in %s: %s (set TMPDIR to "
 				"a writable directory, or use -s)\n", logp, strerror(-lfd));
+		run_free(col, st, secure_env);
+		if (lfd >= 0)
+			log_close(lfd, logp);
 		return MAIN_EXIT_USAGE;
 	}
 	if ((r = spawn_start(&sp, o.argv, &so)) < 0) {
 		fprintf(stderr, "spacetime: cannot start %s: %s\n", o.argv[0], strerror(-r));
+		run_free(col, st, secure_env);
+		if (lfd >= 0)
+			log_close(lfd, logp);
 		return MAIN_EXIT_FAIL;
 	}
 	uint64_t t0 = collector_now_ns();
@@ -484,6 +500,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
 		kill(sp.pid, SIGKILL);
 		waitpid(sp.pid, NULL, 0);
+		run_free(col, st, secure_env);
+		if (lfd >= 0)
+			log_close(lfd, logp);
+		spawn_close(&sp);
 		return MAIN_EXIT_FAIL;
 	}
 	r = spawn_release(&sp);
@@ -493,13 +513,20 @@ int main(int argc, char **argv)
 			fprintf(stderr, "spacetime: %s: command not found\n", o.argv[0]);
 		else
 			fprintf(stderr, "spacetime: %s: cannot execute: %s\n", o.argv[0], strerror(-r));
-		collector_free(col);
+		run_free(col, st, secure_env);
+		if (lfd >= 0)
+			log_close(lfd, logp);
+		spawn_close(&sp);
 		return code;
 	}
 	if (nl_fd < 0 && (r = collector_start(col, sp.pid, sp.pidfd, t0)) < 0) {
 		fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
 		kill(sp.pid, SIGKILL);
 		waitpid(sp.pid, NULL, 0);
+		run_free(col, st, secure_env);
+		if (lfd >= 0)
+			log_close(lfd, logp);
+		spawn_close(&sp);
 		return MAIN_EXIT_FAIL;
 	}
 	if (boosted)
@@ -561,9 +588,7 @@ int main(int argc, char **argv)
 	}
 	if (lfd >= 0)
 		log_close(lfd, logp);
-	collector_free(col);
-	store_free(st);
-	free(secure_env);
+	run_free(col, st, secure_env);
 	spawn_close(&sp);
 	return status;
 }

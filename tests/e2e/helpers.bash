@@ -29,6 +29,17 @@ ST_SETPRIV=(setpriv --reuid=$ST_NOBODY --regid=$ST_NOBODY --clear-groups --inh-c
 unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND DOAS_USER PKEXEC_UID
 export LC_ALL=C
 
+# Under make check-san (tests/run-san.sh) every sanitizer report goes to a
+# file in SAN_LOG_DIR; name it after this test, so the failure says which.
+# (The options as run-san.sh set them are kept: a test inherits what the
+# file's setup exported.)
+if [ -n "${SAN_LOG_DIR:-}" ]; then
+	export ST_SAN_ASAN="${ST_SAN_ASAN-${ASAN_OPTIONS:-}}" ST_SAN_UBSAN="${ST_SAN_UBSAN-${UBSAN_OPTIONS:-}}"
+	st_san_tag="$(basename "$BATS_TEST_FILENAME" .bats).${BATS_TEST_NAME:-setup_file}"
+	export ASAN_OPTIONS="${ST_SAN_ASAN//"$SAN_LOG_DIR/san."/"$SAN_LOG_DIR/$st_san_tag."}"
+	export UBSAN_OPTIONS="${ST_SAN_UBSAN//"$SAN_LOG_DIR/san."/"$SAN_LOG_DIR/$st_san_tag."}"
+fi
+
 # Defaults for the run helpers; a suite's setup() may change them.
 ST_WRAP=()          # words put before the binary (env ..., setpriv ...)
 ST_BIN="$SPACETIME" # the binary to run

@@ -27,7 +27,8 @@ setup() {
 
 # mk ARGS...: make in the repository, as a user would run it, not as part of
 # the make that runs this suite (no inherited MAKEFLAGS or jobserver). `-o
-# spacetime` installs the binary the suite tests instead of rebuilding it.
+# spacetime` installs the tree's ./spacetime as built instead of rebuilding it
+# (make check and make check-san build it first).
 mk() {
 	st_capture env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C "$ST_ROOT" "$@"
 	ST_CMD=(make "$@")
@@ -51,7 +52,9 @@ got
 $got"
 	[ "$(stat -c %a "$d/usr/local/bin/spacetime")" = 755 ] || st_fail "binary mode $(stat -c %a "$d/usr/local/bin/spacetime")"
 	[ "$(stat -c %a "$d/usr/local/share/man/man1/spacetime.1")" = 644 ] || st_fail "man page mode"
-	cmp -s "$SPACETIME" "$d/usr/local/bin/spacetime" || st_fail "the installed binary is not ./spacetime"
+	# make install installs the tree's ./spacetime, whichever binary the
+	# suite tests (SPACETIME: a sanitized build under make check-san)
+	cmp -s "$ST_ROOT/spacetime" "$d/usr/local/bin/spacetime" || st_fail "the installed binary is not ./spacetime"
 }
 
 @test "make uninstall removes exactly what make install put there" {

@@ -413,10 +413,12 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 }
 
 # distinct_elapsed SECONDS: how many different elapsed-time readings the header
-# showed, sampled every 0.1 s for SECONDS.
+# showed, sampled about every 0.1 s for SECONDS of wall time (a time, not a
+# count of samples: each capture takes ~0.1 s itself, so 40 samples took 8 s
+# and showed 8 readings at --fps 1).
 distinct_elapsed() {
-	local i
-	for ((i = 0; i < $1 * 10; i++)); do
+	local end=$(($(date +%s%N) + $1 * 1000000000))
+	while [ "$(date +%s%N)" -lt "$end" ]; do
 		ui_elapsed
 		sleep 0.1
 	done | sort -u | grep -c .

@@ -18,6 +18,17 @@ unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND NO_COLOR
 # bash's own matching of Braille and U+FFFD in the tests needs a UTF-8 locale
 export LC_ALL=C.UTF-8
 
+# Under make check-san (tests/run-san.sh) every sanitizer report goes to a
+# file in SAN_LOG_DIR; name it after this test, so the failure says which.
+# (The options as run-san.sh set them are kept: a test inherits what the
+# file's setup exported.)
+if [ -n "${SAN_LOG_DIR:-}" ]; then
+	export ST_SAN_ASAN="${ST_SAN_ASAN-${ASAN_OPTIONS:-}}" ST_SAN_UBSAN="${ST_SAN_UBSAN-${UBSAN_OPTIONS:-}}"
+	st_san_tag="$(basename "$BATS_TEST_FILENAME" .bats).${BATS_TEST_NAME:-setup_file}"
+	export ASAN_OPTIONS="${ST_SAN_ASAN//"$SAN_LOG_DIR/san."/"$SAN_LOG_DIR/$st_san_tag."}"
+	export UBSAN_OPTIONS="${ST_SAN_UBSAN//"$SAN_LOG_DIR/san."/"$SAN_LOG_DIR/$st_san_tag."}"
+fi
+
 # ui_require: the binary, tmux and the workloads must exist.
 ui_require() {
 	command -v tmux >/dev/null || { echo "tmux is not installed (make deps)" >&2; return 1; }
