@@ -811,7 +811,7 @@ static int sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 	/* stat's rss is statm's resident: unchanged, statm would say the same
 	 * (its anon/shared split aside), so the idle save a read */
 	uint64_t pk = (uint64_t)procfs_page_kib();
-	if (ps.state == 'Z' || ps.state == 'X' || ps.state == 'x') {
+	if (procfs_stat_ended(&ps)) {
 		/* its memory is gone: its pages are no longer its to pay for */
 		if (!e->mm_gone && model_counts(c, e))
 			model_leave(c, e);
@@ -1118,7 +1118,7 @@ static int proc_ended(struct collector *c, struct pentry *e, struct procfs_stat 
 	*read = r == 0;
 	if (r < 0)
 		return r == -ESRCH;
-	return ps->state == 'Z' || ps->state == 'X' || ps->state == 'x';
+	return procfs_stat_ended(ps);
 }
 
 /* Retires the processes whose exit event came, if /proc agrees they ended;

@@ -495,3 +495,8 @@ int procfs_started_near(uint64_t start_ticks, long hz, uint64_t boot_ns, uint64_
 
 	return lo <= boot_ns + slack_ns && lo + tick_ns + slack_ns >= boot_ns;
 }
+
+int procfs_stat_ended(const struct procfs_stat *ps)
+{
+	return (ps->state == 'Z' || ps->state == 'X' || ps->state == 'x') && ps->num_threads <= 1;
+}

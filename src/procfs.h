@@ -38,6 +38,11 @@ struct procfs_stat {
 	uint64_t starttime_ticks;
 	uint64_t rss_pages;
 };
+/* Whether the process of a parsed stat has ended: a zombie (or dead) whose
+ * threads are all gone. A zombie leader with live threads is a process that
+ * goes on: its main thread called pthread_exit, or another thread is in
+ * exec (the leader's "exit" comes first, then the exec takes its pid). */
+int procfs_stat_ended(const struct procfs_stat *ps);
 /* Parses a stat line; comm may hold spaces and parentheses (the last ')' ends
  * it). Returns 0 or -EINVAL. */
 int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out);

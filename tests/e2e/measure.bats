@@ -318,3 +318,24 @@ forkn2000() {
 	assert_json .execs_count -eq 5
 	assert_json "[.execs[] | select(.argv != null and .argv[0] == \"$WL/forkn\")] | length" -eq 1
 }
+
+@test "a main thread that calls pthread_exit: the process goes on until its last thread ends" {
+	# leaderexit's leader is a zombie ('Z', 2 threads) from ~0 s; its other
+	# thread lives 200 ms + filling 20 MiB + 800 ms. It used to be retired
+	# at the leader's exit (end_us about 7 ms), in netlink and poll mode.
+	st_require_workloads leaderexit
+	local mode d
+	for mode in netlink poll; do
+		d="$BATS_TEST_TMPDIR/$mode"
+		mkdir -p "$d"
+		if [ $mode = poll ]; then
+			st -s -o /dev/null --no-netlink --export "$d" --export-format json -- "$WL/leaderexit" 20 800
+		else
+			st -s -o /dev/null --export "$d" --export-format json -- "$WL/leaderexit" 20 800
+		fi
+		assert_status 0
+		JSON=$(ls "$d"/leaderexit-*.json)
+		assert_json '.processes | length' -eq 1
+		assert_json_true '.processes[0].end_us >= 1000000'
+	done
+}

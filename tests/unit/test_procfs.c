@@ -84,6 +84,34 @@ static void test_stat_threads(void **state)
 	free(b);
 }
 
+/* A zombie is an ended process only once all its threads are gone: a leader
+ * that called pthread_exit (captured: 2 threads, state Z) goes on. */
+static void test_stat_ended(void **state)
+{
+	(void)state;
+	struct procfs_stat st;
+	size_t len;
+	char *b = load("proc_zombie_leader.stat", &len);
+
+	assert_int_equal(procfs_parse_stat(b, len, &st), 0);
+	assert_int_equal(st.state, 'Z');
+	assert_int_equal(st.num_threads, 2);
+	assert_false(procfs_stat_ended(&st));
+	free(b);
+
+	b = load("proc_zombie.stat", &len);
+	assert_int_equal(procfs_parse_stat(b, len, &st), 0);
+	assert_int_equal(st.state, 'Z');
+	assert_int_equal(st.num_threads, 1);
+	assert_true(procfs_stat_ended(&st));
+	free(b);
+
+	b = load("proc_threads.stat", &len);
+	assert_int_equal(procfs_parse_stat(b, len, &st), 0);
+	assert_false(procfs_stat_ended(&st)); /* running */
+	free(b);
+}
+
 static void test_stat_kernel_threads(void **state)
 {
 	(void)state;
@@ -762,6 +790,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stat_comm_with_space_and_paren),
 		cmocka_unit_test(test_stat_threads),
+		cmocka_unit_test(test_stat_ended),
 		cmocka_unit_test(test_stat_kernel_threads),
 		cmocka_unit_test(test_stat_bad),
 		cmocka_unit_test(test_stat_minimal),
