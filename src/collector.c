@@ -1805,8 +1805,10 @@ static void *collector_main(void *arg)
 				uint64_t x;
 				if (read(fd, &x, sizeof(x)) > 0) {
 					tick(c);
-					if (c->cfg.subreaper && c->pidfd >= 0)
-						reap(c); /* orphans: no pidfd tells when they end */
+					/* orphans: no pidfd tells when they end, nor
+					 * when the tree left behind has (--wait-tree) */
+					if ((c->cfg.subreaper || c->root_done) && c->pidfd >= 0)
+						reap(c);
 				}
 			} else if (fd == c->pidfd) {
 				reap(c);
