@@ -289,9 +289,12 @@ static void svg_title(FILE *f, const struct export_snap *sn, double t0_s, double
 	uint64_t end = s->end_ns ? s->end_ns : sn->t1_ns;
 	fprintf(f, "<text x=\"%d\" y=\"52\" font-size=\"13\">", SVG_ML);
 	svg_text(f, date, strlen(date));
-	fprintf(f, " \xc2\xb7 wall %.2f s \xc2\xb7 peak PSS %s at %.2f s \xc2\xb7 ",
-		(double)(end > s->start_ns ? end - s->start_ns : 0) / 1e9, peak,
-		(double)export_rel_us(sn, s->peak.t_ns) / 1e6);
+	fprintf(f, " \xc2\xb7 wall %.2f s \xc2\xb7 ", (double)(end > s->start_ns ? end - s->start_ns : 0) / 1e9);
+	/* as in the JSON: a run no read saw has no peak, not one of 0 */
+	if (s->peak.pss_kib)
+		fprintf(f, "peak PSS %s at %.2f s \xc2\xb7 ", peak, (double)export_rel_us(sn, s->peak.t_ns) / 1e6);
+	else
+		fputs("peak PSS not measured \xc2\xb7 ", f);
 	if (s->exited && WIFSIGNALED(s->wait_status))
 		fprintf(f, "killed by signal %d", WTERMSIG(s->wait_status));
 	else if (s->exited)
