@@ -361,6 +361,15 @@ static int proc_fd(struct collector *c, pid_t pid, int *slot, const char *name, 
 	return fd;
 }
 
+/* Whether ppid can be the parent of e, a forked child read for the first
+ * time: the one that forked it, or (that one gone) spacetime as the
+ * subreaper, or a subreaper inside the tree. A stranger that got e's pid within
+ * the start-time slack (one clock tick is 10 ms) has another parent. */
+static int parent_plausible(struct collector *c, const struct pentry *e, pid_t ppid)
+{
+	return ppid == e->rec.ppid || ppid == getpid() || ptable_get(c->pt, ppid) != NULL;
+}
+
 /* Reads stat for e, checking identity; returns 0, -ESRCH when gone or reused. */
 static int read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps)
 {
@@ -380,8 +389,9 @@ static int read_stat(struct collector *c, struct pentry *e, struct procfs_stat *
 	/* The first read of a forked child: it may have ended and its pid
 	 * gone to another process already; its start must be its fork's. */
 	if (!e->start_ticks && e->fork_seen &&
-	    !procfs_started_near(ps->starttime_ticks, procfs_hz(), e->rec.start_ns + boot_offset_ns(),
-				 TASKSTATS_SLACK_NS))
+	    (!procfs_started_near(ps->starttime_ticks, procfs_hz(), e->rec.start_ns + boot_offset_ns(),
+				  TASKSTATS_SLACK_NS) ||
+	     !parent_plausible(c, e, ps->ppid)))
 		return -ESRCH;
 	e->start_ticks = ps->starttime_ticks;
 	return 0;
