@@ -1522,6 +1522,8 @@ static void tick(struct collector *c)
 	if (c->model_seen)
 		s.valid |= SAMPLE_PSS | SAMPLE_RSS;
 	uint64_t peak_t = c->sum.peak.t_ns;
+	if ((s.valid & SAMPLE_RSS) && s.rss_kib > c->sum.max_tree_rss_kib)
+		c->sum.max_tree_rss_kib = s.rss_kib;
 	model_peak(c, &s, sure, now);
 	int push = !c->last_push_ns || c->sum.peak.t_ns != peak_t ||
 		   now - c->last_push_ns >= c->cfg.interval_ms * 900000ull;

@@ -172,6 +172,7 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	jsonw_u64(f, "fast_ticks", s.fast_ticks, &first);
 	jsonw_u64(f, "peak_rss_kib", s.ru_maxrss_kib, &first);
 	jsonw_u64(f, "peak_tree_rss_kib", s.peak.rss_kib, &first);
+	jsonw_u64(f, "max_tree_rss_kib", s.max_tree_rss_kib, &first);
 	jsonw_u64(f, "processes", s.last.total_procs, &first);
 	jsonw_u64(f, "threads", s.last.total_threads, &first);
 	jsonw_u64(f, "execs_count", s.total_execs, &first);

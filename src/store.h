@@ -114,6 +114,8 @@ struct store_summary {
 	/* rusage of the command and the descendants it waited for, plus the
 	 * orphans spacetime reaped and theirs (wait4) */
 	uint64_t ru_utime_us, ru_stime_us, ru_maxrss_kib;
+	uint64_t max_tree_rss_kib; /* the highest RSS sum of the tree at a tick: what
+				    * summing RSS would call the peak */
 	uint64_t ru_minflt, ru_majflt, ru_nvcsw, ru_nivcsw, ru_inblock, ru_oublock;
 	struct sample peak;        /* the sample with the highest tree PSS: the highest
 				    * measured one, or the highest estimate while none

@@ -16,7 +16,7 @@
 # a missed process. Each run also checks that the peak is a measured figure
 # (peak_pss_measured is the boolean true), that PSS <= the RSS sum at the
 # peak (peak_tree_rss_kib), and for the shared workloads, whose RSS sum R is
-# 3-4x T, that this RSS sum is > 1.5 T: the PSS check is one the RSS sum
+# 3-4x T, that the run's highest RSS sum (max_tree_rss_kib) is > 1.5 T: the PSS check is one the RSS sum
 # would fail.
 
 load helpers
@@ -106,11 +106,11 @@ pss_run() {
 	assert_json_true '(.peak_pss_bytes | type) == "number" and (.peak_tree_rss_kib | type) == "number"
 		and .peak_pss_bytes <= .peak_tree_rss_kib * 1024'
 	if [ "$r" -gt "$t" ]; then
-		# shared memory: the RSS sum at the same instant is far off (it is
-		# not checked against R itself: the PSS peak is flat once the shared
-		# pages are all mapped, so how many sharers had read them all by the
-		# instant the peak was measured varies from run to run)
-		assert_json_above .peak_tree_rss_kib $((t * 1024 * 3 / 2))
+		# shared memory: the RSS sum is far off. Its highest value in the
+		# run is checked, not the one at the PSS peak's instant: the PSS
+		# peak is flat once the shared pages are mapped, and may be measured
+		# before the sharers have read them (or, polling, been found)
+		assert_json_above .max_tree_rss_kib $((t * 1024 * 3 / 2))
 	fi
 }
 
