@@ -1400,7 +1400,8 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 			       (double)t.est_kib * 0.001;
 	c->prev_est_kib = t.est_kib;
 	c->model_seen |= m > 0;
-	return sure;
+	/* a tree with no process left is 0, but that is no measurement of it */
+	return sure && m > 0;
 }
 
 /* Keeps the run's peak: the highest measured sample (a real figure: the true
@@ -1737,9 +1738,10 @@ static void root_ended(struct collector *c, int status, const struct rusage *ru)
 	if (e)
 		retire(c, e, now, status, 1, RETIRE_READ);
 	c->sum.exited = 1;
-	/* Those that ended before it (polling sees an end late) end now, not
-	 * after it: only the ones alive now outlived it. */
-	for (size_t i = 0; i < ptable_count(c->pt);) {
+	/* Polling sees an end late: those that ended before it end now, not
+	 * after it (only the ones alive now outlived it). Netlink's exit events
+	 * have said when, and with what status. */
+	for (size_t i = 0; c->sum.mode == COLLECTOR_POLL && i < ptable_count(c->pt);) {
 		struct pentry *o = ptable_at(c->pt, i);
 		struct procfs_stat ps;
 		int read;
