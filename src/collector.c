@@ -362,12 +362,15 @@ static int proc_fd(struct collector *c, pid_t pid, int *slot, const char *name, 
 }
 
 /* Whether ppid can be the parent of e, a forked child read for the first
- * time: the one that forked it, or (that one gone) spacetime as the
- * subreaper, or a subreaper inside the tree. A stranger that got e's pid within
- * the start-time slack (one clock tick is 10 ms) has another parent. */
+ * time: the one that forked it, or anyone once that one has ended (an orphan
+ * goes to a subreaper or init). A stranger that got e's pid within the
+ * start-time slack (one clock tick is 10 ms) while e's parent lives has
+ * another parent. */
 static int parent_plausible(struct collector *c, const struct pentry *e, pid_t ppid)
 {
-	return ppid == e->rec.ppid || ppid == getpid() || ptable_get(c->pt, ppid) != NULL;
+	const struct pentry *p = ptable_get(c->pt, e->rec.ppid);
+
+	return ppid == e->rec.ppid || !p || p->exit_pending || p->mm_gone;
 }
 
 /* Reads stat for e, checking identity; returns 0, -ESRCH when gone or reused. */
