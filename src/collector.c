@@ -617,6 +617,7 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 		e = ptable_get(c->pt, ev->tgid);
 		if (e) {
 			e->exit_pending = 0; /* the leader's "exit" was a thread's exec */
+			e->exit_late = 0;
 			note_exec(c, e, ev->ts_ns);
 		} else {
 			keep_early(c, ev);
@@ -1143,10 +1144,16 @@ static void retire_exited(struct collector *c)
 		struct procfs_stat ps;
 		int read;
 		if (e->exit_pending && proc_ended(c, e, &ps, &read)) {
-			retire(c, e, e->exit_ns, e->exit_status_pending, 1, read ? &ps : NULL);
+			/* a leader that exited before its threads: it ended now */
+			retire(c, e, e->exit_late ? collector_now_ns() : e->exit_ns, e->exit_status_pending, 1,
+			       read ? &ps : NULL);
 			continue;
 		}
-		e->exit_pending = 0;
+		/* still alive in /proc: the exit event is sent before the process
+		 * is a zombie, so it stays pending (only an exec, a thread's,
+		 * takes it back); a zombie leader's threads live on */
+		if (e->exit_pending && read && ps.state == 'Z')
+			e->exit_late = 1;
 		i++;
 	}
 }

@@ -41,6 +41,8 @@ struct pentry {
 	int seen;                 /* poll mode: found in this scan */
 	uint64_t gone_ns;         /* when /proc first failed to read it, or 0 */
 	int exit_pending;         /* an exit event came; retired once /proc agrees */
+	int exit_late;            /* its leader exited while threads lived on: the
+				   * process ends when /proc says, not at the event */
 	int exit_status_pending;
 	uint64_t exit_ns;
 	/* taskstats exit records of its tasks, summed (exact, unlike samples) */
