@@ -142,6 +142,7 @@ struct collector {
 	 * kernel sends the fork event after the child may already have run) */
 	struct nlproc_event early[COLLECTOR_EARLY];
 	size_t nearly;
+	uint32_t test_forks; /* fork events of the tree seen (cfg.test_lose_forks) */
 	/* one batch of netlink events from each socket */
 	struct nlproc_event evs[COLLECTOR_NLBATCH], qevs[COLLECTOR_NLBATCH];
 	uint64_t last_tick_ns;
@@ -601,6 +602,8 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 		 * handled in time order). */
 		if (p->exit_pending && ev->ts_ns > p->exit_ns)
 			return;
+		if (c->cfg.test_lose_forks && ++c->test_forks % c->cfg.test_lose_forks == 0)
+			return;
 		p->forked_since_read = 1; /* its pages are shared with the child now */
 		pid_t parent_pid = p->rec.pid;
 		e = add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
@@ -633,6 +636,25 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 			 * event may be a stranger's whose pid the tree reused. */
 			if (e->exit_pending)
 				return; /* the pid's next holder ended too: ours ended first */
+			e->exit_pending = 1;
+			e->exit_status_pending = (int)ev->exit_code;
+			e->exit_ns = ev->ts_ns;
+		} else if ((p = ptable_get(c->pt, ev->ptgid)) && !(p->exit_pending && ev->ts_ns > p->exit_ns)) {
+			/* A child of the tree whose fork event was lost (fork and exit
+			 * come on one socket, in order) and that ended before a
+			 * rescan could find it: counted now, its figures unknown but
+			 * for those its taskstats record brings. */
+			e = add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
+			if (!e)
+				return;
+			c->sum.rescans++;
+			publish(c, e);
+			/* its exec events, which came on the other socket, first */
+			struct nlproc_event fork = {.type = NLPROC_FORK, .pid = ev->pid, .tgid = ev->pid,
+						    .ts_ns = ev->ts_ns};
+			replay_early(c, &fork);
+			if (!(e = ptable_get(c->pt, ev->pid)))
+				return;
 			e->exit_pending = 1;
 			e->exit_status_pending = (int)ev->exit_code;
 			e->exit_ns = ev->ts_ns;
@@ -1564,10 +1586,27 @@ struct nlsrc {
 	int more;    /* the last read filled the batch: more may be queued */
 	int fd_read; /* read at least once */
 	uint64_t read_ns; /* when it was last read: what happened before is in the batch */
+	int rescan_due; /* an overrun was reported: rescan once the socket is empty */
 };
 
+/* Rescans the tree after an overrun of src, once src is empty. */
+static void rescan_if_due(struct collector *c, struct nlsrc *src)
+{
+	if (!src->rescan_due)
+		return;
+	src->rescan_due = 0;
+	struct store_event ev = {.t_ns = collector_now_ns(), .type = STORE_EV_RESCAN};
+	store_push_event(c->st, &ev);
+	scan_tree(c, ev.t_ns);
+}
+
 /* Reads one batch of datagrams from src into its events; counts and repairs
- * lost events (ENOBUFS). Sets src->more when the socket may hold more. */
+ * lost events (ENOBUFS). Sets src->more when the socket may hold more.
+ * The kernel reports an overrun once: until a read empties the socket it
+ * drops further events silently (the socket stays "congested"). So the rescan
+ * that finds the processes whose fork events were lost waits for the read
+ * that empties the socket; a short process gone by then is counted by its
+ * exit event (on_event). */
 static void nl_read(struct collector *c, struct nlsrc *src)
 {
 	struct mmsghdr mm[COLLECTOR_NLBATCH];
@@ -1589,14 +1628,15 @@ static void nl_read(struct collector *c, struct nlsrc *src)
 			break;
 		if (errno == EINTR)
 			continue;
-		if (errno != ENOBUFS)
+		if (errno != ENOBUFS) {
+			if (errno == EAGAIN)
+				rescan_if_due(c, src);
 			return;
+		}
 		struct store_event ev = {.t_ns = collector_now_ns(), .type = STORE_EV_LOST, .arg = 1};
 		c->sum.lost_events++;
 		store_push_event(c->st, &ev);
-		ev.type = STORE_EV_RESCAN;
-		store_push_event(c->st, &ev);
-		scan_tree(c, ev.t_ns);
+		src->rescan_due = 1;
 	}
 	/* one event per datagram: at most COLLECTOR_NLBATCH events */
 	for (int i = 0; i < n && src->n < COLLECTOR_NLBATCH; i++) {
@@ -1607,6 +1647,8 @@ static void nl_read(struct collector *c, struct nlsrc *src)
 	}
 	src->more = n == COLLECTOR_NLBATCH;
 	c->sum.nl_events += src->n;
+	if (!src->more)
+		rescan_if_due(c, src); /* the read stopped at an empty socket */
 }
 
 /* Turns waking for fork|exit events on when they come fast enough to

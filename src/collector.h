@@ -30,6 +30,8 @@ struct collector_config {
 	int notify_end;       /* wake the notify fd only when the command has ended
 			       * (the summary mode reads nothing before: a wakeup
 			       * per sample is CPU spent for nothing) */
+	uint32_t test_lose_forks; /* test only: every Nth fork event of the tree is
+				   * dropped as a lost one would be, unnoticed (0: none) */
 };
 
 struct collector;

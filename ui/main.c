@@ -174,6 +174,19 @@ static int main_rcvbuf(void)
 	return s && *s && !*end && v > 0 && v < MAIN_RCVBUF ? (int)v : MAIN_RCVBUF;
 }
 
+/* Test only (tests/e2e/faults.bats): SPACETIME_TEST_LOSE_FORKS=N drops
+ * every Nth fork event of the tree as an overrun would, without the error
+ * that starts a rescan, so that short processes are found by their exit
+ * events alone. */
+static uint32_t main_lose_forks(void)
+{
+	const char *s = getenv("SPACETIME_TEST_LOSE_FORKS");
+	char *end;
+	long v = s ? strtol(s, &end, 10) : 0;
+
+	return s && *s && !*end && v > 0 && v < 1000000 ? (uint32_t)v : 0;
+}
+
 /* Closes the netlink sockets that are open (a negative fd is not). */
 static void close_sockets(int nl_fd, int nl_quiet, int ts_fd, uint16_t ts_family)
 {
@@ -454,7 +467,8 @@ int main(int argc, char **argv)
 				      /* orphans of the tree become ours: followed, counted, reaped */
 				      .subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0,
 				      /* no dashboard can start: nothing reads before the end */
-				      .notify_end = o.summary || !isatty(STDOUT_FILENO)};
+				      .notify_end = o.summary || !isatty(STDOUT_FILENO),
+				      .test_lose_forks = main_lose_forks()};
 	struct collector *col = st ? collector_new(st, &cc) : NULL;
 	if (!col) {
 		fprintf(stderr, "spacetime: out of memory\n");
