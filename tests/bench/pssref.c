@@ -1,4 +1,4 @@
-/* pssref [-i MS] [-o FILE] [-t TRACE] -- COMMAND...: the reference for a process tree's
+/* pssref [-i MS] [-o FILE] [-t TRACE] [-x] -- COMMAND...: the reference for a process tree's
  * PSS, cost be damned. Every MS ms (default 5) while COMMAND runs, scans every
  * /proc/PID/stat for the tree, sums its processes' smaps_rollup, and scans
  * again. Only a stable sweep counts for the peak: the same live processes (an
@@ -10,6 +10,8 @@
  * the peak sweep), max_rss_sum_kib, peak_nproc, peak_t_ms (from the fork),
  * peak_any_pss_kib (stable or not), sweeps, unstable_sweeps, mean_sweep_us,
  * max_sweep_us, wall_ms; exits with COMMAND's status (128 + N: signal N).
+ * -x leaves COMMAND's own process out (pssref -x -- spacetime -s -- BUILD:
+ * the reference and spacetime on the same run).
  * TRACE gets one line per sweep: ms since the fork, PSS KiB, RSS KiB, stable.
  * No subreaper, as in spacetime; an exec mid-sweep is not detected. */
 #include "procfs.h"
@@ -117,6 +119,11 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* -x: the command is a measuring tool (spacetime) running the tree to
+ * measure: its own process is left out of the sums, so that both measure the
+ * same run at the same time. */
+static int exclude_root;
+
 /* Scans /proc and lists the live processes of root's tree, sorted, into
  * *live (grown as needed), and sums their shared (file + shmem) RSS into
  * *shared_kib. Returns their number or -errno. */
@@ -142,7 +149,7 @@ static ssize_t live_tree(pid_t root, pid_t **live, size_t *cap, uint64_t *shared
 		struct procfs_statm sm;
 		ssize_t len;
 
-		if (!procs[i].in_tree || !procs[i].live)
+		if (!procs[i].in_tree || !procs[i].live || (exclude_root && procs[i].pid == root))
 			continue;
 		(*live)[n++] = procs[i].pid;
 		len = procfs_read(procs[i].pid, "statm", buf, sizeof(buf));
@@ -195,10 +202,13 @@ int main(int argc, char **argv)
 	int opt;
 	FILE *trace = NULL;
 
-	while ((opt = getopt(argc, argv, "+i:o:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "+i:o:t:x")) != -1) {
 		char *end;
 
 		switch (opt) {
+		case 'x':
+			exclude_root = 1;
+			break;
 		case 'i':
 			errno = 0;
 			interval_ms = strtol(optarg, &end, 10);
@@ -223,7 +233,7 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc) {
 usage:
-		fputs("usage: pssref [-i MS] [-o FILE] -- COMMAND...\n", stderr);
+		fputs("usage: pssref [-i MS] [-o FILE] [-t TRACE] [-x] -- COMMAND...\n", stderr);
 		return 2;
 	}
 
