@@ -1,7 +1,7 @@
 /* pssref [-i MS] [-o FILE] [-t TRACE] [-x] -- COMMAND...: the reference for a process tree's
- * PSS, cost be damned. Every MS ms (default 5) while COMMAND runs, scans every
- * /proc/PID/stat for the tree, sums its processes' smaps_rollup, and scans
- * again. Only a stable sweep counts for the peak: the same live processes (an
+ * PSS, at a cost spacetime could not afford. Every MS ms (default 5) while
+ * COMMAND runs, walks the tree (the children files of its threads, from
+ * COMMAND down), sums its processes' smaps_rollup, and walks it again. Only a stable sweep counts for the peak: the same live processes (an
  * exiting process drops its mm before it is a zombie) before and after, and
  * their file + shmem RSS (statm) moved by at most 0.25% of the Pss total;
  * otherwise a fork, exit or mapping in the middle counted shared pages at two
@@ -31,10 +31,10 @@ struct total {
 	unsigned nproc;
 };
 
-/* Every process on the machine with its parent, refilled by each sweep. */
+/* The processes of the tree, refilled by each walk. */
 struct proc {
-	pid_t pid, ppid;
-	int in_tree, live; /* live: still has its memory (not exiting, not a zombie) */
+	pid_t pid;
+	int live; /* still has its memory (not exiting, not a zombie) */
 };
 static struct proc *procs;
 static size_t nprocs, cap_procs;
@@ -47,69 +47,72 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Lists every process in /proc with its parent. Returns 0 or -errno. */
-static int scan_procs(void)
+static int add_proc(pid_t pid)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
 	char buf[1024];
+	struct procfs_stat st;
+	ssize_t n = procfs_read(pid, "stat", buf, sizeof(buf));
 
-	if (!d)
-		return -errno;
-	nprocs = 0;
-	while ((de = readdir(d))) {
-		struct procfs_stat st;
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		ssize_t n;
+	if (n < 0 || procfs_parse_stat(buf, (size_t)n, &st) < 0)
+		return 0; /* just exited and reaped */
+	if (nprocs == cap_procs) {
+		size_t cap = cap_procs ? 2 * cap_procs : 256;
+		struct proc *p = realloc(procs, cap * sizeof(*p));
 
-		if (*end || pid <= 0)
-			continue;
-		n = procfs_read((pid_t)pid, "stat", buf, sizeof(buf));
-		if (n < 0 || procfs_parse_stat(buf, (size_t)n, &st) < 0)
-			continue; /* just exited */
-		if (nprocs == cap_procs) {
-			size_t cap = cap_procs ? 2 * cap_procs : 1024;
-			struct proc *p = realloc(procs, cap * sizeof(*p));
-
-			if (!p) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			procs = p;
-			cap_procs = cap;
-		}
-		procs[nprocs++] = (struct proc){
-			.pid = (pid_t)pid,
-			.ppid = st.ppid,
-			.live = st.state != 'Z' && st.state != 'X' && st.rss_pages > 0,
-		};
+		if (!p)
+			return -ENOMEM;
+		procs = p;
+		cap_procs = cap;
 	}
-	closedir(d);
+	procs[nprocs++] = (struct proc){
+		.pid = pid,
+		.live = st.state != 'Z' && st.state != 'X' && st.rss_pages > 0,
+	};
 	return 0;
 }
 
-/* Marks root and its descendants: passes until no process joins, so the
- * order of /proc does not matter. */
-static void mark_tree(pid_t root)
+/* Lists root and its descendants by walking the children files of every
+ * thread (a few reads per process of the tree, not a stat of every process
+ * on the machine: the reference must weigh on the build as little as it can,
+ * or it measures a slower build than the one spacetime is compared on). A
+ * process reparented out of the tree (to init) is lost, as it would be by
+ * parent links. Returns 0 or -errno. */
+static int scan_procs(pid_t root)
 {
-	int changed = 1;
+	static char *kbuf;
+	static size_t kbuf_cap, kids_cap;
+	static pid_t *kids;
+	char path[64];
+	int r;
 
-	for (size_t i = 0; i < nprocs; i++)
-		procs[i].in_tree = procs[i].pid == root;
-	while (changed) {
-		changed = 0;
-		for (size_t i = 0; i < nprocs; i++) {
-			if (procs[i].in_tree)
+	nprocs = 0;
+	if ((r = add_proc(root)) < 0)
+		return r;
+	for (size_t i = 0; i < nprocs; i++) {
+		pid_t pid = procs[i].pid;
+		DIR *d;
+		struct dirent *de;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		if (!(d = opendir(path)))
+			continue;
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
 				continue;
-			for (size_t j = 0; j < nprocs; j++) {
-				if (procs[j].in_tree && procs[j].pid == procs[i].ppid) {
-					procs[i].in_tree = changed = 1;
-					break;
+			int fd = procfs_open(pid, (pid_t)atoi(de->d_name), "children");
+			int k = fd >= 0 ? procfs_read_children(fd, &kbuf, &kbuf_cap, &kids, &kids_cap) : 0;
+
+			if (fd >= 0)
+				close(fd);
+			for (int j = 0; j < k; j++)
+				if ((r = add_proc(kids[j])) < 0) {
+					closedir(d);
+					return r;
 				}
-			}
 		}
+		closedir(d);
 	}
+	return 0;
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -131,11 +134,10 @@ static ssize_t live_tree(pid_t root, pid_t **live, size_t *cap, uint64_t *shared
 {
 	size_t n = 0;
 	char buf[256];
-	int r = scan_procs();
+	int r = scan_procs(root);
 
 	if (r < 0)
 		return r;
-	mark_tree(root);
 	if (*cap < nprocs) {
 		pid_t *p = realloc(*live, nprocs * sizeof(*p));
 
@@ -149,7 +151,7 @@ static ssize_t live_tree(pid_t root, pid_t **live, size_t *cap, uint64_t *shared
 		struct procfs_statm sm;
 		ssize_t len;
 
-		if (!procs[i].in_tree || !procs[i].live || (exclude_root && procs[i].pid == root))
+		if (!procs[i].live || (exclude_root && procs[i].pid == root))
 			continue;
 		(*live)[n++] = procs[i].pid;
 		len = procfs_read(procs[i].pid, "statm", buf, sizeof(buf));
