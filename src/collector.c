@@ -143,6 +143,10 @@ struct collector {
 	struct nlproc_event early[COLLECTOR_EARLY];
 	size_t nearly;
 	uint32_t test_forks; /* fork events of the tree seen (cfg.test_lose_forks) */
+	pid_t test_lost[64]; /* the children whose fork events were dropped (a ring) */
+	size_t test_nlost;
+	size_t tskid_scan;   /* the next record in tskid to look at for a lost child */
+	uint64_t nl_drain_ns; /* when the last netlink drain began */
 	/* one batch of netlink events from each socket */
 	struct nlproc_event evs[COLLECTOR_NLBATCH], qevs[COLLECTOR_NLBATCH];
 	uint64_t last_tick_ns;
@@ -155,6 +159,12 @@ struct collector {
 	uint64_t tspend_ns[COLLECTOR_TSPEND];
 	uint64_t tspend_after_ns[COLLECTOR_TSPEND]; /* the socket was empty then */
 	size_t tspend_next;
+	/* the records in tspend of leader tasks whose parent was in the tree
+	 * when they came, apart: the children a lost child's record can tell of
+	 * (tspend fills with strangers' records on a busy machine) */
+	struct taskstats_exit tskid[COLLECTOR_TSPEND];
+	uint64_t tskid_ns[COLLECTOR_TSPEND];
+	size_t tskid_next;
 	uint64_t ts_empty_ns;  /* when the taskstats socket was last found empty */
 	char rbuf[16384];
 	char argv[COLLECTOR_ARGV_MAX];
@@ -542,6 +552,19 @@ static int was_retired(struct collector *c, pid_t pid)
 	return 0;
 }
 
+/* Whether pid is one of the processes retired lately (the pid alone: it may
+ * have a new holder by now): an event or record of it that comes late is no
+ * sign of a process missed. */
+static int retired_lately(const struct collector *c, pid_t pid)
+{
+	size_t n = c->nretired < COLLECTOR_RETIRED ? c->nretired : COLLECTOR_RETIRED;
+
+	for (size_t i = 0; i < n; i++)
+		if (c->retired[i].pid == pid)
+			return 1;
+	return 0;
+}
+
 /* Keeps an exec or exit event of a pid not (yet) in the tree: its fork event
  * may still be on the way. The oldest is dropped when full. */
 static void keep_early(struct collector *c, const struct nlproc_event *ev)
@@ -602,8 +625,10 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 		 * handled in time order). */
 		if (p->exit_pending && ev->ts_ns > p->exit_ns)
 			return;
-		if (c->cfg.test_lose_forks && ++c->test_forks % c->cfg.test_lose_forks == 0)
+		if (c->cfg.test_lose_forks && ++c->test_forks % c->cfg.test_lose_forks == 0) {
+			c->test_lost[c->test_nlost++ % 64] = ev->pid;
 			return;
+		}
 		p->forked_since_read = 1; /* its pages are shared with the child now */
 		pid_t parent_pid = p->rec.pid;
 		e = add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
@@ -629,6 +654,9 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 	case NLPROC_EXIT:
 		if (ev->pid != ev->tgid)
 			return;
+		for (size_t i = 0; c->cfg.test_lose_exits && i < 64 && i < c->test_nlost; i++)
+			if (c->test_lost[i] == ev->pid)
+				return;
 		e = ptable_get(c->pt, ev->pid);
 		if (e) {
 			/* Retired at the next tick once /proc shows it gone: a thread
@@ -639,7 +667,8 @@ static void on_event(struct collector *c, const struct nlproc_event *ev)
 			e->exit_pending = 1;
 			e->exit_status_pending = (int)ev->exit_code;
 			e->exit_ns = ev->ts_ns;
-		} else if ((p = ptable_get(c->pt, ev->ptgid)) && !(p->exit_pending && ev->ts_ns > p->exit_ns)) {
+		} else if ((p = ptable_get(c->pt, ev->ptgid)) && !(p->exit_pending && ev->ts_ns > p->exit_ns) &&
+			   !retired_lately(c, ev->pid)) {
 			/* A child of the tree whose fork event was lost (fork and exit
 			 * come on one socket, in order) and that ended before a
 			 * rescan could find it: counted now, its figures unknown but
@@ -1237,6 +1266,11 @@ static void ts_apply(struct collector *c, const struct taskstats_exit *x)
 		c->tspend[k] = *x;
 		c->tspend_ns[k] = collector_now_ns();
 		c->tspend_after_ns[k] = c->ts_empty_ns;
+		if (x->pid == x->tgid && ptable_get(c->pt, x->ppid)) {
+			k = c->tskid_next++ % COLLECTOR_TSPEND;
+			c->tskid[k] = *x;
+			c->tskid_ns[k] = c->tspend_ns[(c->tspend_next - 1) % COLLECTOR_TSPEND];
+		}
 		return;
 	}
 	if (!before_first_exec(c, e))
@@ -1255,6 +1289,59 @@ static void ts_adopt(struct collector *c, struct pentry *e)
 			ts_add(c, e, x);
 			x->tgid = 0;
 		}
+	}
+}
+
+/* Counts the children of the tree that only their taskstats records tell of:
+ * their fork and exit events were both lost (an overrun drops every event
+ * until the socket is empty) and they ended before a rescan. A record is
+ * looked at once a netlink drain begun after it came has ended, so that the
+ * fork event, had it come, was handled. It must be a process's leader task,
+ * its parent then a process of the tree, and its pid not one retired lately. */
+static void ts_lost_children(struct collector *c)
+{
+	if (c->sum.mode != COLLECTOR_NETLINK)
+		return;
+	if (c->tskid_next - c->tskid_scan > COLLECTOR_TSPEND)
+		c->tskid_scan = c->tskid_next - COLLECTOR_TSPEND; /* overwritten */
+	for (; c->tskid_scan < c->tskid_next; c->tskid_scan++) {
+		size_t k = c->tskid_scan % COLLECTOR_TSPEND;
+		struct taskstats_exit *x = &c->tskid[k];
+		if (c->tskid_ns[k] >= c->nl_drain_ns)
+			break; /* its fork event may be unread yet */
+		if (ptable_get(c->pt, x->tgid))
+			continue; /* its fork event came: the record was adopted */
+		struct pentry *p = ptable_get(c->pt, x->ppid);
+		/* when the record came: after the child ended, so its start
+		 * reckoned from it is no earlier than the true one */
+		uint64_t at = c->tskid_ns[k], life = x->etime_us * 1000;
+		uint64_t start = at > life ? at - life : 0;
+		/* the parent was there before the child (it may have ended
+		 * since: it is in the table until it is reaped, so its pid is
+		 * nobody else's) */
+		if (!p || before_first_exec(c, p) || p->rec.start_ns > start)
+			continue;
+		if (retired_lately(c, x->pid))
+			continue; /* a child retired before its record came */
+		struct pentry *e = add_proc(c, x->pid, x->ppid, start, p);
+		if (!e)
+			continue;
+		c->sum.rescans++;
+		/* its program is the record's, not the parent's it was forked as */
+		memcpy(e->rec.comm, x->comm, sizeof(e->rec.comm));
+		e->rec.comm[sizeof(e->rec.comm) - 1] = '\0';
+		e->rec.argv_id = 0;
+		e->rec.valid &= ~PROC_V_ARGV;
+		e->exit_pending = 1;
+		e->exit_status_pending = (int)x->exitcode;
+		e->exit_ns = at;
+		publish(c, e);
+		/* this record (its copy in tspend spent), then its threads' */
+		for (size_t j = 0; j < COLLECTOR_TSPEND; j++)
+			if (c->tspend[j].tgid == x->pid && c->tspend[j].pid == x->pid)
+				c->tspend[j].tgid = 0;
+		ts_add(c, e, x);
+		ts_adopt(c, e);
 	}
 }
 
@@ -1497,6 +1584,7 @@ static void tick(struct collector *c)
 		quiet_adjust(c, 1);
 	}
 	drain_taskstats(c); /* a task's record is sent before its exit event */
+	ts_lost_children(c);
 	retire_exited(c);
 	for (size_t i = 0; i < ptable_count(c->pt);) {
 		struct pentry *e = ptable_at(c->pt, i);
@@ -1681,6 +1769,7 @@ static void quiet_adjust(struct collector *c, int at_tick)
  * follows it (an exec that still comes first waits in the early list). */
 static void drain_netlink(struct collector *c)
 {
+	c->nl_drain_ns = collector_now_ns();
 	struct nlsrc w = {.fd = c->nl_fd, .buf = c->nlbuf, .evs = c->evs};
 	struct nlsrc q = {.fd = c->nl_quiet_fd, .buf = c->qbuf, .evs = c->qevs};
 	size_t wi = 0, qi = 0;
@@ -1785,6 +1874,11 @@ static void root_ended(struct collector *c, int status, const struct rusage *ru)
 	if (c->nl_fd >= 0)
 		drain_netlink(c);
 	drain_taskstats(c);
+	/* the records of its last children, while it is in the table to be
+	 * their parent: their fork events, had they come, are read by now */
+	if (c->nl_fd >= 0)
+		drain_netlink(c);
+	ts_lost_children(c);
 	retire_exited(c);
 	struct pentry *e = ptable_get(c->pt, c->root);
 	if (e)

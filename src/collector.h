@@ -32,6 +32,7 @@ struct collector_config {
 			       * per sample is CPU spent for nothing) */
 	uint32_t test_lose_forks; /* test only: every Nth fork event of the tree is
 				   * dropped as a lost one would be, unnoticed (0: none) */
+	int test_lose_exits;      /* test only: and those children's exit events too */
 };
 
 struct collector;

@@ -177,7 +177,8 @@ static int main_rcvbuf(void)
 /* Test only (tests/e2e/faults.bats): SPACETIME_TEST_LOSE_FORKS=N drops
  * every Nth fork event of the tree as an overrun would, without the error
  * that starts a rescan, so that short processes are found by their exit
- * events alone. */
+ * events alone; with SPACETIME_TEST_LOSE_EXITS set, their exit events are
+ * dropped too, and only their taskstats records tell. */
 static uint32_t main_lose_forks(void)
 {
 	const char *s = getenv("SPACETIME_TEST_LOSE_FORKS");
@@ -468,7 +469,8 @@ int main(int argc, char **argv)
 				      .subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0,
 				      /* no dashboard can start: nothing reads before the end */
 				      .notify_end = o.summary || !isatty(STDOUT_FILENO),
-				      .test_lose_forks = main_lose_forks()};
+				      .test_lose_forks = main_lose_forks(),
+				      .test_lose_exits = getenv("SPACETIME_TEST_LOSE_EXITS") != NULL};
 	struct collector *col = st ? collector_new(st, &cc) : NULL;
 	if (!col) {
 		fprintf(stderr, "spacetime: out of memory\n");
