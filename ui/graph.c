@@ -89,6 +89,30 @@ static int graph_pattern(int k, int x, int d, int is_top)
 	return (d & 1) == 0 && (x & 1) == 0;
 }
 
+/* The units the line covers in data column x: its own, and down or up to
+ * the unit next to the previous column's, so that a line that moves by
+ * several units between columns is drawn joined, not as scattered dots.
+ * *lo > *hi when there is no line. */
+static void graph_line_span(const struct graph_spec *sp, const struct graph_col *cols, int x, int H,
+			    int line, int *lo, int *hi)
+{
+	int ptop[GRAPH_LAYERS], pline;
+
+	*lo = line;
+	*hi = line;
+	if (line < 0) {
+		*lo = 1;
+		*hi = 0;
+		return;
+	}
+	if (x > 0 && graph_stack(sp, &cols[x - 1], H, ptop, &pline) && pline >= 0) {
+		if (pline > line + 1)
+			*hi = pline - 1;
+		else if (pline < line - 1)
+			*lo = pline + 1;
+	}
+}
+
 /* Fills one Braille cell from its two data columns. */
 static void graph_braille_cell(const struct graph_spec *sp, const struct graph_col *cols,
 			       int cx, int row, struct graph_cell *out)
@@ -98,11 +122,12 @@ static void graph_braille_cell(const struct graph_spec *sp, const struct graph_c
 	uint8_t bits = 0;
 
 	for (int sx = 0; sx < 2; sx++) {
-		int x = cx * 2 + sx, top[GRAPH_LAYERS], line;
+		int x = cx * 2 + sx, top[GRAPH_LAYERS], line, lo, hi;
 		int est = cols[x].est && sp->est_role;
 
 		if (!graph_stack(sp, &cols[x], H, top, &line))
 			continue;
+		graph_line_span(sp, cols, x, H, line, &lo, &hi);
 		for (int i = 0; i < 4; i++) {
 			int d = dots_base + i, k = graph_layer_at(sp, top, d);
 
@@ -114,7 +139,7 @@ static void graph_braille_cell(const struct graph_spec *sp, const struct graph_c
 				bits |= braille_bit[sx][i];
 				count[k]++;
 				est_dots += est;
-			} else if (d == line) {
+			} else if (d >= lo && d <= hi) {
 				bits |= braille_bit[sx][i];
 				line_dots++;
 			}
@@ -137,16 +162,18 @@ static void graph_braille_cell(const struct graph_spec *sp, const struct graph_c
 }
 
 /* Fills one block or ASCII cell from its data column. */
-static void graph_block_cell(const struct graph_spec *sp, const struct graph_col *col, int row,
+static void graph_block_cell(const struct graph_spec *sp, const struct graph_col *cols, int cx, int row,
 			     struct graph_cell *out)
 {
 	int Y = graph_yres(sp->style), H = sp->h * Y, base = (sp->h - 1 - row) * Y;
-	int top[GRAPH_LAYERS], line;
+	int top[GRAPH_LAYERS], line, lo, hi;
+	const struct graph_col *col = &cols[cx];
 
 	out->ch = ' ';
 	out->role = sp->layer_role[0];
 	if (!graph_stack(sp, col, H, top, &line))
 		return;
+	graph_line_span(sp, cols, cx, H, line, &lo, &hi);
 	int total = top[sp->nlayers - 1], level = total - base;
 	int est = col->est && sp->est_role;
 
@@ -155,6 +182,10 @@ static void graph_block_cell(const struct graph_spec *sp, const struct graph_col
 	if (level <= 0) {
 		if (line >= base && line < base + Y) {
 			out->ch = sp->style == GRAPH_ASCII ? '-' : 0x2500;
+			out->role = sp->line_role;
+		} else if (lo <= hi && lo < base + Y && hi >= base) {
+			/* where the line climbs or falls to the next column's */
+			out->ch = sp->style == GRAPH_ASCII ? '|' : 0x2502;
 			out->role = sp->line_role;
 		}
 		return;
@@ -195,7 +226,7 @@ int graph_render(const struct graph_spec *sp, const struct graph_col *cols, size
 			if (sp->style == GRAPH_BRAILLE)
 				graph_braille_cell(sp, cols, cx, row, out);
 			else
-				graph_block_cell(sp, &cols[cx], row, out);
+				graph_block_cell(sp, cols, cx, row, out);
 			if (out->ch == ' ')
 				out->role = 0; /* empty: the normal role, whatever the layer's */
 			if (cx == sp->cursor) {

@@ -147,6 +147,54 @@ static void test_render_stack_and_line(void **state)
 	assert_int_equal(at(cells, 1, 0, 0)->role, R_LINE);
 }
 
+/* A line that moves by several units between two columns is drawn joined:
+ * the later column covers the units between, so it reads as a line, not as
+ * dots scattered over the height (issue 14). */
+static void test_render_line_joined(void **state)
+{
+	(void)state;
+	/* braille, 16 dots high, one cell wide: column 0's line at dot 1,
+	 * column 1's at dot 13 */
+	struct graph_col cols[2] = {{{0, 0, 0}, 2, 1, 0}, {{0, 0, 0}, 14, 1, 0}};
+	struct graph_cell cells[4];
+	struct graph_spec s = spec(1, 4, GRAPH_BRAILLE, 3, 16);
+
+	assert_int_equal(graph_render(&s, cols, 2, cells), 0);
+	/* every cell row has line dots in the right column (dots 2-13), and
+	 * nothing is left blank between the two ends */
+	for (int row = 0; row < 4; row++)
+		assert_int_equal(at(cells, 1, row, 0)->role, R_LINE);
+	/* the top row (dots 12-15): dots 12 and 13 of the right column */
+	assert_int_equal(at(cells, 1, 0, 0)->ch, 0x2800 + 0x80 + 0x20);
+	/* the bottom row (dots 0-3): dot 1 of the left column, dots 2 and 3
+	 * of the right */
+	assert_int_equal(at(cells, 1, 3, 0)->ch, 0x2800 + 0x04 + 0x10 + 0x08);
+	/* a row in between: all four dots of the right column */
+	assert_int_equal(at(cells, 1, 1, 0)->ch, 0x2800 + 0x80 + 0x20 + 0x10 + 0x08);
+	/* falling back: column 1 at dot 1 after column 0 at dot 13 */
+	struct graph_col back[2] = {{{0, 0, 0}, 14, 1, 0}, {{0, 0, 0}, 2, 1, 0}};
+	assert_int_equal(graph_render(&s, back, 2, cells), 0);
+	for (int row = 0; row < 4; row++)
+		assert_int_equal(at(cells, 1, row, 0)->role, R_LINE);
+	/* no join from a column with no data */
+	struct graph_col gap[2] = {{{0}, -1, 0, 0}, {{0, 0, 0}, 14, 1, 0}};
+	assert_int_equal(graph_render(&s, gap, 2, cells), 0);
+	assert_int_equal(at(cells, 1, 3, 0)->ch, ' ');
+
+	/* block style, 4 rows of 8 units: a climb from row 3 to row 0 draws
+	 * vertical strokes in the rows between */
+	struct graph_spec b = spec(2, 4, GRAPH_BLOCK, 3, 32);
+	struct graph_col bc[2] = {{{0, 0, 0}, 4, 1, 0}, {{0, 0, 0}, 30, 1, 0}};
+	struct graph_cell bcells[8];
+	assert_int_equal(graph_render(&b, bc, 2, bcells), 0);
+	assert_int_equal(at(bcells, 2, 3, 0)->ch, 0x2500);
+	assert_int_equal(at(bcells, 2, 0, 1)->ch, 0x2500);
+	assert_int_equal(at(bcells, 2, 1, 1)->ch, 0x2502);
+	assert_int_equal(at(bcells, 2, 2, 1)->ch, 0x2502);
+	assert_int_equal(at(bcells, 2, 3, 1)->ch, 0x2502); /* from unit 4 up */
+	assert_int_equal(at(bcells, 2, 2, 0)->ch, ' ');
+}
+
 /* A cell shared by two layers takes the one filling most of it, ties going
  * to the lower layer, so a thin layer is not overstated. */
 static void test_render_majority(void **state)
@@ -564,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_render_block_levels),
 		cmocka_unit_test(test_render_braille_dots),
 		cmocka_unit_test(test_render_stack_and_line),
+		cmocka_unit_test(test_render_line_joined),
 		cmocka_unit_test(test_render_majority),
 		cmocka_unit_test(test_render_mono_patterns),
 		cmocka_unit_test(test_render_estimated),
