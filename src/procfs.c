@@ -237,6 +237,11 @@ int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
 				goto bad;
 			out->ppid = (pid_t)v;
 			continue;
+		case 5:
+			if (token_u64(tok, n, &v) < 0 || v > INT_MAX)
+				goto bad;
+			out->pgrp = (pid_t)v;
+			continue;
 		case 10:
 		case 12:
 		case 14:

@@ -29,7 +29,7 @@ int procfs_parse_smaps_rollup(const char *buf, size_t len, struct procfs_rollup 
 
 /* From /proc/PID/stat (the fields spacetime uses). Times in clock ticks. */
 struct procfs_stat {
-	pid_t pid, ppid;
+	pid_t pid, ppid, pgrp;
 	char comm[16];
 	char state;
 	uint64_t minflt, majflt;

@@ -47,6 +47,7 @@ static void test_stat_comm_with_space_and_paren(void **state)
 	assert_string_equal(st.comm, "a b) c");
 	assert_int_equal(st.state, 'S');
 	assert_int_equal(st.ppid, 1);
+	assert_int_equal(st.pgrp, 26103);
 	assert_int_equal(st.minflt, 130);
 	assert_int_equal(st.majflt, 0);
 	assert_int_equal(st.utime_ticks, 0);
