@@ -37,6 +37,7 @@ enum key_action {
 	ACT_INTERRUPT,
 	ACT_REDRAW,
 	ACT_EXPORT,
+	ACT_TYPE,
 };
 
 struct key_binding {

@@ -522,8 +522,20 @@ void panes_status(struct panes *p)
 			  ROLE_PAUSED);
 		return;
 	}
+	if (p->typing) {
+		term_puts(r->y, r->x, r->w,
+			  p->waiting ? " TYPING to the command, which waits for input: Enter sends the line; Esc Esc or ^] comes back "
+				     : " TYPING to the command: keys go to its terminal; Esc Esc or ^] comes back ",
+			  ROLE_PAUSED);
+		return;
+	}
 	if (p->msg[0] && p->now_ns < p->msg_until_ns) {
 		term_printf(r->y, r->x + 1, r->w - 1, ROLE_WARN, "%s", p->msg);
+		return;
+	}
+	if (p->waiting) {
+		term_puts(r->y, r->x, r->w, " The command waits for input: press i to type to it (Esc Esc comes back) ",
+			  ROLE_WARN);
 		return;
 	}
 	int nfw = (int)strlen(focus_name[p->focus]) + 3;

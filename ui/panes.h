@@ -34,6 +34,8 @@ struct panes {
 	enum panes_quit quit;
 	int kill_sent;
 	size_t out_back; /* output lines scrolled back */
+	int typing;      /* keys go to the command's terminal (i) */
+	int waiting;     /* the command waits for a person to type (ptywait) */
 	char msg[200];   /* a transient status message */
 	uint64_t msg_until_ns;
 	/* this frame */

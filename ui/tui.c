@@ -11,6 +11,7 @@
 #include "outpane.h"
 #include "panes.h"
 #include "plist.h"
+#include "ptywait.h"
 #include "spawn.h"
 #include "statpanes.h"
 #include "store.h"
@@ -32,6 +33,9 @@
 
 #define TUI_GRACE_NS (5 * 1000000000ull)   /* SIGTERM, then SIGKILL after this */
 #define TUI_GIVEUP_NS (5 * 1000000000ull)  /* after SIGKILL, stop waiting */
+#define TUI_ESC_NS (400 * 1000000ull)       /* typing: an Esc alone after this is the program's */
+#define TUI_QUIET_NS (300 * 1000000ull)     /* output quiet this long: maybe a prompt */
+#define TUI_WAIT_CHECK_NS (700 * 1000000ull) /* then looked for this often */
 #define TUI_PLIST_MIN_NS 500000000ull      /* process list refresh, at most 2/s */
 #define TUI_PLIST_COST_FACTOR 100          /* ... and using at most 1% of a core */
 #define TUI_OUT_LINES 4000
@@ -62,6 +66,10 @@ struct tui {
 	uint64_t next_frame_ns, plist_due_ns, term_sent_ns, kill_sent_ns;
 	uint64_t frame_ns;         /* live redraw period: 1 s / fps */
 	unsigned short pty_rows, pty_cols;
+	/* typing to the command (i): a first Esc waits for a second one */
+	int esc_pending;
+	uint64_t esc_ns;
+	uint64_t out_ns, wait_check_ns; /* last output; next look for a prompt */
 };
 
 static uint64_t tui_nframes;
@@ -161,6 +169,98 @@ static void tui_scroll(struct tui *t, long delta)
 }
 
 /* Acts on one key. */
+/* Writes bytes to the command's terminal, as typed there. */
+static void tui_type_bytes(struct tui *t, const char *b, size_t n)
+{
+	while (n && t->pty_fd >= 0 && !t->pty_eof) {
+		ssize_t w = write(t->pty_fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return; /* its input is full: a person typing can't overrun it */
+		b += w;
+		n -= (size_t)w;
+	}
+}
+
+/* One key typed to the command: the bytes a terminal sends for it. */
+static void tui_type_key(struct tui *t, int key)
+{
+	static const struct {
+		int key;
+		const char *seq;
+	} fn[] = {
+		{KEY_UP, "\033[A"},     {KEY_DOWN, "\033[B"},  {KEY_RIGHT, "\033[C"}, {KEY_LEFT, "\033[D"},
+		{KEY_HOME, "\033[H"},   {KEY_END, "\033[F"},   {KEY_DC, "\033[3~"},   {KEY_PPAGE, "\033[5~"},
+		{KEY_NPAGE, "\033[6~"}, {KEY_BACKSPACE, "\177"}, {KEY_ENTER, "\r"},   {KEY_BTAB, "\033[Z"},
+	};
+	char b[8];
+	size_t n = 0;
+
+	if (key & TERM_FN) {
+		for (size_t i = 0; i < sizeof(fn) / sizeof(fn[0]); i++)
+			if (fn[i].key == (key & ~TERM_FN))
+				tui_type_bytes(t, fn[i].seq, strlen(fn[i].seq));
+		return;
+	}
+	unsigned c = (unsigned)key;
+	if (c == '\n')
+		c = '\r'; /* Enter, as a terminal sends it (the pty turns it to \n) */
+	if (c < 0x80) {
+		b[n++] = (char)c;
+	} else if (c < 0x800) {
+		b[n++] = (char)(0xc0 | (c >> 6));
+		b[n++] = (char)(0x80 | (c & 0x3f));
+	} else if (c < 0x10000) {
+		b[n++] = (char)(0xe0 | (c >> 12));
+		b[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
+		b[n++] = (char)(0x80 | (c & 0x3f));
+	} else if (c < 0x110000) {
+		b[n++] = (char)(0xf0 | (c >> 18));
+		b[n++] = (char)(0x80 | ((c >> 12) & 0x3f));
+		b[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
+		b[n++] = (char)(0x80 | (c & 0x3f));
+	}
+	tui_type_bytes(t, b, n);
+}
+
+/* Leaves typing mode. */
+static void tui_type_end(struct tui *t)
+{
+	t->p.typing = 0;
+	t->esc_pending = 0;
+	t->dirty |= D_STATUS;
+}
+
+/* A key while typing to the command: Esc Esc or ^] come back; ^C is
+ * SIGINT to its process group as ever; the rest goes to its terminal, which
+ * echoes it (or not: a password prompt turns echo off). Returns 1 when the
+ * key was taken. */
+static int tui_typing_key(struct tui *t, int key, uint64_t now)
+{
+	if (key == 0x1d) { /* ^] */
+		tui_type_end(t);
+		return 1;
+	}
+	if (key == 0x1b) {
+		if (t->esc_pending) {
+			tui_type_end(t);
+			return 1;
+		}
+		t->esc_pending = 1;
+		t->esc_ns = now;
+		return 1;
+	}
+	if (keys_lookup(key) == ACT_INTERRUPT)
+		return 0;
+	if (t->esc_pending) { /* a lone Esc then a key: Alt-key, or Esc for the program */
+		t->esc_pending = 0;
+		tui_type_bytes(t, "\033", 1);
+	}
+	tui_type_key(t, key);
+	return 1;
+}
+
 static void tui_key(struct tui *t, int key, uint64_t now)
 {
 	struct panes *p = &t->p;
@@ -174,6 +274,8 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 		t->dirty |= D_LAYOUT;
 		return;
 	}
+	if (p->typing && tui_typing_key(t, key, now))
+		return;
 	if (p->help) {
 		if (a == ACT_UP || a == ACT_PAGE_UP)
 			p->help_top = p->help_top > (a == ACT_UP ? 1u : 10u) ? p->help_top - (a == ACT_UP ? 1 : 10) : 0;
@@ -323,6 +425,21 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 			panes_message(p, "wrote %.190s", msg);
 		break;
 	}
+	case ACT_TYPE:
+		if (t->finished || t->pty_fd < 0 || t->pty_eof) {
+			panes_message(p, "the command has no terminal to type to%s", t->finished ? ": it has ended" : "");
+			break;
+		}
+		/* its output in view, at its end, where the prompt is */
+		p->typing = 1;
+		p->out_back = 0;
+		if (!p->show_output) {
+			p->show_output = 1;
+			t->dirty |= D_LAYOUT;
+		}
+		p->focus = FOCUS_OUTPUT;
+		t->dirty |= D_OUT | D_PLIST | D_MEM;
+		break;
 	case ACT_REDRAW:
 		term_invalidate();
 		t->dirty |= D_ALL;
@@ -357,6 +474,11 @@ static void tui_pty(struct tui *t)
 				}
 			}
 			t->dirty |= D_OUT;
+			t->out_ns = collector_now_ns();
+			if (t->p.waiting) { /* answered, or more to read: look again when quiet */
+				t->p.waiting = 0;
+				t->dirty |= D_STATUS;
+			}
 			continue;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -472,6 +594,25 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 	if ((!p->tl.paused || !t->plist_due_ns) && now >= t->plist_due_ns &&
 	    (data || !t->plist_due_ns))
 		tui_refresh_plist(t, now);
+	if (t->esc_pending && now - t->esc_ns >= TUI_ESC_NS) {
+		t->esc_pending = 0; /* one Esc alone: the program's */
+		tui_type_bytes(t, "\033", 1);
+	}
+	/* a prompt: output quiet a while, a process of its terminal's
+	 * foreground group blocked reading it */
+	if (!t->finished && t->pty_fd >= 0 && !t->pty_eof && now >= t->wait_check_ns &&
+	    now - t->out_ns >= TUI_QUIET_NS) {
+		int w = ptywait_reader(t->pty_fd) > 0;
+		t->wait_check_ns = now + TUI_WAIT_CHECK_NS;
+		if (w != p->waiting) {
+			p->waiting = w;
+			t->dirty |= D_STATUS;
+		}
+	}
+	if (t->finished && (p->typing || p->waiting)) {
+		p->typing = p->waiting = 0;
+		t->dirty |= D_STATUS;
+	}
 	if (p->msg_until_ns && now >= p->msg_until_ns) {
 		p->msg_until_ns = 0;
 		p->msg[0] = 0;

@@ -495,3 +495,43 @@ distinct_elapsed() {
 	# in the process list (a row starts with its pid), not just the header
 	ui_wait '^ +[0-9]+ .* worker: job a/b done'
 }
+
+@test "a command that asks a question: the status bar says it waits; i types the answer, Esc Esc comes back" {
+	# the answer goes through the command's terminal: what it read is what
+	# was typed, and the exit status is the one that answer asks for
+	ui_start 100 30 -- -- sh -c 'printf "Proceed? [y/N] "; read a; echo "got:$a"; sleep 1; [ "$a" = yes ] && exit 7; exit 1'
+	ui_wait 'Proceed\? \[y/N\]'
+	ui_wait 'waits for input: press i'
+	ui_keys i
+	ui_wait 'TYPING to the command'
+	ui_keys y e s Enter
+	ui_wait 'got:yes'
+	# Esc Esc: the keys are the dashboard's again (space pauses the view)
+	ui_keys Escape Escape
+	ui_wait_gone 'TYPING to the command'
+	ui_wait 'exited 7|status 7|exit 7' 10
+}
+
+@test "typing to a password prompt (echo off): the secret never shows, the command reads it" {
+	ui_start 100 30 -- -- sh -c 'stty -echo; printf "Password: "; read pw; stty echo; echo; echo "length ${#pw}"; sleep 30'
+	ui_wait 'Password:'
+	ui_wait 'waits for input'
+	ui_keys i
+	ui_wait 'TYPING'
+	ui_keys s 3 c r 3 t Enter
+	ui_wait 'length 6'
+	run -0 ui_cap
+	[[ ! "$output" =~ s3cr3t ]] || { ui_show; false; }
+	# not waiting any more: the bar no longer says so once typing ends
+	ui_keys C-]
+	ui_wait_gone 'TYPING'
+	run -0 ui_cap
+	[[ ! "$output" =~ "waits for input" ]] || { ui_show; false; }
+}
+
+@test "i with nothing to type to (the command ended) says so in one line" {
+	ui_start 100 30 -- -- true
+	ui_wait 'finished'
+	ui_keys i
+	ui_wait 'no terminal to type to'
+}
