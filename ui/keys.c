@@ -44,9 +44,9 @@ static const struct key_binding keys[] = {
 	{'o', ACT_OUTPUT, "o", "show / hide the command's output pane", "output", 0},
 	{'r', ACT_RSS, "r", "show / hide the RSS line over the stacked PSS", NULL, 0},
 	{'g', ACT_GLYPHS, "g", "graph glyphs: Braille, blocks, ASCII (UTF-8 locales)", NULL, 0},
-	{'i', ACT_TYPE, "i", "type to the command (a prompt waiting): keys go to its terminal until Esc Esc or ^]", "type", 0},
 	{CTRL('c'), ACT_INTERRUPT, "^C", "send SIGINT to the command's process group, as without spacetime", NULL, 0},
 	{CTRL('l'), ACT_REDRAW, "^L", "redraw the whole screen", NULL, 0},
+	{'i', ACT_TYPE, "i", "type to the command (a prompt waiting): keys go to its terminal until Esc Esc or ^]", "type", 0},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

@@ -531,7 +531,8 @@ distinct_elapsed() {
 
 @test "i with nothing to type to (the command ended) says so in one line" {
 	ui_start 100 30 -- -- true
-	ui_wait 'finished'
+	# the dashboard's own message that it knows the command ended
+	ui_wait 'q quits and prints the summary'
 	ui_keys i
 	ui_wait 'no terminal to type to'
 }
