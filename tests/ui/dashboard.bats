@@ -334,6 +334,36 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	ui_wait 'Processes: [0-9]+ live'
 }
 
+@test "finished list by peak PSS: a build's compilations are told apart by job name; p shows the command line" {
+	# the kbuild-shaped tree: sub-makes with obj=DIR, gcc on three known
+	# files, the heaviest (3, 2, 1 hundred functions) compiled by cc1
+	ui_start 120 40 -- make -C "$ST_ROOT/tests/fixtures/kbuild" O="$BATS_TEST_TMPDIR/o" -j2
+	ui_wait 'finished, exit 0' 60
+	ui_keys f
+	ui_wait 'sort peak PSS'
+	ui_wait 'PEAK PSS.*JOB'
+	local screen first
+	screen=$(ui_cap)
+	# each compilation once, named by its source file, not by cc1's options
+	for s in drivers/net/e1000_main.c fs/ext9/inode.c lib/sort.c; do
+		[ "$(grep -c " cc1 $s *\$" <<<"$screen")" -eq 1 ] || { echo "cc1 $s"; ui_show; false; }
+	done
+	! grep -q 'cc1 -quiet' <<<"$screen" || { ui_show; false; }
+	# the sub-makes by their directories
+	for d in drivers/net fs/ext9 lib; do
+		grep -q " make $d *\$" <<<"$screen" || { echo "make $d"; ui_show; false; }
+	done
+	# heaviest first: the three rows under the heads are the compilations
+	first=$(grep -A3 'PEAK PSS' <<<"$screen" | tail -3)
+	[ "$(grep -c ' cc1 ' <<<"$first")" -eq 3 ] || { echo "$first"; ui_show; false; }
+	# p: the full command lines, cc1's options and all; p again: the jobs
+	ui_keys p
+	ui_wait 'COMMAND LINE'
+	ui_wait '/cc1 -quiet'
+	ui_keys p
+	ui_wait ' cc1 lib/sort.c'
+}
+
 @test "SIGTERM to spacetime: the command is stopped and the terminal restored" {
 	ui_start 100 30 -- sh -c 'echo up; sleep 60'
 	ui_wait 'up'
