@@ -198,10 +198,11 @@ static const char *const jn_sh_skip[] = {
 	"wait", "sleep",
 };
 
-/* Words that lead into the command proper: `if gcc ...`, `exec ./x`. */
+/* Words that lead into the command proper (`if gcc ...`, `exec ./x`), or
+ * close a compound one (`done`): none of them is the job. */
 static const char *const jn_sh_prefix[] = {
 	"if", "then", "else", "elif", "do", "while", "until", "!", "{", "(", "exec",
-	"command", "time", "nohup", "nice", "env",
+	"command", "time", "nohup", "nice", "env", "done", "fi", "esac", "}",
 };
 
 #define JN_NELEM(a) (sizeof(a) / sizeof((a)[0]))

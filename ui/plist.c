@@ -14,6 +14,7 @@
 
 #define PLIST_MAX_DEPTH 24
 #define PLIST_ARGV_MAX 4096
+#define PLIST_JOB_ARGV_MAX 65536 /* a compiler's file can follow 4 KiB of options */
 #define PLIST_MIN_AGE_NS 500000000ull /* CPU% of a new process: over at least this */
 
 /* One shown row: a record and its place in the tree. */
@@ -559,16 +560,27 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 		/* the command line: untrusted bytes, sanitized */
 		size_t k = plist_prefix(row, line, 2 * PLIST_MAX_DEPTH + 4);
 		ssize_t len = -1;
-		if (rec->argv_id && (rec->valid & PROC_V_ARGV))
+		int known = rec->argv_id && (rec->valid & PROC_V_ARGV);
+		if (known && !pl->cmdline) {
+			/* what a person calls it: cc1 src/x.c, not cc1 -quiet -I ... */
+			static char whole[PLIST_JOB_ARGV_MAX];
+			char job[JOBNAME_MAX + 1];
+			len = store_str_get(st, rec->argv_id, whole, sizeof(whole));
+			if (len > (ssize_t)sizeof(whole))
+				len = sizeof(whole);
+			size_t n = len > 0 ? jobname(whole, (size_t)len, rec->comm, job, sizeof(job)) : 0;
+			if (n) {
+				term_sanitize(job, n, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
+				term_put(y, x, b->x + b->w - x, line, role);
+				continue;
+			}
+			len = -1;
+		} else if (known) {
 			len = store_str_get(st, rec->argv_id, argv, sizeof(argv));
+		}
 		if (len > (ssize_t)sizeof(argv))
 			len = sizeof(argv);
-		if (len > 0 && !pl->cmdline) {
-			/* what a person calls it: cc1 src/x.c, not cc1 -quiet -I ... */
-			char job[JOBNAME_MAX + 1];
-			size_t n = jobname(argv, (size_t)len, rec->comm, job, sizeof(job));
-			term_sanitize(job, n, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
-		} else if (len > 0) {
+		if (len > 0) {
 			while (len > 0 && argv[len - 1] == '\0')
 				len--;
 			term_sanitize(argv, (size_t)len, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());

@@ -296,6 +296,8 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 
 	put_execs(f, st, s.start_ns, o);
 	put_chart(f, st, s.start_ns, end, o->utf8);
+	/* before the totals, which stay the last lines on a terminal */
+	put_top_jobs(f, st, o);
 	fprintf(f, "\nspacetime:");
 	for (int i = 0; argv[i]; i++) {
 		fputc(' ', f);
@@ -360,7 +362,6 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 		fprintf(f, "  warning         %" PRIu64 " netlink overruns: the tree was rescanned from /proc, counts are a lower bound\n", s.lost_events);
 	if (o->notice)
 		fprintf(f, "  note            %s\n", o->notice);
-	put_top_jobs(f, st, o);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

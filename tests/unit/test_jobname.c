@@ -178,6 +178,10 @@ static void test_shell(void **state)
 	assert_string_equal(name_of("dash", "-c", "if gcc -c \"a b.c\"; then :; fi", NULL), "dash gcc a b.c");
 	/* tabs and newlines in the script are blanks */
 	assert_string_equal(name_of("sh", "-c", "\n\tset -e\n\tcc1 -quiet\tx.c\n", NULL), "sh cc1 x.c");
+	/* loops: the command inside, not the keywords closing it */
+	assert_string_equal(name_of("sh", "-c", "trap \"\" TERM; echo stubborn; while :; do cc -c x.c; done", NULL),
+			    "sh cc x.c");
+	assert_string_equal(name_of("sh", "-c", "for f in a b; do sleep 0.2; done", NULL), "sh sleep 0.2");
 	/* only set-up commands: the last of them */
 	assert_string_equal(name_of("sh", "-c", "set -e; echo hi", NULL), "sh echo hi");
 	/* nested sh -c */
