@@ -3,6 +3,8 @@
 
 #include "collector.h"
 #include "export.h"
+#include "export_jobs.h"
+#include "jobname.h"
 #include "jsonw.h"
 
 #include <errno.h>
@@ -19,6 +21,22 @@ static int shell_status(int st)
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return 255;
+}
+
+/* Writes "job": the job name of an argv blob (or of comm), null when
+ * neither is known. */
+static void write_job(FILE *f, const char *argv, size_t len, const char comm[16], int *first)
+{
+	char c[17], job[JOBNAME_MAX + 1];
+
+	memcpy(c, comm, 16);
+	c[16] = '\0';
+	size_t n = jobname(argv, len, c, job, sizeof(job));
+	jsonw_key(f, "job", first);
+	if (n)
+		jsonw_str(f, job, n);
+	else
+		fputs("null", f);
 }
 
 /* Writes the execs array, reading argv strings from the pool. */
@@ -52,6 +70,7 @@ static void write_execs(FILE *f, struct store *st, uint64_t start_ns)
 				jsonw_argv(f, buf, (size_t)len);
 			else
 				fputs("null", f);
+			write_job(f, len > 0 ? buf : NULL, len > 0 ? (size_t)len : 0, ex[j].comm, &first);
 			fputc('}', f);
 		}
 		if (n == 0)
@@ -100,6 +119,10 @@ static void write_outlived(FILE *f, struct store *st, const struct store_summary
 				jsonw_argv(f, buf, (size_t)len < CAP ? (size_t)len : CAP);
 			else
 				fputs("null", f);
+			if (!(r->valid & PROC_V_ARGV))
+				len = -1; /* the parent's, inherited: not its job */
+			write_job(f, len > 0 ? buf : NULL, len > 0 ? ((size_t)len < CAP ? (size_t)len : CAP) : 0,
+				  r->comm, &first);
 			jsonw_u64(f, "peak_pss_kib", r->peak_pss_kib, &first);
 			jsonw_u64(f, "start_us", r->start_ns > s->start_ns ? (r->start_ns - s->start_ns) / 1000 : 0, &first);
 			snap_u64(f, "end_us", r->end_ns > s->start_ns ? (r->end_ns - s->start_ns) / 1000 : 0, r->end_ns != 0,
@@ -110,6 +133,35 @@ static void write_outlived(FILE *f, struct store *st, const struct store_summary
 	fputc(']', f);
 	free(buf);
 	free(p);
+}
+
+/* The heaviest processes by peak PSS or CPU time: [{job, pid, peak_pss_kib,
+ * cpu_us}], heaviest first, an unknown figure null. */
+static void write_top_jobs(FILE *f, struct store *st, enum export_top_by by)
+{
+	struct proc_rec top[EXPORT_TOP_JSON];
+	long n = export_top_procs(st, by, top, EXPORT_TOP_JSON);
+	char *buf = NULL, job[JOBNAME_MAX + 1];
+	size_t cap = 0;
+
+	fputc('[', f);
+	for (long i = 0; i < n; i++) {
+		const struct proc_rec *r = &top[i];
+		int first = 1;
+		size_t len = export_proc_job(st, r, &buf, &cap, job, sizeof(job));
+		fputs(i ? ",{" : "{", f);
+		jsonw_key(f, "job", &first);
+		if (len)
+			jsonw_str(f, job, len);
+		else
+			fputs("null", f);
+		jsonw_i64(f, "pid", r->pid, &first);
+		snap_u64(f, "peak_pss_kib", r->peak_pss_kib, r->valid & PROC_V_PSS, &first);
+		snap_u64(f, "cpu_us", r->utime_us + r->stime_us, r->valid & PROC_V_CPU, &first);
+		fputc('}', f);
+	}
+	fputc(']', f);
+	free(buf);
 }
 
 int export_json_summary(FILE *f, struct store *st, char *const argv[])
@@ -199,6 +251,10 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	jsonw_u64(f, "taskstats_lost", s.ts_lost, &first);
 	snap_u64(f, "command_end_us", (s.root_end_ns - s.start_ns) / 1000, s.root_end_ns > s.start_ns, &first);
 	jsonw_u64(f, "orphans_reaped", s.orphans_reaped, &first);
+	jsonw_key(f, "top_jobs_by_peak_pss", &first);
+	write_top_jobs(f, st, EXPORT_TOP_PSS);
+	jsonw_key(f, "top_jobs_by_cpu", &first);
+	write_top_jobs(f, st, EXPORT_TOP_CPU);
 	jsonw_key(f, "outlived", &first);
 	write_outlived(f, st, &s);
 	jsonw_key(f, "execs", &first);
@@ -286,6 +342,12 @@ static void snap_proc(FILE *f, const struct export_snap *sn, const struct proc_r
 	export_proc_name(sn, p, name, sizeof(name));
 	jsonw_key(f, "name", &first);
 	jsonw_str(f, name, strlen(name));
+	size_t jl = export_proc_job(sn->st, p, buf, cap, name, sizeof(name));
+	jsonw_key(f, "job", &first);
+	if (jl)
+		jsonw_str(f, name, jl);
+	else
+		fputs("null", f);
 	jsonw_key(f, "comm", &first);
 	jsonw_str(f, p->comm, strnlen(p->comm, sizeof(p->comm)));
 	jsonw_key(f, "argv", &first);

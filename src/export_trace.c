@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "export.h"
+#include "export_jobs.h"
 #include "jsonw.h"
 #include "spawn.h"
 
@@ -205,7 +206,9 @@ static void trace_slice(FILE *f, const struct export_snap *sn, const struct proc
 	char name[256];
 	int first = 1;
 
-	export_proc_name(sn, p, name, sizeof(name));
+	/* the job (cc1 src/x.c), so the timeline reads as the dashboard does */
+	if (!export_proc_job(sn->st, p, buf, cap, name, sizeof(name)))
+		export_proc_name(sn, p, name, sizeof(name));
 	fputs(",\n{\"ph\":\"X\",\"cat\":\"process\",\"name\":", f);
 	jsonw_str(f, name, strlen(name));
 	fprintf(f, ",\"pid\":%d,\"tid\":%" PRIu32 ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64 ",\"args\":{",

@@ -40,7 +40,7 @@ static const struct key_binding keys[] = {
 	{'s', ACT_SORT, "s", "sort processes by PSS, CPU, age, pid (cycles)", "sort", 0},
 	{'S', ACT_SORT_REVERSE, "S", "reverse the sort order", NULL, 0},
 	{'f', ACT_FINISHED, "f", "live processes (a tree) or finished ones (peak PSS, duration)", "finished", 0},
-	{'p', ACT_PATHS, "p", "processes: program names or full paths as executed", NULL, 0},
+	{'p', ACT_CMDLINE, "p", "processes: job names (cc1 src/x.c) or full command lines", NULL, 0},
 	{'o', ACT_OUTPUT, "o", "show / hide the command's output pane", "output", 0},
 	{'r', ACT_RSS, "r", "show / hide the RSS line over the stacked PSS", NULL, 0},
 	{'g', ACT_GLYPHS, "g", "graph glyphs: Braille, blocks, ASCII (UTF-8 locales)", NULL, 0},

@@ -28,7 +28,7 @@ enum key_action {
 	ACT_OUTPUT,
 	ACT_RSS,
 	ACT_GLYPHS,
-	ACT_PATHS,
+	ACT_CMDLINE,
 	ACT_UP,
 	ACT_DOWN,
 	ACT_PAGE_UP,

@@ -45,6 +45,7 @@ struct options {
 	const char *export_dir;
 	unsigned export_formats;
 	char **argv;
+	int top; /* --top: heaviest jobs listed in the summary (-1: default) */
 };
 
 static void usage(FILE *f)
@@ -65,7 +66,10 @@ static void usage(FILE *f)
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
 	      "      --fps N          dashboard redraws per second while live (default 2,\n"
 	      "                       0.2..30); keys always redraw at once\n"
-	      "  -v, --verbose        list every EXEC line (default: the first 20)\n"
+	      "  -v, --verbose        list every EXEC line (default: the first 20) and the\n"
+	      "                       20 heaviest jobs\n"
+	      "      --top N          list the N heaviest jobs by peak PSS and by CPU time\n"
+	      "                       in the summary (default 5, 20 with -v; 0: none)\n"
 	      "      --wait-tree      end when the whole tree has ended, not when the command\n"
 	      "                       has (processes it left behind are followed and reaped)\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
@@ -107,7 +111,8 @@ static double parse_num(const char *s, double lo, double hi, const char *what)
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
-	       OPT_FPS, OPT_WAIT_TREE };
+	       OPT_FPS, OPT_WAIT_TREE,
+	       OPT_TOP };
 	static const struct option lo[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
@@ -121,6 +126,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"caps", no_argument, NULL, OPT_CAPS},
 		{"export", required_argument, NULL, OPT_EXPORT},
 		{"export-format", required_argument, NULL, OPT_EXPORT_FORMAT},
+		{"top", required_argument, NULL, OPT_TOP},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -130,6 +136,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->interval_ms = 100;
 	o->budget = 1.0;
+	o->top = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+so:i:vhV", lo, NULL)) != -1) {
 		switch (c) {
@@ -148,6 +155,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (export_formats_parse(optarg, &o->export_formats) < 0)
 				die_usage("invalid --export-format '%s': expected json,csv,trace,svg", optarg);
 			break;
+		case OPT_TOP: o->top = (int)parse_num(optarg, 0, 1000, "number of jobs"); break;
 		case 'h': usage(stdout); exit(0);
 		case 'V':
 			printf("spacetime %s (commit %s)\n", SPACETIME_VERSION, *SPACETIME_COMMIT ? SPACETIME_COMMIT : "unknown");
@@ -578,6 +586,7 @@ int main(int argc, char **argv)
 	store_summary_get(st, &sum);
 	struct report_opts ro = {.verbose = o.verbose, .utf8 = utf && !strcmp(utf, "UTF-8"),
 				 .notice = notice[0] ? notice : NULL};
+	ro.top = o.top >= 0 ? o.top : o.verbose ? REPORT_TOP_VERBOSE : REPORT_TOP;
 	int status = spawn_exit_code(sum.wait_status);
 	if (!sum.exited) {
 		fprintf(stderr, "spacetime: the command's exit status is unknown (it was reaped by "

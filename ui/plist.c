@@ -2,6 +2,7 @@
 #include "plist.h"
 
 #include "graph.h"
+#include "jobname.h"
 #include "report.h"
 #include "term.h"
 
@@ -13,6 +14,7 @@
 
 #define PLIST_MAX_DEPTH 24
 #define PLIST_ARGV_MAX 4096
+#define PLIST_JOB_ARGV_MAX 65536 /* a compiler's file can follow 4 KiB of options */
 #define PLIST_MIN_AGE_NS 500000000ull /* CPU% of a new process: over at least this */
 
 /* One shown row: a record and its place in the tree. */
@@ -38,7 +40,7 @@ struct plist {
 	size_t nrows, rows_cap;
 	size_t live, finished; /* counts at the last refresh */
 	enum plist_sort sort;
-	int reverse, finished_view, full_paths;
+	int reverse, finished_view, cmdline;
 	size_t sel, top;
 	uint64_t sel_id;
 };
@@ -321,27 +323,14 @@ int plist_finished_view(const struct plist *pl)
 	return pl->finished_view;
 }
 
-void plist_toggle_paths(struct plist *pl)
+void plist_toggle_cmdline(struct plist *pl)
 {
-	pl->full_paths = !pl->full_paths;
+	pl->cmdline = !pl->cmdline;
 }
 
-int plist_full_paths(const struct plist *pl)
+int plist_cmdline(const struct plist *pl)
 {
-	return pl->full_paths;
-}
-
-size_t plist_argv0_name(const char *argv, size_t len)
-{
-	size_t slash = 0, i;
-
-	for (i = 0; i < len && argv[i]; i++) {
-		if (argv[i] == ' ')
-			return 0; /* a title the program wrote (sshd: user@pts/0): as is */
-		if (argv[i] == '/')
-			slash = i + 1;
-	}
-	return slash < i ? slash : 0;
+	return pl->cmdline;
 }
 
 void plist_move(struct plist *pl, long delta)
@@ -534,7 +523,7 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 		term_printf(h->y, x, plist_cols[c].w, ROLE_DIM, "%*s", plist_cols[c].w, name);
 		x += plist_cols[c].w + 1;
 	}
-	term_puts(h->y, x, h->x + h->w - x, "COMMAND", ROLE_DIM);
+	term_puts(h->y, x, h->x + h->w - x, pl->cmdline ? "COMMAND LINE" : "JOB", ROLE_DIM);
 
 	/* rows, with the selection kept visible */
 	size_t rows = (size_t)(b->h > 0 ? b->h : 0);
@@ -571,16 +560,30 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 		/* the command line: untrusted bytes, sanitized */
 		size_t k = plist_prefix(row, line, 2 * PLIST_MAX_DEPTH + 4);
 		ssize_t len = -1;
-		if (rec->argv_id && (rec->valid & PROC_V_ARGV))
+		int known = rec->argv_id && (rec->valid & PROC_V_ARGV);
+		if (known && !pl->cmdline) {
+			/* what a person calls it: cc1 src/x.c, not cc1 -quiet -I ... */
+			static char whole[PLIST_JOB_ARGV_MAX];
+			char job[JOBNAME_MAX + 1];
+			len = store_str_get(st, rec->argv_id, whole, sizeof(whole));
+			if (len > (ssize_t)sizeof(whole))
+				len = sizeof(whole);
+			size_t n = len > 0 ? jobname(whole, (size_t)len, rec->comm, job, sizeof(job)) : 0;
+			if (n) {
+				term_sanitize(job, n, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
+				term_put(y, x, b->x + b->w - x, line, role);
+				continue;
+			}
+			len = -1;
+		} else if (known) {
 			len = store_str_get(st, rec->argv_id, argv, sizeof(argv));
+		}
 		if (len > (ssize_t)sizeof(argv))
 			len = sizeof(argv);
 		if (len > 0) {
 			while (len > 0 && argv[len - 1] == '\0')
 				len--;
-			size_t skip = pl->full_paths ? 0 : plist_argv0_name(argv, (size_t)len);
-			term_sanitize(argv + skip, (size_t)len - skip, line + k, sizeof(line) / sizeof(line[0]) - k,
-				      term_utf8());
+			term_sanitize(argv, (size_t)len, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
 		} else {
 			char comm[24];
 			snprintf(comm, sizeof(comm), "[%.16s]", rec->comm);

@@ -25,14 +25,10 @@ void plist_reverse(struct plist *pl);
 /* Switches between the live tree and the finished list. */
 void plist_toggle_finished(struct plist *pl);
 int plist_finished_view(const struct plist *pl);
-/* Command column: the program's name (argv[0] without its directory, the
- * default) or argv[0] as executed, full path included. */
-void plist_toggle_paths(struct plist *pl);
-int plist_full_paths(const struct plist *pl);
-/* Where argv[0]'s last path component starts in a NUL-separated argv of len
- * bytes: 0 if argv[0] has no '/', nothing follows its last '/', or it holds a
- * space (a title the program wrote over its argv, like "sshd: alice@pts/0"). */
-size_t plist_argv0_name(const char *argv, size_t len);
+/* Command column: the job name (jobname.h: "cc1 src/x.c", the default) or
+ * the whole command line as executed, argv[0]'s path included. */
+void plist_toggle_cmdline(struct plist *pl);
+int plist_cmdline(const struct plist *pl);
 /* Moves the selection by delta rows (page: the visible height). */
 void plist_move(struct plist *pl, long delta);
 void plist_top(struct plist *pl);

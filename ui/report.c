@@ -2,6 +2,8 @@
 #include "report.h"
 
 #include "collector.h"
+#include "export_jobs.h"
+#include "jobname.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -247,6 +249,38 @@ static void put_outlived(FILE *f, struct store *st, const struct store_summary *
 	free(p);
 }
 
+/* The heaviest jobs: by peak PSS and by CPU time, each line the figure, the
+ * job name and the pid. Processes whose figure is unknown are not ranked. */
+static void put_top_jobs(FILE *f, struct store *st, const struct report_opts *o)
+{
+	struct proc_rec *top = o->top > 0 ? calloc((size_t)o->top, sizeof(*top)) : NULL;
+	char *buf = NULL, job[JOBNAME_MAX + 1], fig[32];
+	size_t cap = 0;
+
+	for (int by = EXPORT_TOP_PSS; top && by <= EXPORT_TOP_CPU; by++) {
+		long n = export_top_procs(st, (enum export_top_by)by, top, (size_t)o->top);
+		if (n <= 0)
+			continue;
+		fprintf(f, "\nheaviest jobs by %s\n", by == EXPORT_TOP_PSS ? "peak PSS" : "CPU time (user + system)");
+		for (long i = 0; i < n; i++) {
+			const struct proc_rec *r = &top[i];
+			size_t len = export_proc_job(st, r, &buf, &cap, job, sizeof(job));
+			if (by == EXPORT_TOP_PSS)
+				report_size(fig, sizeof(fig), r->peak_pss_kib);
+			else
+				snprintf(fig, sizeof(fig), "%.3f s", (double)(r->utime_us + r->stime_us) / 1e6);
+			fprintf(f, "  %10s  ", fig);
+			if (len)
+				put_argv(f, job, len, o->utf8);
+			else
+				fputs("?", f);
+			fprintf(f, "  (pid %d)\n", (int)r->pid);
+		}
+	}
+	free(buf);
+	free(top);
+}
+
 static int report_put(FILE *f, struct store *st, char *const argv[], const struct report_opts *o)
 {
 	struct store_summary s;
@@ -262,6 +296,8 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 
 	put_execs(f, st, s.start_ns, o);
 	put_chart(f, st, s.start_ns, end, o->utf8);
+	/* before the totals, which stay the last lines on a terminal */
+	put_top_jobs(f, st, o);
 	fprintf(f, "\nspacetime:");
 	for (int i = 0; argv[i]; i++) {
 		fputc(' ', f);

@@ -11,9 +11,12 @@ struct report_opts {
 	int verbose;       /* every EXEC line, not the first REPORT_EXECS */
 	int utf8;          /* block glyphs in the chart */
 	const char *notice; /* one line about what collection left out, or NULL */
+	int top;           /* heaviest jobs listed by peak PSS and by CPU (0: none) */
 };
 
 #define REPORT_EXECS 20
+#define REPORT_TOP 5          /* heaviest jobs listed by default */
+#define REPORT_TOP_VERBOSE 20 /* with -v */
 
 /* Writes the whole summary to f. Returns 0 or -EIO. */
 int report_text(FILE *f, struct store *st, char *const argv[], const struct report_opts *o);

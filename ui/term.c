@@ -440,8 +440,15 @@ size_t term_sanitize(const char *b, size_t len, wchar_t *out, size_t cap, int ut
 		wchar_t wc;
 		size_t n;
 
-		if (b[i] == '\0') {
+		if (b[i] == '\0' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 			out[k++] = ' ';
+			i++;
+			continue;
+		}
+		if ((unsigned char)b[i] < 0x20 || b[i] == 0x7f) {
+			/* U+2400..U+241F picture C0 controls, U+2421 DEL */
+			out[k++] = !utf8 ? '?' : b[i] == 0x7f ? 0x2421 : 0x2400 + (wchar_t)b[i];
+			memset(&ms, 0, sizeof(ms));
 			i++;
 			continue;
 		}

@@ -56,9 +56,11 @@ void term_flush(void);
 void term_invalidate(void);
 
 /* Untrusted bytes (a command line: NUL-separated arguments) to printable wide
- * characters: NULs become spaces, invalid or non-printable characters
- * TERM_REPLACEMENT (or '?' when not utf8). Returns the characters written
- * (out is always terminated; cap > 0). */
+ * characters: NULs, tabs and newlines become spaces; other control characters
+ * their Control Pictures (ESC as U+241B, one column), so a script's layout
+ * is not mistaken for a broken byte; invalid UTF-8 and other non-printable
+ * characters TERM_REPLACEMENT. Without utf8 every one of those is '?'.
+ * Returns the characters written (out is always terminated; cap > 0). */
 size_t term_sanitize(const char *b, size_t len, wchar_t *out, size_t cap, int utf8);
 
 #endif

@@ -371,8 +371,8 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 		plist_toggle_finished(t->pl);
 		tui_refresh_plist(t, now);
 		break;
-	case ACT_PATHS:
-		plist_toggle_paths(t->pl);
+	case ACT_CMDLINE:
+		plist_toggle_cmdline(t->pl);
 		t->dirty |= D_PLIST;
 		break;
 	case ACT_OUTPUT:

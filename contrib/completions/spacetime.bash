@@ -7,7 +7,7 @@ _spacetime() {
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-o|--output|--json|--export|--export-format|-i|--interval|--budget|--fps) ((i++)) ;;
+		-o|--output|--json|--export|--export-format|-i|--interval|--budget|--fps|--top) ((i++)) ;;
 		-*) ;;
 		*) _command_offset $i; return ;;
 		esac
@@ -16,10 +16,10 @@ _spacetime() {
 	-o|--output|--json) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--export) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--export-format) COMPREPLY=($(compgen -W "json csv trace svg json,csv,trace,svg" -- "$cur")); return ;;
-	-i|--interval|--budget|--fps) return ;;
+	-i|--interval|--budget|--fps|--top) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-s --summary -o --output --json --export --export-format -i --interval --budget --fps -v --verbose --wait-tree --no-netlink --caps -h --help -V --version --" -- "$cur"))
+		COMPREPLY=($(compgen -W "-s --summary -o --output --json --export --export-format -i --interval --budget --fps -v --verbose --top --wait-tree --no-netlink --caps -h --help -V --version --" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi

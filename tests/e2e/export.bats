@@ -95,8 +95,11 @@ p = snap["processes"]
 assert len(p) == summ["processes"], "%d processes in table, summary says %d" % (len(p), summ["processes"])
 for x in p:
     for k in ("pid", "ppid", "start_us", "end_us", "argv", "exit_status", "peak_pss_kib",
-              "peak_pss_t_us", "utime_us", "stime_us", "minflt", "majflt", "name"):
+              "peak_pss_t_us", "utime_us", "stime_us", "minflt", "majflt", "name", "job"):
         assert k in x, k
+    # a job name: bounded, no control character; null only with no name at all
+    assert x["job"] is None or (0 < len(x["job"].encode()) <= 64 and
+                                not any(ord(c) < 0x20 or ord(c) == 0x7f for c in x["job"])), x
     assert x["end_us"] is None or x["end_us"] >= x["start_us"], x
 assert any(e["type"] == "exit" for e in snap["events"]), "no exit event"
 ' "$EXP_JSON" "$JSON"
@@ -230,7 +233,8 @@ import json, sys
 t = json.load(open(sys.argv[1]))
 xs = [e for e in t["traceEvents"] if e["ph"] == "X"]
 assert len(xs) == 21, len(xs)
-root = [e for e in xs if e["name"] == "forkn"][0]
+# slices are named by job: the program and its distinctive arguments
+root = [e for e in xs if e["name"] == "forkn 20 exec"][0]
 kids = [e for e in xs if e is not root]
 # a child gone before its name could be read is named by its pid
 assert all(e["name"] == "true" or e["name"] == "pid %d" % e["args"]["pid"] for e in kids), \
@@ -324,7 +328,7 @@ print("null" if peak is None else "known")
 	check_trace
 	check_svg
 	py '
-import json, os, sys
+import json, os, re, sys
 snap = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
 want = [os.fsencode(a).decode("utf-8", "replace") for a in sys.argv[3:]]
 assert snap["summary"]["command"] == want, (snap["summary"]["command"], want)
@@ -332,7 +336,13 @@ root = snap["processes"][0]
 assert root["argv"] == want, (root["argv"], want)
 x = [e for e in t["traceEvents"] if e["ph"] == "X"][0]
 assert x["args"]["argv"] == want, x["args"]["argv"]
-assert x["name"] == want[0].rsplit("/", 1)[1], x["name"]
+# the slice is named by the job, as the JSON names it: the program name
+# with control characters as blanks, then its distinctive arguments
+job = root["job"]
+assert x["name"] == job, (x["name"], job)
+assert not any(ord(c) < 0x20 or ord(c) == 0x7f for c in job), job
+base = re.sub(r"[\x00-\x1f\x7f]+", " ", want[0].rsplit("/", 1)[1])
+assert job.startswith(base), (job, base)
 pn = [e for e in t["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"][0]
 assert pn["args"]["name"] == " ".join(want), pn
 ' "$EXP_JSON" "$EXP_TRACE" "$d/$name" -c "$script" $'arg"2\\\n\t\xfe'

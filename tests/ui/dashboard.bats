@@ -235,13 +235,12 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	rm -f "$log"
 }
 
-@test "non-printable bytes in command lines show as U+FFFD" {
-	ui_start 100 30 -- sh -c 'sleep 30' "$(printf 'a\001b\377c\033[31md')"
-	ui_wait 'a�b�c�\[31md'
-	# in the header and in the process row
+@test "command lines: control characters as their pictures, tabs as blanks, invalid bytes as U+FFFD" {
+	ui_start 100 30 -- sh -c 'sleep 30' "$(printf 'a\001b\377c\033[31md\te')"
+	# SOH and ESC as U+2401 and U+241B, the byte 0xff as U+FFFD, the tab a blank
+	ui_wait 'a␁b�c␛\[31md e'
 	run -0 ui_rows 1 1
-	[[ "$output" =~ a�b�c ]] || { ui_show; false; }
-	ui_wait 'sleep 30 a�b�c'
+	[[ "$output" =~ sleep\ 30\ a␁b�c␛ ]] || { ui_show; false; }
 }
 
 @test "NO_COLOR, a non-UTF-8 locale, a monochrome terminal: no colours, ASCII graphs" {
@@ -333,6 +332,36 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	ui_wait 'sort pid'
 	ui_keys f
 	ui_wait 'Processes: [0-9]+ live'
+}
+
+@test "finished list by peak PSS: a build's compilations are told apart by job name; p shows the command line" {
+	# the kbuild-shaped tree: sub-makes with obj=DIR, gcc on three known
+	# files, the heaviest (3, 2, 1 hundred functions) compiled by cc1
+	ui_start 120 40 -- make -C "$ST_ROOT/tests/fixtures/kbuild" O="$BATS_TEST_TMPDIR/o" -j2
+	ui_wait 'finished, exit 0' 60
+	ui_keys f
+	ui_wait 'sort peak PSS'
+	ui_wait 'PEAK PSS.*JOB'
+	local screen first
+	screen=$(ui_cap)
+	# each compilation once, named by its source file, not by cc1's options
+	for s in drivers/net/e1000_main.c fs/ext9/inode.c lib/sort.c; do
+		[ "$(grep -c " cc1 $s *\$" <<<"$screen")" -eq 1 ] || { echo "cc1 $s"; ui_show; false; }
+	done
+	! grep -q 'cc1 -quiet' <<<"$screen" || { ui_show; false; }
+	# the sub-makes by their directories
+	for d in drivers/net fs/ext9 lib; do
+		grep -q " make $d *\$" <<<"$screen" || { echo "make $d"; ui_show; false; }
+	done
+	# heaviest first: the three rows under the heads are the compilations
+	first=$(grep -A3 'PEAK PSS' <<<"$screen" | tail -3)
+	[ "$(grep -c ' cc1 ' <<<"$first")" -eq 3 ] || { echo "$first"; ui_show; false; }
+	# p: the full command lines, cc1's options and all; p again: the jobs
+	ui_keys p
+	ui_wait 'COMMAND LINE'
+	ui_wait '/cc1 -quiet'
+	ui_keys p
+	ui_wait ' cc1 lib/sort.c'
 }
 
 @test "SIGTERM to spacetime: the command is stopped and the terminal restored" {
