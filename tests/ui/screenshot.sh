@@ -151,5 +151,17 @@ tm send-keys q y
 start 100 30 LC_ALL=C.UTF-8 -- cc-all
 wait_for 'cc-all: .*done' 120
 shot dashboard-estimated "cc, two at a time: estimated PSS in grey"
+tm send-keys f
+wait_for 'Finished processes'
+shot dashboard-build-jobs "cc, two at a time: each compilation named by its file"
 tm send-keys q
+
+# a command that asks a question: the status bar says so; i answers it
+start 100 30 LC_ALL=C.UTF-8 -- sh -c 'echo "Setting up the database..."; printf "Proceed? [y/N] "; read a; echo "answer: $a"; sleep 60'
+wait_for 'waits for input'
+shot dashboard-prompt "a command asking a question: the status bar says it waits"
+tm send-keys i y
+wait_for 'TYPING'
+shot dashboard-typing "i: keys go to the command's terminal until Esc Esc"
+tm send-keys Enter Escape Escape q y
 echo "screenshot: done"
