@@ -95,6 +95,10 @@ struct collector {
 	int quiet_cap;         /* events its receive buffer holds, roughly */
 	int model_seen;        /* a tick's model has counted a process */
 	int root_done;         /* the command has been reaped (its tree may go on) */
+	int attach;            /* attached to running processes: no command, no wait4;
+				* the run ends when they and their descendants have */
+	int attaching;         /* the scan at the attach: what it finds was not exec'd */
+	atomic_int detach_req; /* collector_detach: end the run now, leave them running */
 	int quiet_polled;      /* its EPOLLIN is on: the event rate is high */
 	uint64_t quiet_read;   /* fork|exit events read since the last tick */
 	pid_t root;
@@ -200,6 +204,12 @@ static uint64_t process_cpu_ns(void)
 static uint64_t ticks_to_us(uint64_t t)
 {
 	return t * 1000000u / (uint64_t)procfs_hz();
+}
+
+/* v counted from base (an attached process's counter when it was found). */
+static uint64_t since_base(uint64_t v, uint64_t base)
+{
+	return v > base ? v - base : 0;
 }
 
 struct collector *collector_new(struct store *st, const struct collector_config *cfg)
@@ -509,10 +519,12 @@ static void retire(struct collector *c, struct pentry *e, uint64_t t_ns, int sta
 		/* its share of pages others map passes to them */
 		model_leave(c, e);
 	}
-	c->gone_minflt += e->rec.minflt;
-	c->gone_majflt += e->rec.majflt;
-	c->gone_utime_us += e->rec.utime_us;
-	c->gone_stime_us += e->rec.stime_us;
+	c->gone_minflt += since_base(e->rec.minflt, e->base_minflt);
+	c->gone_majflt += since_base(e->rec.majflt, e->base_majflt);
+	c->gone_utime_us += since_base(e->rec.utime_us, e->base_utime_us);
+	c->gone_stime_us += since_base(e->rec.stime_us, e->base_stime_us);
+	if (c->attach && e->rec.peak_rss_kib > c->sum.ru_maxrss_kib)
+		c->sum.ru_maxrss_kib = e->rec.peak_rss_kib; /* no wait4: the largest seen */
 	e->rec.end_ns = t_ns ? t_ns : collector_now_ns();
 	e->rec.threads = e->max_threads;
 	if (known) {
@@ -742,6 +754,26 @@ static void scan_orphans(struct collector *c, uint64_t now, pid_t **stack, size_
 	closedir(d);
 }
 
+/* Pushes onto the stack the tops of an attached tree: the processes whose
+ * parent is not in it (the attached ones, and descendants whose parent ended
+ * and which the kernel gave to init or a subreaper elsewhere: still ours). */
+static void scan_tops(struct collector *c, pid_t **stack, size_t *sp, size_t *stack_cap)
+{
+	for (size_t i = 0; i < ptable_count(c->pt); i++) {
+		const struct pentry *e = ptable_at(c->pt, i);
+		if (ptable_get(c->pt, e->rec.ppid))
+			continue;
+		if (*sp == *stack_cap) {
+			pid_t *ns = realloc(*stack, (*stack_cap * 2) * sizeof(*ns));
+			if (!ns)
+				return;
+			*stack = ns;
+			*stack_cap *= 2;
+		}
+		(*stack)[(*sp)++] = e->rec.pid;
+	}
+}
+
 /* Finds every live process under root through the children files, adding the
  * ones missing from the table; marks found entries seen. The buffers grow to
  * any number of children: a file cut short would lose the whole subtree. */
@@ -758,7 +790,10 @@ static void scan_tree(struct collector *c, uint64_t now)
 	if (!stack)
 		return;
 	stack_cap = 256;
-	stack[sp++] = c->root;
+	if (c->attach)
+		scan_tops(c, &stack, &sp, &stack_cap);
+	else
+		stack[sp++] = c->root;
 	if (c->cfg.subreaper)
 		scan_orphans(c, now, &stack, &sp, &stack_cap, &kids, &kids_cap, &kbuf, &kbuf_cap);
 	while (sp) {
@@ -801,9 +836,11 @@ static void scan_tree(struct collector *c, uint64_t now)
 					ce = add_proc(c, kids[j], pid, now, e);
 					if (!ce)
 						continue;
-					if (c->sum.mode == COLLECTOR_POLL)
+					/* polling cannot tell a new child from a new
+					 * program; at the attach, neither is one */
+					if (c->sum.mode == COLLECTOR_POLL && !c->attaching)
 						note_exec(c, ce, now);
-					c->sum.rescans += c->sum.mode == COLLECTOR_NETLINK;
+					c->sum.rescans += c->sum.mode == COLLECTOR_NETLINK && !c->attaching;
 					e = ptable_get(c->pt, pid); /* add may move entries */
 				}
 				if (sp < stack_cap)
@@ -1612,10 +1649,12 @@ static void tick(struct collector *c)
 	int due = !c->last_push_ns || now - c->last_push_ns >= c->cfg.interval_ms * 900000ull;
 	for (size_t i = 0; i < ptable_count(c->pt); i++) {
 		struct pentry *e = ptable_at(c->pt, i);
-		s.minflt += e->rec.minflt;
-		s.majflt += e->rec.majflt;
-		s.utime_us += e->rec.utime_us;
-		s.stime_us += e->rec.stime_us;
+		s.minflt += since_base(e->rec.minflt, e->base_minflt);
+		s.majflt += since_base(e->rec.majflt, e->base_majflt);
+		s.utime_us += since_base(e->rec.utime_us, e->base_utime_us);
+		s.stime_us += since_base(e->rec.stime_us, e->base_stime_us);
+		if (c->attach && e->rec.peak_rss_kib > c->sum.ru_maxrss_kib)
+			c->sum.ru_maxrss_kib = e->rec.peak_rss_kib;
 		s.live_threads += e->rec.threads;
 		if (e->pss_t_ns) {
 			c->age_sum_ns += now - e->pss_t_ns;
@@ -1823,7 +1862,25 @@ static void drain_netlink(struct collector *c)
 static void finish(struct collector *c, uint64_t now)
 {
 	c->sum.end_ns = now;
+	/* attached: zombies whose parents (not us) have not reaped them yet
+	 * have ended all the same */
+	for (size_t i = 0; c->attach && i < ptable_count(c->pt);) {
+		struct pentry *e = ptable_at(c->pt, i);
+		if (e->mm_gone && !e->exit_pending) {
+			retire(c, e, now, 0, 0, RETIRE_READ);
+			continue;
+		}
+		i++;
+	}
 	tick(c);
+	if (c->attach) {
+		/* no wait4: what the processes seen used since the attach */
+		c->sum.ru_utime_us = c->sum.last.utime_us;
+		c->sum.ru_stime_us = c->sum.last.stime_us;
+		c->sum.ru_minflt = c->sum.last.minflt;
+		c->sum.ru_majflt = c->sum.last.majflt;
+		c->sum.detached = atomic_load(&c->detach_req);
+	}
 	struct rusage self;
 	if (getrusage(RUSAGE_SELF, &self) == 0)
 		c->sum.self_cpu_ns = ((uint64_t)self.ru_utime.tv_sec + (uint64_t)self.ru_stime.tv_sec) * 1000000000u +
@@ -1858,6 +1915,24 @@ static int tree_left(struct collector *c)
 			return 1;
 	}
 	return 0;
+}
+
+/* Whether every attached process and descendant has ended: there is nothing
+ * to wait4, so /proc and the exit events say (a zombie has ended; one whose
+ * exit event came is waited for until /proc shows it ended, which follows at
+ * once). */
+static int attach_ended(struct collector *c)
+{
+	for (size_t i = 0; i < ptable_count(c->pt); i++) {
+		struct pentry *e = ptable_at(c->pt, i);
+		struct procfs_stat ps;
+		int read;
+		if (!e->mm_gone && !e->exit_pending)
+			return 0;
+		if (e->exit_pending && !proc_ended(c, e, &ps, &read))
+			return 0;
+	}
+	return 1;
 }
 
 /* The command has ended with status and ru. */
@@ -1973,11 +2048,17 @@ static void *collector_main(void *arg)
 			} else if (fd == c->pidfd) {
 				reap(c);
 			} else if (fd == c->wake_fd) {
+				if (atomic_load(&c->detach_req) && !atomic_load(&c->finished))
+					finish(c, collector_now_ns());
 				return NULL;
 			}
 		}
-		if (c->pidfd < 0 && !atomic_load(&c->finished))
+		if (c->attach) {
+			if (!atomic_load(&c->finished) && attach_ended(c))
+				finish(c, collector_now_ns());
+		} else if (c->pidfd < 0 && !atomic_load(&c->finished)) {
 			reap(c);
+		}
 	}
 	return NULL;
 }
@@ -2000,12 +2081,10 @@ static void raise_nofile(void)
 	}
 }
 
+static int start_thread(struct collector *c);
+
 int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns)
 {
-	struct itimerspec its = {0};
-	sigset_t all, old;
-	int r;
-
 	raise_nofile();
 	c->root = pid;
 	c->pidfd = pidfd;
@@ -2021,6 +2100,105 @@ int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns
 		snprintf(e->rec.comm, sizeof(e->rec.comm), "%.15s", slash ? slash + 1 : a0);
 		e->rec.valid |= PROC_V_ARGV;
 	}
+	return start_thread(c);
+}
+
+/* Takes what an attached process has already used as its base, and names it
+ * (its command line, its program): it was found, not seen to exec. Returns
+ * -ESRCH when it is gone already. */
+static int attach_base(struct collector *c, struct pentry *e)
+{
+	struct procfs_stat ps;
+
+	if (read_stat(c, e, &ps) < 0)
+		return -ESRCH;
+	take_stat(e, &ps);
+	memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
+	e->rec.comm[sizeof(e->rec.comm) - 1] = '\0';
+	e->rec.ppid = ps.ppid ? ps.ppid : e->rec.ppid;
+	e->base_utime_us = e->rec.utime_us;
+	e->base_stime_us = e->rec.stime_us;
+	e->base_minflt = e->rec.minflt;
+	e->base_majflt = e->rec.majflt;
+	c->sum.attach_prior_cpu_us += e->rec.utime_us + e->rec.stime_us;
+	/* its threads were there before: counted as found, as polling does */
+	e->rec.threads = ps.num_threads ? ps.num_threads : 1;
+	if (e->rec.threads > e->max_threads)
+		e->max_threads = e->rec.threads;
+	if ((e->rec.argv_id = read_argv(c, e->rec.pid)) != 0)
+		e->rec.valid |= PROC_V_ARGV;
+	else
+		e->rec.valid &= ~PROC_V_ARGV;
+	return 0;
+}
+
+int collector_attach(struct collector *c, const pid_t *pids, size_t n, uint64_t start_ns)
+{
+	raise_nofile();
+	c->attach = 1;
+	c->root = -1; /* no command: every process ends by its exit, not by wait4 */
+	c->sum.start_ns = start_ns;
+	c->sum.attached = 1;
+	for (size_t i = 0; i < n && i < STORE_ATTACH_MAX; i++) {
+		struct procfs_stat ps;
+		ssize_t len = procfs_read(pids[i], "stat", c->rbuf, sizeof(c->rbuf));
+		if (ptable_get(c->pt, pids[i]))
+			continue; /* named twice */
+		c->sum.attach_pid[c->sum.attach_n++] = pids[i];
+		pid_t ppid = len > 0 && procfs_parse_stat(c->rbuf, (size_t)len, &ps) == 0 ? ps.ppid : 0;
+		if (!add_proc(c, pids[i], ppid, start_ns, NULL))
+			return -ENOMEM;
+	}
+	/* The netlink socket was subscribed before this scan: a child forked
+	 * from now on has its fork event queued, one forked before is found
+	 * here, and one both ways is added once (on_event skips a pid the
+	 * table holds). An attached process that is also a descendant of
+	 * another is found twice, and kept once. */
+	c->attaching = 1;
+	scan_tree(c, start_ns);
+	c->attaching = 0;
+	/* gone since it was found: it was never watched, and is not counted */
+	for (size_t i = 0; i < ptable_count(c->pt);) {
+		struct pentry *e = ptable_at(c->pt, i);
+		if (attach_base(c, e) < 0) {
+			ptable_remove(c->pt, e->rec.pid);
+			continue;
+		}
+		i++;
+	}
+	c->total_procs = c->total_threads = 0;
+	for (size_t i = 0; i < ptable_count(c->pt); i++) {
+		struct pentry *e = ptable_at(c->pt, i);
+		c->total_procs++;
+		c->total_threads += e->max_threads;
+		publish(c, e);
+	}
+	if (!ptable_count(c->pt))
+		return -ESRCH;
+	return start_thread(c);
+}
+
+void collector_detach(struct collector *c)
+{
+	uint64_t one = 1;
+
+	if (!c->started)
+		return;
+	atomic_store(&c->detach_req, 1);
+	if (write(c->wake_fd, &one, sizeof(one)) < 0) {
+		/* cannot fail for a fresh eventfd */
+	}
+	pthread_join(c->th, NULL);
+	c->started = 0;
+}
+
+/* Sets up the collector's fds and starts its thread. */
+static int start_thread(struct collector *c)
+{
+	struct itimerspec its = {0};
+	sigset_t all, old;
+	int r;
+
 	c->ep_fd = epoll_create1(EPOLL_CLOEXEC);
 	c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (c->ep_fd < 0 || c->timer_fd < 0)

@@ -44,6 +44,17 @@ struct collector *collector_new(struct store *st, const struct collector_config 
  * exec'd); pidfd may be -1. start_ns is the command's start. Returns 0 or
  * -errno. Signals are blocked in the new thread. */
 int collector_start(struct collector *c, pid_t pid, int pidfd, uint64_t start_ns);
+/* Attaches to the running processes pids[0..n) (at most STORE_ATTACH_MAX)
+ * and all their descendants, existing and future, and starts the thread.
+ * cfg->nl_fd must have been subscribed before: the /proc scan made here finds
+ * the descendants forked before, the events those forked after. The run ends
+ * when every one of them has ended (or on collector_detach); nothing is
+ * reaped or signalled. start_ns is the attach. Returns 0, -ESRCH when every
+ * process was gone, or -errno. */
+int collector_attach(struct collector *c, const pid_t *pids, size_t n, uint64_t start_ns);
+/* Ends an attached run now (the processes go on), with its final sample and
+ * summary, and joins the thread. */
+void collector_detach(struct collector *c);
 /* An fd that becomes readable when the store has new data (unless
  * cfg->notify_end) or the command ended; read 8 bytes to clear it. */
 int collector_notify_fd(const struct collector *c);

@@ -164,6 +164,37 @@ static void write_top_jobs(FILE *f, struct store *st, enum export_top_by by)
 	free(buf);
 }
 
+/* Where the rusage figures come from and how far they go: "wait4" (exact:
+ * the kernel's sum over the command and what it waited for) or "attached"
+ * (partial: the processes seen, since the attach; unknown: what only wait4
+ * has); the attached pids, and whether the run ended by a detach. */
+static void write_rusage_source(FILE *f, const struct store_summary *s, int *first)
+{
+	static const char *keys[] = {"user_us", "sys_us", "minflt", "majflt", "peak_rss_kib",
+				     "nvcsw", "nivcsw", "inblock", "oublock"};
+	int kf = 1;
+
+	jsonw_key(f, "rusage_source", first);
+	fputs(s->attached ? "\"attached\"" : "\"wait4\"", f);
+	jsonw_key(f, "rusage_figures", first);
+	fputc('{', f);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		jsonw_key(f, keys[i], &kf);
+		fputs(!s->attached ? "\"exact\"" : i < 5 ? "\"partial\"" : "\"unknown\"", f);
+	}
+	fputc('}', f);
+	jsonw_key(f, "attached", first);
+	fputs(s->attached ? "true" : "false", f);
+	jsonw_key(f, "attached_pids", first);
+	fputc('[', f);
+	for (uint32_t i = 0; i < s->attach_n; i++)
+		fprintf(f, "%s%d", i ? "," : "", (int)s->attach_pid[i]);
+	fputc(']', f);
+	jsonw_key(f, "detached", first);
+	fputs(s->detached ? "true" : "false", f);
+	snap_u64(f, "cpu_before_attach_us", s->attach_prior_cpu_us, s->attached, first);
+}
+
 int export_json_summary(FILE *f, struct store *st, char *const argv[])
 {
 	struct store_summary s;
@@ -185,7 +216,7 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	jsonw_key(f, "mode", &first);
 	fputs(s.mode == COLLECTOR_NETLINK ? "\"netlink\"" : "\"poll\"", f);
 	jsonw_key(f, "finished", &first);
-	fputs(s.exited ? "true" : "false", f);
+	fputs(s.exited || (s.attached && s.end_ns && !s.detached) ? "true" : "false", f);
 	jsonw_key(f, "exit_status", &first);
 	if (s.exited)
 		fprintf(f, "%d", shell_status(s.wait_status));
@@ -230,10 +261,12 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	jsonw_u64(f, "execs_count", s.total_execs, &first);
 	jsonw_u64(f, "minflt", s.exited ? s.ru_minflt : s.last.minflt, &first);
 	jsonw_u64(f, "majflt", s.exited ? s.ru_majflt : s.last.majflt, &first);
-	jsonw_u64(f, "nvcsw", s.ru_nvcsw, &first);
-	jsonw_u64(f, "nivcsw", s.ru_nivcsw, &first);
-	jsonw_u64(f, "inblock", s.ru_inblock, &first);
-	jsonw_u64(f, "oublock", s.ru_oublock, &first);
+	/* attached: only wait4 sums these over a tree, so unknown */
+	snap_u64(f, "nvcsw", s.ru_nvcsw, !s.attached, &first);
+	snap_u64(f, "nivcsw", s.ru_nivcsw, !s.attached, &first);
+	snap_u64(f, "inblock", s.ru_inblock, !s.attached, &first);
+	snap_u64(f, "oublock", s.ru_oublock, !s.attached, &first);
+	write_rusage_source(f, &s, &first);
 	jsonw_u64(f, "lost_events", s.lost_events, &first);
 	jsonw_u64(f, "interval_ms", s.interval_ms, &first);
 	jsonw_u64(f, "pss_reads", s.pss_reads, &first);

@@ -49,6 +49,9 @@ struct pentry {
 	int ts_leader;            /* the main thread's record came: the figures hold */
 	uint64_t ts_utime_us, ts_stime_us, ts_minflt, ts_majflt, ts_hiwater_kib;
 	char ts_comm[16];
+	/* attached (collector_attach): its counters when it was found, so that
+	 * the tree's CPU and faults count from the attach, not from its start */
+	uint64_t base_utime_us, base_stime_us, base_minflt, base_majflt;
 	size_t unread_exec;       /* 1 + store index of its last exec if that exec's
 				   * argv could not be read (named at the exit), else 0 */
 };

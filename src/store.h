@@ -103,6 +103,9 @@ struct proc_rec {
 };
 
 /* The run as a whole: set by the collector, read by report and exports. */
+/* Processes spacetime attaches to at most (spacetime -p). */
+#define STORE_ATTACH_MAX 64
+
 struct store_summary {
 	uint64_t start_ns, end_ns; /* command start and the run's end; end 0 while running */
 	uint64_t root_end_ns;      /* when the command ended (0: not yet); the run ends
@@ -148,6 +151,15 @@ struct store_summary {
 	int taskstats;             /* exact per-process exit figures (taskstats) */
 	uint64_t ts_records;       /* taskstats records applied to the tree's processes */
 	uint64_t ts_lost;          /* taskstats overruns (figures then sampled) */
+	/* attached to running processes (spacetime -p) rather than a command:
+	 * no wait4, so the ru_ figures are the sums of what the processes seen
+	 * used since the attach (partial), ctx switches and block I/O unknown */
+	int attached;
+	int detached;              /* the run ended by a detach, processes still running */
+	uint32_t attach_n;         /* the pids attached to */
+	pid_t attach_pid[STORE_ATTACH_MAX];
+	uint64_t attach_prior_cpu_us; /* CPU the processes found at the attach had used
+				       * before it (not in ru_utime_us/ru_stime_us) */
 };
 
 struct store;

@@ -1,4 +1,5 @@
 /* main.c: options, privileges, mode dispatch and the exit status. */
+#include "attach.h"
 #include "caps.h"
 #include "collector.h"
 #include "export.h"
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
@@ -31,6 +33,8 @@
 #include "version.h"
 
 #define MAIN_EXIT_USAGE 2
+/* spacetime -p: a process that exists but may not be watched by this user. */
+#define MAIN_EXIT_DENIED 1
 #define MAIN_EXIT_FAIL 125
 #define MAIN_RCVBUF (16 * 1024 * 1024)
 /* Nice levels the collector runs above the command when privileged. */
@@ -46,13 +50,28 @@ struct options {
 	unsigned export_formats;
 	char **argv;
 	int top; /* --top: heaviest jobs listed in the summary (-1: default) */
+	/* -p / --pgid: attach to these running processes instead of a command */
+	pid_t pids[STORE_ATTACH_MAX];
+	size_t npids;
+	pid_t pgid; /* 0: none */
 };
+
+/* The attached process's command line, which stands for the command in the
+ * summary and exports (freed by run_free). */
+static char **main_attach_argv;
 
 static void usage(FILE *f)
 {
 	fputs("usage: spacetime [options] [--] COMMAND [ARGS...]\n"
-	      "Run COMMAND and show where its time and memory go, for its whole process tree.\n"
+	      "       spacetime [options] -p PID[,PID...] | --pgid PGID\n"
+	      "Run COMMAND and show where its time and memory go, for its whole process tree,\n"
+	      "or attach to running processes and their descendants, existing and future.\n"
 	      "\n"
+	      "  -p, --pid PID[,PID]  attach to running process(es) (repeatable, at most 64);\n"
+	      "                       the run ends when they and all their descendants have\n"
+	      "                       ended; q (dashboard) or ^C (-s) detaches and leaves\n"
+	      "                       them running; nothing is signalled\n"
+	      "      --pgid PGID      attach to every process of process group PGID\n"
 	      "  -s, --summary        no dashboard: the command keeps the terminal and a\n"
 	      "                       summary is printed on stderr when it ends\n"
 	      "  -o, --output FILE    write the summary to FILE instead of stderr\n"
@@ -80,7 +99,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "Exit status: the command's (128+N if signal N killed it), 127 if it was\n"
 	      "not found, 126 if it could not be executed, 2 for a usage error, 125 if\n"
-	      "spacetime itself failed.\n",
+	      "spacetime itself failed. Attached (-p): 0 when the processes ended or were\n"
+	      "detached, 2 if a pid does not exist, 1 if this user may not read its memory.\n",
 	      f);
 }
 
@@ -91,6 +111,26 @@ static void die_usage(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (see spacetime --help)\n");
 	exit(MAIN_EXIT_USAGE);
+}
+
+/* Adds the comma-separated pids of s to o, or exits with a usage error. */
+static void parse_pids(const char *s, struct options *o)
+{
+	const char *p = s;
+
+	for (;;) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (errno || end == p || (*end && *end != ',') || v <= 0 || v > INT_MAX)
+			die_usage("invalid pid list '%s': expected PID[,PID...]", s);
+		if (o->npids == STORE_ATTACH_MAX)
+			die_usage("too many pids in '%s': at most 64 processes can be attached", s);
+		o->pids[o->npids++] = (pid_t)v;
+		if (!*end)
+			return;
+		p = end + 1;
+	}
 }
 
 /* Parses a number within [lo, hi] or exits with a usage error. */
@@ -112,7 +152,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
 	       OPT_FPS, OPT_WAIT_TREE,
-	       OPT_TOP };
+	       OPT_TOP, OPT_PGID };
 	static const struct option lo[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
@@ -127,6 +167,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"export", required_argument, NULL, OPT_EXPORT},
 		{"export-format", required_argument, NULL, OPT_EXPORT_FORMAT},
 		{"top", required_argument, NULL, OPT_TOP},
+		{"pid", required_argument, NULL, 'p'},
+		{"pgid", required_argument, NULL, OPT_PGID},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -138,7 +180,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->budget = 1.0;
 	o->top = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+so:i:vhV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+so:i:p:vhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': o->summary = 1; break;
 		case 'o': o->output = optarg; break;
@@ -150,6 +192,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_NO_NETLINK: o->no_netlink = 1; break;
 		case OPT_WAIT_TREE: o->wait_tree = 1; break;
 		case OPT_CAPS: o->caps = 1; break;
+		case 'p': parse_pids(optarg, o); break;
+		case OPT_PGID: o->pgid = (pid_t)parse_num(optarg, 1, INT_MAX, "process group"); break;
 		case OPT_EXPORT: o->export_dir = optarg; break;
 		case OPT_EXPORT_FORMAT:
 			if (export_formats_parse(optarg, &o->export_formats) < 0)
@@ -166,7 +210,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	o->argv = argv + optind;
-	if (!o->caps && !o->argv[0])
+	if ((o->npids || o->pgid) && o->argv[0])
+		die_usage("-p/--pgid attach to running processes: a command ('%s') cannot be given too",
+			  o->argv[0]);
+	if (!o->caps && !o->npids && !o->pgid && !o->argv[0])
 		die_usage("no command given%s", "");
 }
 
@@ -369,6 +416,89 @@ static void std_fds_open(void)
 	}
 }
 
+/* Checks the processes -p and --pgid name, one line for the first that
+ * cannot be attached to, and names the run after the first one's command
+ * line. Returns 0 or the exit status. Another user's processes need what the
+ * kernel needs for their memory files (ptrace read access); spacetime never
+ * uses privileges it held at startup for that. */
+static int attach_prepare(struct options *o)
+{
+	struct attach_info ai;
+	int r;
+
+	if (o->pgid) {
+		size_t before = o->npids;
+		r = attach_pgid(o->pgid, o->pids, &o->npids, STORE_ATTACH_MAX);
+		if (r == -ENOSPC) {
+			fprintf(stderr, "spacetime: process group %d has more than %d processes; attach to "
+					"its leader with -p\n", (int)o->pgid, STORE_ATTACH_MAX);
+			return MAIN_EXIT_USAGE;
+		}
+		if (r <= 0 && o->npids == before) {
+			fprintf(stderr, "spacetime: no process in process group %d\n", (int)o->pgid);
+			return MAIN_EXIT_USAGE;
+		}
+	}
+	for (size_t i = 0; i < o->npids; i++) {
+		pid_t pid = o->pids[i];
+		if (pid == getpid()) {
+			fprintf(stderr, "spacetime: pid %d is spacetime itself\n", (int)pid);
+			return MAIN_EXIT_USAGE;
+		}
+		r = attach_check(pid, &ai);
+		if (r == -ESRCH) {
+			fprintf(stderr, "spacetime: no process with pid %d\n", (int)pid);
+			return MAIN_EXIT_USAGE;
+		}
+		if (r == -EISDIR) {
+			fprintf(stderr, "spacetime: %d is a thread of process %d: attach to the process\n",
+				(int)pid, (int)ai.tgid);
+			return MAIN_EXIT_USAGE;
+		}
+		if (r == -EACCES) {
+			fprintf(stderr, "spacetime: cannot attach to pid %d (uid %d): reading its memory "
+					"needs ptrace access to it (its own user, or CAP_SYS_PTRACE); run "
+					"spacetime as its user\n", (int)pid, (int)ai.uid);
+			return MAIN_EXIT_DENIED;
+		}
+		if (r < 0) {
+			fprintf(stderr, "spacetime: cannot attach to pid %d: %s\n", (int)pid, strerror(-r));
+			return MAIN_EXIT_DENIED;
+		}
+	}
+	if (!(main_attach_argv = attach_argv(o->pids[0]))) {
+		fprintf(stderr, "spacetime: no process with pid %d\n", (int)o->pids[0]);
+		return MAIN_EXIT_USAGE;
+	}
+	o->argv = main_attach_argv;
+	return 0;
+}
+
+/* Waits for an attached run to end, or detaches on SIGINT (^C), SIGQUIT,
+ * SIGTERM or SIGHUP: the processes are not ours, and get no signal. */
+static void wait_attached(struct collector *col, int sfd)
+{
+	struct pollfd pf[2] = {{.fd = collector_notify_fd(col), .events = POLLIN},
+			       {.fd = sfd, .events = POLLIN}};
+
+	while (!collector_finished(col)) {
+		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents & POLLIN) {
+			uint64_t x;
+			if (read(pf[0].fd, &x, sizeof(x)) < 0) {
+				/* nothing pending */
+			}
+		}
+		if (pf[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGUSR1 &&
+			    si.ssi_signo != SIGUSR2)
+				return;
+		}
+	}
+}
+
 /* Frees what main allocated for the run (any of it may be NULL), on every
  * way out: LeakSanitizer (make check-san) checks that nothing is left. */
 static void run_free(struct collector *col, struct store *st, char **secure_env)
@@ -376,6 +506,8 @@ static void run_free(struct collector *col, struct store *st, char **secure_env)
 	collector_free(col);
 	store_free(st);
 	free(secure_env);
+	free(main_attach_argv);
+	main_attach_argv = NULL;
 }
 
 int main(int argc, char **argv)
@@ -383,7 +515,7 @@ int main(int argc, char **argv)
 	struct options o;
 	struct caps_state cs;
 	struct nlproc_info ni = {0};
-	struct spawn sp;
+	struct spawn sp = {.pid = -1, .pidfd = -1, .pty_master = -1, .go_fd = -1, .err_fd = -1};
 	int nl_fd = -ENOSYS, nl_quiet = -1, ts_fd = -ENOSYS, r;
 	uint16_t ts_family = 0;
 
@@ -457,6 +589,14 @@ int main(int argc, char **argv)
 		close_sockets(nl_fd, nl_quiet, ts_fd, ts_family);
 		return 0;
 	}
+	/* -p / --pgid: no command; the sockets were subscribed above, before
+	 * the collector's scan of the running tree */
+	int attach = o.npids || o.pgid;
+	if (attach && (r = attach_prepare(&o)) != 0) {
+		close_sockets(nl_fd, nl_quiet, ts_fd, ts_family);
+		run_free(NULL, NULL, secure_env);
+		return r;
+	}
 	/* Every output path is checked before the command starts: a typo must
 	 * not cost a long build its summary or snapshot. What can still go wrong
 	 * during the run (a full disk) is reported when it is written. */
@@ -472,9 +612,10 @@ int main(int argc, char **argv)
 	struct collector_config cc = {.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
 				      .nl_fd = nl_fd >= 0 ? nl_fd : -1, .nl_quiet_fd = nl_quiet,
 				      .ts_fd = ts_fd >= 0 ? ts_fd : -1, .ts_family = ts_family,
-				      .root_argv = o.argv, .wait_tree = o.wait_tree,
-				      /* orphans of the tree become ours: followed, counted, reaped */
-				      .subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0,
+				      .root_argv = attach ? NULL : o.argv, .wait_tree = o.wait_tree,
+				      /* orphans of the tree become ours: followed, counted,
+				       * reaped (an attached tree's orphans go elsewhere) */
+				      .subreaper = !attach && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0,
 				      /* no dashboard can start: nothing reads before the end */
 				      .notify_end = o.summary || !isatty(STDOUT_FILENO),
 				      .test_lose_forks = main_lose_forks(),
@@ -503,55 +644,77 @@ int main(int argc, char **argv)
 				.mask = &orig_mask, .envp = secure_env};
 	char logp[4096] = "";
 	int lfd = -1;
-	if (dash && (lfd = log_open(logp, sizeof(logp))) < 0) {
-		fprintf(stderr, "spacetime: cannot save the command's output in %s: %s (set TMPDIR to "
-				"a writable directory, or use -s)\n", logp, strerror(-lfd));
-		run_free(col, st, secure_env);
-		if (lfd >= 0)
-			log_close(lfd, logp);
-		return MAIN_EXIT_USAGE;
-	}
-	if ((r = spawn_start(&sp, o.argv, &so)) < 0) {
-		fprintf(stderr, "spacetime: cannot start %s: %s\n", o.argv[0], strerror(-r));
-		run_free(col, st, secure_env);
-		if (lfd >= 0)
-			log_close(lfd, logp);
-		return MAIN_EXIT_FAIL;
-	}
 	uint64_t t0 = collector_now_ns();
-	if (nl_fd >= 0 && (r = collector_start(col, sp.pid, sp.pidfd, t0)) < 0) {
-		/* the command has not run yet: stop it before it does */
-		fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
-		kill(sp.pid, SIGKILL);
-		waitpid(sp.pid, NULL, 0);
-		run_free(col, st, secure_env);
-		if (lfd >= 0)
-			log_close(lfd, logp);
-		spawn_close(&sp);
-		return MAIN_EXIT_FAIL;
-	}
-	r = spawn_release(&sp);
-	if (r < 0) {
-		int code = r == -ENOENT ? 127 : 126;
-		if (r == -ENOENT)
-			fprintf(stderr, "spacetime: %s: command not found\n", o.argv[0]);
-		else
-			fprintf(stderr, "spacetime: %s: cannot execute: %s\n", o.argv[0], strerror(-r));
-		run_free(col, st, secure_env);
-		if (lfd >= 0)
-			log_close(lfd, logp);
-		spawn_close(&sp);
-		return code;
-	}
-	if (nl_fd < 0 && (r = collector_start(col, sp.pid, sp.pidfd, t0)) < 0) {
-		fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
-		kill(sp.pid, SIGKILL);
-		waitpid(sp.pid, NULL, 0);
-		run_free(col, st, secure_env);
-		if (lfd >= 0)
-			log_close(lfd, logp);
-		spawn_close(&sp);
-		return MAIN_EXIT_FAIL;
+	if (attach) {
+		/* the running tree: found by one scan after the subscription, then
+		 * followed by events (or polling) */
+		if ((r = collector_attach(col, o.pids, o.npids, t0)) < 0) {
+			if (r == -ESRCH)
+				fprintf(stderr, "spacetime: the processes ended before spacetime could attach\n");
+			else
+				fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
+			run_free(col, st, secure_env);
+			return r == -ESRCH ? MAIN_EXIT_USAGE : MAIN_EXIT_FAIL;
+		}
+		/* the scan is done and events are followed: from now on nothing
+		 * the tree forks is missed (a script may wait for this line) */
+		if (!dash) {
+			fprintf(stderr, "spacetime: attached to pid");
+			for (size_t i = 0; i < o.npids; i++)
+				fprintf(stderr, "%s %d", i ? "," : "", (int)o.pids[i]);
+			fprintf(stderr, "; the summary comes when %s and %s descendants have ended, ^C "
+					"detaches\n", o.npids > 1 ? "they" : "it", o.npids > 1 ? "their" : "its");
+		}
+	} else {
+		if (dash && (lfd = log_open(logp, sizeof(logp))) < 0) {
+			fprintf(stderr, "spacetime: cannot save the command's output in %s: %s (set TMPDIR to "
+					"a writable directory, or use -s)\n", logp, strerror(-lfd));
+			run_free(col, st, secure_env);
+			if (lfd >= 0)
+				log_close(lfd, logp);
+			return MAIN_EXIT_USAGE;
+		}
+		if ((r = spawn_start(&sp, o.argv, &so)) < 0) {
+			fprintf(stderr, "spacetime: cannot start %s: %s\n", o.argv[0], strerror(-r));
+			run_free(col, st, secure_env);
+			if (lfd >= 0)
+				log_close(lfd, logp);
+			return MAIN_EXIT_FAIL;
+		}
+		if (nl_fd >= 0 && (r = collector_start(col, sp.pid, sp.pidfd, t0)) < 0) {
+			/* the command has not run yet: stop it before it does */
+			fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
+			kill(sp.pid, SIGKILL);
+			waitpid(sp.pid, NULL, 0);
+			run_free(col, st, secure_env);
+			if (lfd >= 0)
+				log_close(lfd, logp);
+			spawn_close(&sp);
+			return MAIN_EXIT_FAIL;
+		}
+		r = spawn_release(&sp);
+		if (r < 0) {
+			int code = r == -ENOENT ? 127 : 126;
+			if (r == -ENOENT)
+				fprintf(stderr, "spacetime: %s: command not found\n", o.argv[0]);
+			else
+				fprintf(stderr, "spacetime: %s: cannot execute: %s\n", o.argv[0], strerror(-r));
+			run_free(col, st, secure_env);
+			if (lfd >= 0)
+				log_close(lfd, logp);
+			spawn_close(&sp);
+			return code;
+		}
+		if (nl_fd < 0 && (r = collector_start(col, sp.pid, sp.pidfd, t0)) < 0) {
+			fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
+			kill(sp.pid, SIGKILL);
+			waitpid(sp.pid, NULL, 0);
+			run_free(col, st, secure_env);
+			if (lfd >= 0)
+				log_close(lfd, logp);
+			spawn_close(&sp);
+			return MAIN_EXIT_FAIL;
+		}
 	}
 	if (boosted)
 		setpriority(PRIO_PROCESS, (id_t)gettid(), user_nice); /* the UI thread */
@@ -568,18 +731,23 @@ int main(int argc, char **argv)
 			 "not the kernel's figures at their exit",
 			 ts_reason(ts_fd, 0));
 	if (dash) {
-		struct tui_ctx tc = {.st = st, .col = col, .sp = &sp, .argv = o.argv,
+		struct tui_ctx tc = {.st = st, .col = col, .sp = attach ? NULL : &sp, .argv = o.argv,
 				     .interval_ms = o.interval_ms, .fps = o.fps, .notice = notice[0] ? notice : NULL,
-				     .log_path = logp, .log_fd = lfd, .export_dir = o.export_dir,
-				     .export_formats = o.export_formats};
+				     .log_path = attach ? NULL : logp, .log_fd = lfd, .export_dir = o.export_dir,
+				     .export_formats = o.export_formats, .attached = attach};
 		if ((r = tui_run(&tc)) < 0) {
 			fprintf(stderr, "spacetime: cannot start the dashboard (%s); waiting for the command\n",
 				strerror(-r));
 			dash = 0;
 		}
 	}
-	if (!dash)
+	if (!dash && attach)
+		wait_attached(col, sfd);
+	else if (!dash)
 		wait_child(col, &sp, sfd);
+	/* q or a signal: the summary so far, and the processes go on */
+	if (attach && !collector_finished(col))
+		collector_detach(col);
 	collector_stop(col);
 
 	struct store_summary sum;
@@ -588,7 +756,9 @@ int main(int argc, char **argv)
 				 .notice = notice[0] ? notice : NULL};
 	ro.top = o.top >= 0 ? o.top : o.verbose ? REPORT_TOP_VERBOSE : REPORT_TOP;
 	int status = spawn_exit_code(sum.wait_status);
-	if (!sum.exited) {
+	if (attach) {
+		status = 0; /* not our children: their statuses are their parents' */
+	} else if (!sum.exited) {
 		fprintf(stderr, "spacetime: the command's exit status is unknown (it was reaped by "
 				"someone else, or never seen to end)\n");
 		status = MAIN_EXIT_FAIL;

@@ -88,7 +88,8 @@ void panes_begin(struct panes *p, uint64_t now_ns)
 	p->now_ns = now_ns;
 	p->have_data = store_span(p->st, &a, &b) == 0;
 	p->start_ns = p->sum.start_ns ? p->sum.start_ns : p->have_data ? a : now_ns;
-	p->finished = p->sum.exited;
+	/* attached: no command to reap, the run ends when the tree has */
+	p->finished = p->sum.exited || (p->sum.attached && p->sum.end_ns);
 	p->live_ns = now_ns;
 	if (p->finished)
 		p->live_ns = p->sum.end_ns > p->sum.last.t_ns ? p->sum.end_ns : p->sum.last.t_ns;
@@ -283,6 +284,9 @@ void panes_header(struct panes *p)
 	if (p->quit == QUIT_STOPPING && !p->finished) {
 		snprintf(buf, sizeof(buf), "stopping (%s sent)", p->kill_sent ? "SIGKILL" : "SIGTERM");
 		state_role = ROLE_BAD;
+	} else if (p->finished && p->sum.attached) {
+		snprintf(buf, sizeof(buf), "%s", p->sum.detached ? "detached" : "ended (attached)");
+		state_role = ROLE_OK;
 	} else if (p->finished) {
 		int code = spawn_exit_code(p->sum.wait_status);
 		if (WIFSIGNALED(p->sum.wait_status))
@@ -292,7 +296,7 @@ void panes_header(struct panes *p)
 			snprintf(buf, sizeof(buf), "finished, exit %d", code);
 		state_role = code ? ROLE_BAD : ROLE_OK;
 	} else {
-		snprintf(buf, sizeof(buf), "running");
+		snprintf(buf, sizeof(buf), p->sum.attached ? "attached" : "running");
 	}
 	const char *mode = p->sum.mode == COLLECTOR_NETLINK ? "netlink"
 			   : p->sum.mode == COLLECTOR_POLL  ? "polling"

@@ -193,7 +193,17 @@ static void put_peak_doubt(FILE *f, const struct store_summary *s, int utf8)
 /* Describes how the command ended. */
 static void put_status(FILE *f, const struct store_summary *s)
 {
-	if (!s->exited)
+	if (s->attached) {
+		fprintf(f, "  attached        pid");
+		for (uint32_t i = 0; i < s->attach_n; i++)
+			fprintf(f, "%s %d", i ? "," : "", (int)s->attach_pid[i]);
+		fprintf(f, " and %s descendants, from the attach on\n", s->attach_n > 1 ? "their" : "its");
+		if (s->detached)
+			fprintf(f, "  status          detached: %u process%s still running, left untouched\n",
+				s->last.live_procs, s->last.live_procs == 1 ? "" : "es");
+		else
+			fprintf(f, "  status          ended (their exit statuses went to their parents)\n");
+	} else if (!s->exited)
 		fprintf(f, "  status          still running\n");
 	else if (WIFSIGNALED(s->wait_status))
 		fprintf(f, "  status          killed by signal %d (%s)%s, exit %d\n", WTERMSIG(s->wait_status),
@@ -306,8 +316,13 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 	fputc('\n', f);
 	put_status(f, &s);
 	fprintf(f, "  wall            %.6f s\n", wall);
-	fprintf(f, "  user            %.6f s\n", user);
-	fprintf(f, "  system          %.6f s\n", sys);
+	/* attached: no wait4 of the tree, only the processes seen */
+	const char *part = s.attached ? "  (partial: since the attach, from the processes seen)" : "";
+	fprintf(f, "  user            %.6f s%s\n", user, part);
+	fprintf(f, "  system          %.6f s%s\n", sys, part);
+	if (s.attached)
+		fprintf(f, "  cpu before      %.6f s used by the processes found at the attach, before it "
+			   "(not counted above)\n", (double)s.attach_prior_cpu_us / 1e6);
 	if (wall > 0)
 		fprintf(f, "  cpu             %.0f%% of one core\n", (user + sys) * 100 / wall);
 	report_size(a, sizeof(a), s.peak.pss_kib);
@@ -323,7 +338,8 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 		fprintf(f, "  peak PSS        not measured: the command ended before a sample saw it\n");
 	report_size(a, sizeof(a), s.ru_maxrss_kib);
 	report_size(b, sizeof(b), s.peak.rss_kib);
-	fprintf(f, "  peak RSS        %s largest process (rusage); tree %s at the PSS peak\n", a, b);
+	fprintf(f, "  peak RSS        %s largest process (%s); tree %s at the PSS peak\n", a,
+		s.attached ? "partial: sampled, of the processes seen" : "rusage", b);
 	fprintf(f, "  processes       ");
 	put_count(f, s.last.total_procs);
 	fprintf(f, " created\n");
@@ -338,7 +354,14 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 		fprintf(f, " (%.1f%% of faults: served from memory, no I/O)", 100.0 * (double)minflt / (double)(minflt + majflt));
 	fprintf(f, "\n  major faults    ");
 	put_count(f, majflt);
-	fprintf(f, " (needed I/O)\n  ctx switches    ");
+	fprintf(f, " (needed I/O)%s\n", s.attached ? " (minor and major: partial, since the attach)" : "");
+	if (s.attached) {
+		/* only wait4 sums them over a tree */
+		fprintf(f, "  ctx switches    n/a (unknown when attached)\n");
+		fprintf(f, "  block I/O       n/a (unknown when attached)\n");
+		goto collection;
+	}
+	fprintf(f, "  ctx switches    ");
 	put_count(f, s.ru_nvcsw);
 	fprintf(f, " voluntary, ");
 	put_count(f, s.ru_nivcsw);
@@ -347,6 +370,7 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 	fprintf(f, " in, ");
 	put_count(f, s.ru_oublock);
 	fprintf(f, " out (512-byte blocks)\n");
+collection:
 	fprintf(f, "  collection      %s, every %" PRIu64 " ms, %" PRIu64 " lost events; %" PRIu64
 		   " PSS reads (%" PRIu64 " in %" PRIu64 " sweeps, %" PRIu64 " moved while read), "
 		   "%.1f%% of the PSS series estimated, refresh age mean %.2f s max %.2f s; "

@@ -299,7 +299,8 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 	timeline_range(&p->tl, p->start_ns, p->live_ns, &p->t0_ns, &p->t1_ns);
 	switch (a) {
 	case ACT_QUIT:
-		if (t->finished)
+		/* attached: the processes are not ours to stop; q detaches */
+		if (t->finished || t->ctx->attached)
 			t->done = 1;
 		else if (p->quit == QUIT_STOPPING)
 			tui_kill_command(t, now);
@@ -409,6 +410,8 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 		} else if (t->ctx->sp) {
 			spawn_signal(t->ctx->sp, SIGINT);
 			panes_message(p, "SIGINT sent to the command's process group");
+		} else if (t->ctx->attached) {
+			panes_message(p, "attached: nothing is sent to the processes; q detaches");
 		}
 		break;
 	case ACT_EXPORT: {
@@ -504,6 +507,8 @@ static void tui_signals(struct tui *t, uint64_t now)
 			term_invalidate();
 			t->dirty |= D_LAYOUT;
 			t->urgent = 1;
+		} else if (t->ctx->attached && (sig == SIGTERM || sig == SIGHUP || sig == SIGINT)) {
+			t->done = 1; /* detach: the attached processes go on untouched */
 		} else if (sig == SIGTERM || sig == SIGHUP) {
 			/* the dashboard goes, the command goes with it; a closed
 			 * terminal comes as SIGHUP and as a hangup on its fd, one
@@ -582,7 +587,8 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 			return;
 		}
 		p->quit = QUIT_NONE;
-		panes_message(p, "the command finished; q quits and prints the summary");
+		panes_message(p, t->ctx->attached ? "the attached processes have ended; q quits and prints the summary"
+						  : "the command finished; q quits and prints the summary");
 	}
 	if (data)
 		t->dirty |= D_MEM | D_STATS | D_HEADER;

@@ -28,6 +28,8 @@ struct tui_ctx {
 	int log_fd;           /* that file, open for appending (-1: none); the caller closes it */
 	const char *export_dir;  /* where `e` writes snapshots (NULL: the current directory) */
 	unsigned export_formats; /* EXPORT_F_* bits, 0 = all */
+	int attached;            /* attached to running processes (sp is NULL): q
+				  * detaches at once, nothing is ever signalled */
 };
 
 /* Runs the dashboard until the user quits; the command's pty output is read
