@@ -101,12 +101,35 @@ char **attach_argv(pid_t pid)
 	return argv;
 }
 
+int attach_is_ancestor(pid_t pid)
+{
+	char buf[1024];
+	pid_t cur = getppid();
+
+	/* a chain of parents ends at 0 (init's) within pid_max steps; a loop
+	 * cannot be, but a bound costs nothing */
+	for (int i = 0; cur > 0 && i < 4096; i++) {
+		struct procfs_stat ps;
+		if (cur == pid)
+			return 1;
+		ssize_t k = procfs_read(cur, "stat", buf, sizeof(buf));
+		if (k <= 0 || procfs_parse_stat(buf, (size_t)k, &ps) < 0)
+			return 0;
+		cur = ps.ppid;
+	}
+	return 0;
+}
+
 int attach_pgid(pid_t pgid, pid_t *pids, size_t *n, size_t cap)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
 	char buf[1024];
-	int added = 0;
+	struct member {
+		pid_t pid, ppid;
+	} *m = NULL;
+	size_t nm = 0, mcap = 0;
+	int added = 0, r = 0;
 
 	if (!d)
 		return -errno;
@@ -118,17 +141,40 @@ int attach_pgid(pid_t pgid, pid_t *pids, size_t *n, size_t cap)
 		if (pid == getpid())
 			continue;
 		ssize_t k = procfs_read(pid, "stat", buf, sizeof(buf));
-		if (getpgid(pid) != pgid || k <= 0 || procfs_parse_stat(buf, (size_t)k, &ps) < 0)
+		if (k <= 0 || procfs_parse_stat(buf, (size_t)k, &ps) < 0 || ps.pgrp != pgid)
 			continue;
-		if (ps.state == 'Z' || ps.state == 'X')
+		if (ps.state == 'Z' || ps.state == 'X' || attach_is_ancestor(pid))
+			continue;
+		if (nm == mcap) {
+			size_t nc = mcap ? 2 * mcap : 64;
+			struct member *x = realloc(m, nc * sizeof(*x));
+			if (!x) {
+				r = -ENOMEM;
+				goto out;
+			}
+			m = x;
+			mcap = nc;
+		}
+		m[nm++] = (struct member){pid, ps.ppid};
+	}
+	/* only the group's tops: the others are their descendants, followed
+	 * anyway (a make -j16's group holds hundreds) */
+	for (size_t i = 0; i < nm; i++) {
+		size_t j = 0;
+		while (j < nm && m[j].pid != m[i].ppid)
+			j++;
+		if (j < nm)
 			continue;
 		if (*n == cap) {
-			closedir(d);
-			return -ENOSPC;
+			r = -ENOSPC;
+			goto out;
 		}
-		pids[(*n)++] = pid;
+		pids[(*n)++] = m[i].pid;
 		added++;
 	}
+	r = added;
+out:
 	closedir(d);
-	return added;
+	free(m);
+	return r;
 }

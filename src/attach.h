@@ -23,9 +23,14 @@ int attach_check(pid_t pid, struct attach_info *ai);
  * cannot be read. */
 char **attach_argv(pid_t pid);
 
-/* Adds to pids (room for cap, *n used) the members of process group pgid, in
- * /proc order. Returns how many were added, or -errno (-ENOSPC: more than cap
- * in all). */
+/* Whether pid is spacetime's parent, or its parent's, and so on: a tree
+ * that holds spacetime itself, which would wait for its own end. */
+int attach_is_ancestor(pid_t pid);
+
+/* Adds to pids (room for cap, *n used) the tops of process group pgid: its
+ * live members whose parent is not one of them (the others are their
+ * descendants), in /proc order, leaving out spacetime and its ancestors.
+ * Returns how many were added, or -errno (-ENOSPC: more than cap tops). */
 int attach_pgid(pid_t pgid, pid_t *pids, size_t *n, size_t cap);
 
 #endif

@@ -146,6 +146,7 @@ struct collector {
 	 * kernel sends the fork event after the child may already have run) */
 	struct nlproc_event early[COLLECTOR_EARLY];
 	size_t nearly;
+	pid_t self;          /* spacetime's pid */
 	uint32_t test_forks; /* fork events of the tree seen (cfg.test_lose_forks) */
 	pid_t test_lost[64]; /* the children whose fork events were dropped (a ring) */
 	size_t test_nlost;
@@ -220,6 +221,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 		return NULL;
 	c->st = st;
 	c->cfg = *cfg;
+	c->self = getpid();
 	if (!c->cfg.interval_ms)
 		c->cfg.interval_ms = 100;
 	if (c->cfg.budget <= 0)
@@ -828,6 +830,8 @@ static void scan_tree(struct collector *c, uint64_t now)
 				}
 			}
 			for (int j = 0; j < k; j++) {
+				if (kids[j] == c->self)
+					continue; /* never its own tree's (attached to an ancestor) */
 				struct pentry *ce = ptable_get(c->pt, kids[j]);
 				if (!ce && c->sum.mode == COLLECTOR_NETLINK && was_retired(c, kids[j]))
 					continue;
@@ -1621,6 +1625,11 @@ static void tick(struct collector *c)
 		quiet_adjust(c, 1);
 	}
 	drain_taskstats(c); /* a task's record is sent before its exit event */
+	/* records of children not in the table: their fork events, had they
+	 * come, are read by a drain begun after the records came; now, while
+	 * their parents are still in the table to be parents */
+	if (c->tskid_scan < c->tskid_next && c->nl_fd >= 0)
+		drain_netlink(c);
 	ts_lost_children(c);
 	retire_exited(c);
 	for (size_t i = 0; i < ptable_count(c->pt);) {

@@ -242,6 +242,11 @@ int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
 				goto bad;
 			out->pgrp = (pid_t)v;
 			continue;
+		case 7:
+			if (token_u64(tok, n, &v) < 0 || v > UINT32_MAX)
+				goto bad;
+			out->tty_nr = (uint32_t)v;
+			continue;
 		case 10:
 		case 12:
 		case 14:

@@ -32,6 +32,7 @@ struct procfs_stat {
 	pid_t pid, ppid, pgrp;
 	char comm[16];
 	char state;
+	uint32_t tty_nr; /* the controlling terminal's device number (0: none) */
 	uint64_t minflt, majflt;
 	uint64_t utime_ticks, stime_ticks;
 	uint32_t num_threads;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -45,7 +46,7 @@ int ptywait_parse_syscall(const char *buf, size_t len, long *nr, unsigned long l
  * whose device number is tty_rdev. */
 static int reads_tty(pid_t pid, dev_t tty_rdev)
 {
-	char buf[256], path[64];
+	char buf[1024], path[64];
 	long nr;
 	unsigned long long fd;
 	struct stat st;
@@ -56,7 +57,17 @@ static int reads_tty(pid_t pid, dev_t tty_rdev)
 	if (nr != SYS_read || fd > 1u << 20)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%llu", (int)pid, fd);
-	return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == tty_rdev;
+	if (stat(path, &st) < 0 || !S_ISCHR(st.st_mode))
+		return 0;
+	if (st.st_rdev == tty_rdev)
+		return 1;
+	/* /dev/tty (a password prompt: sudo, ssh, git): the process's
+	 * controlling terminal, if that is the pty */
+	if (st.st_rdev != makedev(5, 0))
+		return 0;
+	struct procfs_stat ps;
+	n = procfs_read(pid, "stat", buf, sizeof(buf));
+	return n > 0 && procfs_parse_stat(buf, (size_t)n, &ps) == 0 && (dev_t)ps.tty_nr == tty_rdev;
 }
 
 pid_t ptywait_reader(int pty_master)

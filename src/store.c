@@ -696,7 +696,7 @@ ssize_t store_str_get(struct store *st, uint32_t id, char *buf, size_t cap)
 	if (id > 0 && id <= st->strs.len) {
 		const struct store_str *e = segvec_at(&st->strs, id - 1);
 
-		if (e->len)
+		if (e->len && cap) /* a caller may ask the length alone (NULL, 0) */
 			memcpy(buf, e->p, e->len < cap ? e->len : cap);
 		n = e->len;
 	}

@@ -430,8 +430,8 @@ static int attach_prepare(struct options *o)
 		size_t before = o->npids;
 		r = attach_pgid(o->pgid, o->pids, &o->npids, STORE_ATTACH_MAX);
 		if (r == -ENOSPC) {
-			fprintf(stderr, "spacetime: process group %d has more than %d processes; attach to "
-					"its leader with -p\n", (int)o->pgid, STORE_ATTACH_MAX);
+			fprintf(stderr, "spacetime: process group %d has more than %d processes whose parent is "
+					"outside it; attach to some of them with -p\n", (int)o->pgid, STORE_ATTACH_MAX);
 			return MAIN_EXIT_USAGE;
 		}
 		if (r <= 0 && o->npids == before) {
@@ -443,6 +443,11 @@ static int attach_prepare(struct options *o)
 		pid_t pid = o->pids[i];
 		if (pid == getpid()) {
 			fprintf(stderr, "spacetime: pid %d is spacetime itself\n", (int)pid);
+			return MAIN_EXIT_USAGE;
+		}
+		if (attach_is_ancestor(pid)) {
+			fprintf(stderr, "spacetime: pid %d is an ancestor of spacetime, whose tree would hold "
+					"spacetime itself; attach from outside it (another terminal)\n", (int)pid);
 			return MAIN_EXIT_USAGE;
 		}
 		r = attach_check(pid, &ai);

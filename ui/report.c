@@ -267,11 +267,17 @@ static void put_top_jobs(FILE *f, struct store *st, const struct report_opts *o)
 	char *buf = NULL, job[JOBNAME_MAX + 1], fig[32];
 	size_t cap = 0;
 
+	struct store_summary sum;
+	store_summary_get(st, &sum);
 	for (int by = EXPORT_TOP_PSS; top && by <= EXPORT_TOP_CPU; by++) {
 		long n = export_top_procs(st, (enum export_top_by)by, top, (size_t)o->top);
 		if (n <= 0)
 			continue;
-		fprintf(f, "\nheaviest jobs by %s\n", by == EXPORT_TOP_PSS ? "peak PSS" : "CPU time (user + system)");
+		/* attached: a process's CPU is its whole life's, not since the attach */
+		fprintf(f, "\nheaviest jobs by %s\n",
+			by == EXPORT_TOP_PSS ? "peak PSS"
+			: sum.attached      ? "CPU time (user + system, whole lifetime, before the attach too)"
+					    : "CPU time (user + system)");
 		for (long i = 0; i < n; i++) {
 			const struct proc_rec *r = &top[i];
 			size_t len = export_proc_job(st, r, &buf, &cap, job, sizeof(job));

@@ -70,6 +70,7 @@ struct tui {
 	int esc_pending;
 	uint64_t esc_ns;
 	uint64_t out_ns, wait_check_ns; /* last output; next look for a prompt */
+	uint64_t wait_every_ns;         /* how often, doubled while none is found */
 };
 
 static uint64_t tui_nframes;
@@ -127,8 +128,8 @@ static void tui_refresh_plist(struct tui *t, uint64_t now)
 /* Starts stopping the command: sig now, SIGKILL after the grace period. */
 static void tui_stop_command(struct tui *t, int sig, uint64_t now)
 {
-	if (t->finished) {
-		t->done = 1;
+	if (t->finished || t->ctx->attached) {
+		t->done = 1; /* attached: nothing to stop, the processes go on */
 		return;
 	}
 	if (t->ctx->sp)
@@ -478,6 +479,8 @@ static void tui_pty(struct tui *t)
 			}
 			t->dirty |= D_OUT;
 			t->out_ns = collector_now_ns();
+			t->wait_every_ns = TUI_WAIT_CHECK_NS; /* output: a prompt may follow */
+			t->wait_check_ns = 0;
 			if (t->p.waiting) { /* answered, or more to read: look again when quiet */
 				t->p.waiting = 0;
 				t->dirty |= D_STATUS;
@@ -609,7 +612,13 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 	if (!t->finished && t->pty_fd >= 0 && !t->pty_eof && now >= t->wait_check_ns &&
 	    now - t->out_ns >= TUI_QUIET_NS) {
 		int w = ptywait_reader(t->pty_fd) > 0;
-		t->wait_check_ns = now + TUI_WAIT_CHECK_NS;
+		/* a look may scan /proc: less and less often while output is
+		 * quiet and nobody reads (a build whose make prints nothing) */
+		if (w || t->wait_every_ns < TUI_WAIT_CHECK_NS)
+			t->wait_every_ns = TUI_WAIT_CHECK_NS;
+		else if (t->wait_every_ns < 8 * TUI_WAIT_CHECK_NS)
+			t->wait_every_ns *= 2;
+		t->wait_check_ns = now + t->wait_every_ns;
 		if (w != p->waiting) {
 			p->waiting = w;
 			t->dirty |= D_STATUS;

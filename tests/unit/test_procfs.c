@@ -48,6 +48,7 @@ static void test_stat_comm_with_space_and_paren(void **state)
 	assert_int_equal(st.state, 'S');
 	assert_int_equal(st.ppid, 1);
 	assert_int_equal(st.pgrp, 26103);
+	assert_int_equal(st.tty_nr, 0);
 	assert_int_equal(st.minflt, 130);
 	assert_int_equal(st.majflt, 0);
 	assert_int_equal(st.utime_ticks, 0);

@@ -44,7 +44,7 @@ static void test_parse_syscall(void **state)
 	assert_int_equal(ptywait_parse_syscall("x 0x1\n", 6, &nr, &a), -EINVAL);
 }
 
-enum { KID_READ_TTY, KID_SLEEP, KID_READ_PIPE };
+enum { KID_READ_TTY, KID_SLEEP, KID_READ_PIPE, KID_READ_DEVTTY };
 
 /* A child in a new session on the pty's slave: reads it, sleeps, or reads a
  * pipe nobody writes. Returns its pid; *master gets the master. */
@@ -70,6 +70,10 @@ static pid_t kid(int what, int *master, int *pipe_w)
 		close(p[1]);
 		if (what == KID_READ_TTY)
 			_exit(read(s, buf, sizeof(buf)) > 0 ? 0 : 3);
+		if (what == KID_READ_DEVTTY) { /* as a password prompt does */
+			int t = open("/dev/tty", O_RDWR);
+			_exit(t >= 0 && read(t, buf, sizeof(buf)) > 0 ? 0 : 3);
+		}
 		if (what == KID_READ_PIPE)
 			_exit(read(p[0], buf, sizeof(buf)) >= 0 ? 0 : 3);
 		struct timespec ts = {30, 0};
@@ -101,17 +105,22 @@ static pid_t wait_for(int master, pid_t want)
 static void test_reader_found(void **state)
 {
 	(void)state;
-	int m, pw, status;
-	pid_t pid = kid(KID_READ_TTY, &m, &pw);
+	/* its terminal as its stdin, or opened as /dev/tty (a password prompt) */
+	int whats[] = {KID_READ_TTY, KID_READ_DEVTTY};
 
-	assert_int_equal(wait_for(m, pid), pid);
-	/* a line typed: it reads it and ends; nobody waits any more */
-	assert_int_equal(write(m, "y\n", 2), 2);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_true(ptywait_reader(m) <= 0);
-	close(m);
-	close(pw);
+	for (size_t i = 0; i < 2; i++) {
+		int m, pw, status;
+		pid_t pid = kid(whats[i], &m, &pw);
+
+		assert_int_equal(wait_for(m, pid), pid);
+		/* a line typed: it reads it and ends; nobody waits any more */
+		assert_int_equal(write(m, "y\n", 2), 2);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		assert_true(ptywait_reader(m) <= 0);
+		close(m);
+		close(pw);
+	}
 }
 
 static void test_not_reading(void **state)
