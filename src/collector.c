@@ -2063,8 +2063,14 @@ static void *collector_main(void *arg)
 			}
 		}
 		if (c->attach) {
-			if (!atomic_load(&c->finished) && attach_ended(c))
-				finish(c, collector_now_ns());
+			/* all ended: unless a fork not yet read says otherwise (a
+			 * process that forked, then ended, in this tick) */
+			if (!atomic_load(&c->finished) && attach_ended(c)) {
+				if (c->nl_fd >= 0)
+					drain_netlink(c);
+				if (attach_ended(c))
+					finish(c, collector_now_ns());
+			}
 		} else if (c->pidfd < 0 && !atomic_load(&c->finished)) {
 			reap(c);
 		}

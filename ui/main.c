@@ -445,11 +445,6 @@ static int attach_prepare(struct options *o)
 			fprintf(stderr, "spacetime: pid %d is spacetime itself\n", (int)pid);
 			return MAIN_EXIT_USAGE;
 		}
-		if (attach_is_ancestor(pid)) {
-			fprintf(stderr, "spacetime: pid %d is an ancestor of spacetime, whose tree would hold "
-					"spacetime itself; attach from outside it (another terminal)\n", (int)pid);
-			return MAIN_EXIT_USAGE;
-		}
 		r = attach_check(pid, &ai);
 		if (r == -ESRCH) {
 			fprintf(stderr, "spacetime: no process with pid %d\n", (int)pid);
@@ -469,6 +464,12 @@ static int attach_prepare(struct options *o)
 		if (r < 0) {
 			fprintf(stderr, "spacetime: cannot attach to pid %d: %s\n", (int)pid, strerror(-r));
 			return MAIN_EXIT_DENIED;
+		}
+		/* after the access check: a process one may not read is that first */
+		if (attach_is_ancestor(pid)) {
+			fprintf(stderr, "spacetime: pid %d is an ancestor of spacetime, whose tree would hold "
+					"spacetime itself; attach from outside it (another terminal)\n", (int)pid);
+			return MAIN_EXIT_USAGE;
 		}
 	}
 	if (!(main_attach_argv = attach_argv(o->pids[0]))) {

@@ -267,3 +267,12 @@ assert_wl_status() {
 	[ "$(jq -r '.cpu_before_attach_us | type' "$JSON")" = number ] || st_fail "cpu_before_attach_us is not a number"
 	grep -q 'user .*partial: since the attach' "$AT_SUM" || st_fail "the summary does not mark user CPU partial"
 }
+
+@test "attach: an ancestor of spacetime (its tree would hold spacetime, never ending) is refused" {
+	# this test's shell runs spacetime: attached to it, spacetime would wait
+	# for its own end
+	st -s -p "$$"
+	assert_status 2
+	assert_one_line "$stderr" "stderr"
+	[[ $stderr == *"ancestor of spacetime"* ]] || st_fail "unexpected message"
+}
