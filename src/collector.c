@@ -151,6 +151,7 @@ struct collector {
 	pid_t test_lost[64]; /* the children whose fork events were dropped (a ring) */
 	size_t test_nlost;
 	size_t tskid_scan;   /* the next record in tskid to look at for a lost child */
+	uint64_t ts_seq;     /* taskstats records read */
 	uint64_t nl_drain_ns; /* when the last netlink drain began */
 	/* one batch of netlink events from each socket */
 	struct nlproc_event evs[COLLECTOR_NLBATCH], qevs[COLLECTOR_NLBATCH];
@@ -1266,6 +1267,7 @@ static void ts_add(struct collector *c, struct pentry *e, const struct taskstats
 		e->ts_hiwater_kib = x->hiwater_rss_kib;
 	if (x->pid == x->tgid) {
 		e->ts_leader = 1;
+		e->ts_leader_seq = x->seq;
 		memcpy(e->ts_comm, x->comm, sizeof(e->ts_comm));
 		e->ts_comm[sizeof(e->ts_comm) - 1] = '\0';
 	}
@@ -1357,10 +1359,15 @@ static void ts_lost_children(struct collector *c)
 		 * reckoned from it is no earlier than the true one */
 		uint64_t at = c->tskid_ns[k], life = x->etime_us * 1000;
 		uint64_t start = at > life ? at - life : 0;
-		/* the parent was there before the child (it may have ended
-		 * since: it is in the table until it is reaped, so its pid is
-		 * nobody else's) */
+		/* the parent was there before the child, and the child is not
+		 * a later holder's of the parent's pid (reaped, its entry still
+		 * here until the tick retires it): records come in the order
+		 * tasks end, so one after the parent's own came after it ended;
+		 * without the parent's record, a child that may have started
+		 * after the parent's exit is left out */
 		if (!p || before_first_exec(c, p) || p->rec.start_ns > start)
+			continue;
+		if (p->ts_leader ? x->seq > p->ts_leader_seq : p->exit_pending && start >= p->exit_ns)
 			continue;
 		if (retired_lately(c, x->pid))
 			continue; /* a child retired before its record came */
@@ -1407,8 +1414,10 @@ static void drain_taskstats(struct collector *c)
 		size_t ok = 0;
 		int k = taskstats_parse(c->tsbuf, (size_t)n, c->ts_family, c->tsrec, COLLECTOR_TSREC, &ok);
 		size_t cnt = k >= 0 ? (size_t)k : ok;
-		for (size_t i = 0; i < cnt; i++)
+		for (size_t i = 0; i < cnt; i++) {
+			c->tsrec[i].seq = ++c->ts_seq;
 			ts_apply(c, &c->tsrec[i]);
+		}
 	}
 }
 

@@ -47,6 +47,8 @@ struct pentry {
 	uint64_t exit_ns;
 	/* taskstats exit records of its tasks, summed (exact, unlike samples) */
 	int ts_leader;            /* the main thread's record came: the figures hold */
+	uint64_t ts_leader_seq;   /* its rank on the socket: a record after it whose
+				   * parent is this pid is a later holder's child */
 	uint64_t ts_utime_us, ts_stime_us, ts_minflt, ts_majflt, ts_hiwater_kib;
 	char ts_comm[16];
 	/* attached (collector_attach): its counters when it was found, so that

@@ -34,6 +34,7 @@ struct taskstats_exit {
 						   * the whole mm, shared by its threads */
 	uint64_t read_bytes, write_bytes;        /* storage I/O bytes, rounded down to KiB */
 	uint64_t nvcsw, nivcsw;                  /* context switches */
+	uint64_t seq;         /* the reader's: the record's rank on its socket (not parsed) */
 };
 
 /* Parses one datagram (may hold several netlink messages). Messages of other
