@@ -10,8 +10,8 @@
 #include "store.h"
 
 enum collector_mode {
-	COLLECTOR_NETLINK = 1, /* exact: every fork, exec and exit is seen */
-	COLLECTOR_POLL = 2,    /* /proc children polled each tick: short lives missed */
+	COLLECTOR_NETLINK = STORE_MODE_NETLINK, /* exact: every fork, exec and exit is seen */
+	COLLECTOR_POLL = STORE_MODE_POLL,       /* /proc children polled each tick */
 };
 
 struct collector_config {

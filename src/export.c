@@ -1,5 +1,6 @@
 /* export.c: the snapshot driver: copy the store, run the writers, publish the
  * files without ever leaving a partial one or replacing an existing one. */
+#include "clockns.h"
 #include "export.h"
 
 #include "jsonw.h"
@@ -24,13 +25,6 @@
 #define EXPORT_CMD_MAX 40   /* bytes of the command's name in a file name */
 #define EXPORT_NAME_ALT 10000
 
-static uint64_t export_clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 uint64_t export_rel_us(const struct export_snap *sn, uint64_t t_ns)
 {
@@ -262,8 +256,8 @@ int export_snap_take(struct export_snap *sn, struct store *st, char *const argv[
 	sn->st = st;
 	sn->argv = argv;
 	store_summary_get(st, &sn->sum);
-	sn->now_ns = export_clock_ns(CLOCK_MONOTONIC);
-	wall_now = export_clock_ns(CLOCK_REALTIME);
+	sn->now_ns = clockns_of(CLOCK_MONOTONIC);
+	wall_now = clockns_of(CLOCK_REALTIME);
 	have = store_span(st, &span0, &span1) == 0;
 	sn->start_ns = sn->sum.start_ns ? sn->sum.start_ns : have ? span0 : sn->now_ns;
 	uint64_t back = sn->now_ns > sn->start_ns ? sn->now_ns - sn->start_ns : 0;
@@ -289,6 +283,10 @@ int export_snap_take(struct export_snap *sn, struct store *st, char *const argv[
 		export_snap_free(sn);
 		return rc;
 	}
+	/* The copies above took several lock holds while the collector went
+	 * on; the summary taken again now is at least as new as all of them,
+	 * so its peak and counts cover every row, record and event copied. */
+	store_summary_get(st, &sn->sum);
 	return 0;
 }
 

@@ -1,8 +1,8 @@
 /* export_json.c: the summary JSON object and the full snapshot. */
 #include "export_json.h"
 
-#include "collector.h"
 #include "export.h"
+#include "spawn.h"
 #include "export_jobs.h"
 #include "jobname.h"
 #include "jsonw.h"
@@ -12,16 +12,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
-
-/* Exit code as a shell shows it. */
-static int shell_status(int st)
-{
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return 255;
-}
 
 /* Writes "job": the job name of an argv blob (or of comm), null when
  * neither is known. */
@@ -198,10 +188,18 @@ static void write_rusage_source(FILE *f, const struct store_summary *s, int *fir
 int export_json_summary(FILE *f, struct store *st, char *const argv[])
 {
 	struct store_summary s;
+
+	store_summary_get(st, &s);
+	return export_json_summary_of(f, st, &s, argv);
+}
+
+int export_json_summary_of(FILE *f, struct store *st, const struct store_summary *sum,
+			   char *const argv[])
+{
+	struct store_summary s = *sum;
 	int first = 1;
 	uint64_t end;
 
-	store_summary_get(st, &s);
 	end = s.end_ns ? s.end_ns : s.last.t_ns;
 	fputc('{', f);
 	jsonw_u64(f, "version", EXPORT_JSON_VERSION, &first);
@@ -214,12 +212,12 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	}
 	fputc(']', f);
 	jsonw_key(f, "mode", &first);
-	fputs(s.mode == COLLECTOR_NETLINK ? "\"netlink\"" : "\"poll\"", f);
+	fputs(s.mode == STORE_MODE_NETLINK ? "\"netlink\"" : "\"poll\"", f);
 	jsonw_key(f, "finished", &first);
 	fputs(s.exited || (s.attached && s.end_ns && !s.detached) ? "true" : "false", f);
 	jsonw_key(f, "exit_status", &first);
 	if (s.exited)
-		fprintf(f, "%d", shell_status(s.wait_status));
+		fprintf(f, "%d", spawn_exit_code(s.wait_status));
 	else
 		fputs("null", f);
 	jsonw_key(f, "signal", &first);
@@ -391,7 +389,7 @@ static void snap_proc(FILE *f, const struct export_snap *sn, const struct proc_r
 	fputs(p->end_ns ? "false" : "true", f);
 	jsonw_key(f, "exit_status", &first);
 	if (p->valid & PROC_V_EXIT)
-		fprintf(f, "%d", shell_status(p->exit_status));
+		fprintf(f, "%d", spawn_exit_code(p->exit_status));
 	else
 		fputs("null", f);
 	jsonw_key(f, "signal", &first);
@@ -438,7 +436,7 @@ static void snap_event(FILE *f, const struct export_snap *sn, const struct store
 	jsonw_i64(f, "ppid", e->ppid, &first);
 	if (e->type == STORE_EV_EXIT) {
 		int ws = (int)e->arg;
-		jsonw_i64(f, "exit_status", shell_status(ws), &first);
+		jsonw_i64(f, "exit_status", spawn_exit_code(ws), &first);
 		jsonw_key(f, "signal", &first);
 		if (WIFSIGNALED(ws))
 			fprintf(f, "%d", WTERMSIG(ws));
@@ -473,7 +471,7 @@ int export_json_snapshot(FILE *f, const struct export_snap *sn)
 		fputc('}', f);
 	}
 	jsonw_key(f, "summary", &first);
-	rc = export_json_summary(f, sn->st, sn->argv);
+	rc = export_json_summary_of(f, sn->st, &sn->sum, sn->argv);
 	jsonw_u64(f, "samples_count", sn->nrows, &first);
 	jsonw_u64(f, "samples_aggregated", sn->nsamples, &first);
 	jsonw_key(f, "samples", &first);

@@ -13,6 +13,10 @@
 /* Writes the summary object (without a trailing newline) to f. Returns 0 or
  * -errno (a write error of f). */
 int export_json_summary(FILE *f, struct store *st, char *const argv[]);
+/* The same, for the summary sum (a snapshot's): the records, top jobs and
+ * execs still come from st. */
+int export_json_summary_of(FILE *f, struct store *st, const struct store_summary *sum,
+			   char *const argv[]);
 
 /* Schema version of the snapshot file (export_json_snapshot), documented in
  * README.md; changes when a key's meaning does. */

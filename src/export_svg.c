@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "collector.h"
 #include "export.h"
 #include "spawn.h"
+#include "units.h"
 
 #define SVG_W 960
 #define SVG_ML 80 /* left margin: y labels */
@@ -37,16 +37,6 @@ struct svg_col {
 	uint32_t procs, threads;
 	double minr, majr;
 };
-
-void export_svg_size(char *out, size_t cap, uint64_t kib)
-{
-	if (kib < 1024)
-		snprintf(out, cap, "%" PRIu64 " KiB", kib);
-	else if (kib < 1024 * 1024)
-		snprintf(out, cap, "%.1f MiB", (double)kib / 1024);
-	else
-		snprintf(out, cap, "%.2f GiB", (double)kib / (1024 * 1024));
-}
 
 /* Length of the next character if XML allows it in text (valid UTF-8, not a
  * control character nor U+FFFE/U+FFFF), else 0. */
@@ -285,7 +275,7 @@ static void svg_title(FILE *f, const struct export_snap *sn, double t0_s, double
 
 	if (localtime_r(&sn->start_wall.tv_sec, &tm))
 		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %Z", &tm);
-	export_svg_size(peak, sizeof(peak), s->peak.pss_kib);
+	units_kib(peak, sizeof(peak), s->peak.pss_kib);
 	uint64_t end = s->end_ns ? s->end_ns : sn->t1_ns;
 	fprintf(f, "<text x=\"%d\" y=\"52\" font-size=\"13\">", SVG_ML);
 	svg_text(f, date, strlen(date));
@@ -303,7 +293,7 @@ static void svg_title(FILE *f, const struct export_snap *sn, double t0_s, double
 		fputs("still running", f);
 	fprintf(f, " \xc2\xb7 %" PRIu32 " processes, %" PRIu32 " threads%s</text>\n",
 		s->last.total_procs, s->last.total_threads,
-		s->mode == COLLECTOR_POLL ? " (polled: lower bounds)" : "");
+		s->mode == STORE_MODE_POLL ? " (polled: lower bounds)" : "");
 	if (sn->windowed)
 		fprintf(f, "<text x=\"%d\" y=\"70\" font-size=\"12\">window %.2f\xe2\x80\x93%.2f s</text>\n",
 			SVG_ML, t0_s, t1_s);
@@ -356,7 +346,7 @@ static void svg_pss(FILE *f, const struct export_snap *sn, const struct svg_col 
 		double y = base - (double)pk->pss_kib * k;
 		int right = x > SVG_ML + SVG_PW * 0.6;
 
-		export_svg_size(peak, sizeof(peak), pk->pss_kib);
+		units_kib(peak, sizeof(peak), pk->pss_kib);
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"#000\"/>\n", x, y);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">peak %s at %.2f s</text>\n",
 			right ? x - 8 : x + 8, y < SVG_P1_Y + 14 ? y + 16 : y - 6, right ? "end" : "start",
@@ -450,7 +440,7 @@ int export_svg_write(FILE *f, const struct export_snap *sn)
 	if (t1_s - t0_s < 0.1)
 		t1_s = t0_s + 0.1;
 	int c0 = svg_bin(sn, col, t0_s, t1_s);
-	export_svg_size(peak, sizeof(peak), sn->sum.peak.pss_kib);
+	units_kib(peak, sizeof(peak), sn->sum.peak.pss_kib);
 
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
 	fprintf(f,

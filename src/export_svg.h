@@ -11,9 +11,6 @@
 
 struct export_snap;
 
-/* Formats a size given in KiB the way the chart names it: "512 KiB",
- * "12.3 MiB", "1.25 GiB". */
-void export_svg_size(char *out, size_t cap, uint64_t kib);
 
 /* Writes the SVG document to f. Returns 0 or -errno. */
 int export_svg_write(FILE *f, const struct export_snap *sn);

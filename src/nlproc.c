@@ -111,13 +111,6 @@ static int nlproc_event_map(const struct proc_event *ev, size_t have, struct nlp
 	}
 }
 
-/* mnl_nlmsg_ok() compares (int)nlmsg_len <= len, so a length of 2^31 or more
- * passes it as negative; check the unsigned value as well. */
-static int nlproc_msg_ok(const struct nlmsghdr *nlh, int rem)
-{
-	return mnl_nlmsg_ok(nlh, rem) && nlh->nlmsg_len <= (uint32_t)rem;
-}
-
 /* Walks the datagram with libmnl, checking every length before use; stops at
  * the first damaged message, keeping what was parsed before it. The buffer
  * must be 4-byte aligned, as recv() buffers are (netlink's own alignment). */
@@ -133,7 +126,7 @@ int nlproc_parse(const void *buf, size_t len, struct nlproc_event *out, size_t m
 	if (!buf || len > INT_MAX || ((uintptr_t)buf & (NLMSG_ALIGNTO - 1)) || (!out && max))
 		return -EINVAL;
 	rem = (int)len;
-	for (; nlproc_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+	for (; nlwait_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
 		struct nlproc_event one;
 		struct proc_event ev;
 		struct cn_msg cn;
@@ -237,7 +230,7 @@ int nlproc_ack_find(const void *buf, size_t len, uint32_t sender, uint32_t cooki
 	 * datagram to our port, and a forged refusal would turn netlink off. */
 	if (!buf || sender != 0 || len > INT_MAX || ((uintptr_t)buf & (NLMSG_ALIGNTO - 1)))
 		return -EAGAIN;
-	for (rem = (int)len; nlproc_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+	for (rem = (int)len; nlwait_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
 		struct proc_event ev;
 		struct cn_msg cn;
 		int have;

@@ -1,6 +1,8 @@
 /* nlwait.c: one netlink datagram, or the news that the deadline passed. */
 #include "nlwait.h"
 
+#include <libmnl/libmnl.h>
+
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
@@ -41,4 +43,9 @@ ssize_t nlwait_recv(int fd, void *buf, size_t cap, const struct timespec *t0, in
 		(void)poll(&pfd, 1, (int)(wait_ms - waited));
 	}
 	return 0;
+}
+
+int nlwait_msg_ok(const struct nlmsghdr *nlh, int rem)
+{
+	return mnl_nlmsg_ok(nlh, rem) && nlh->nlmsg_len <= (uint32_t)rem;
 }

@@ -1,5 +1,6 @@
-/* nlwait: receiving a netlink answer with a deadline (the connector's ack in
- * nlproc, the generic netlink replies in taskstats). */
+/* nlwait: what nlproc and taskstats share: receiving a netlink answer with a
+ * deadline (the connector's ack, the generic netlink replies) and checking a
+ * message's length. */
 #ifndef SPACETIME_NLWAIT_H
 #define SPACETIME_NLWAIT_H
 
@@ -22,5 +23,10 @@ int nlwait_connect_kernel(int fd);
  * EINTR count as "nothing yet". */
 ssize_t nlwait_recv(int fd, void *buf, size_t cap, const struct timespec *t0, int wait_ms,
 		    uint32_t *sender);
+/* Whether nlh is a whole message within the rem bytes left of a datagram.
+ * mnl_nlmsg_ok() compares (int)nlmsg_len <= rem, so a length of 2^31 or
+ * more passes it as negative; this checks the unsigned value as well. */
+struct nlmsghdr;
+int nlwait_msg_ok(const struct nlmsghdr *nlh, int rem);
 
 #endif

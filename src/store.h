@@ -102,6 +102,12 @@ struct proc_rec {
 	uint32_t valid;
 };
 
+/* How the tree was followed (store_summary.mode). */
+enum store_mode {
+	STORE_MODE_NETLINK = 1, /* exact: every fork, exec and exit is seen */
+	STORE_MODE_POLL = 2,    /* /proc children polled each tick: short lives missed */
+};
+
 /* The run as a whole: set by the collector, read by report and exports. */
 /* Processes spacetime attaches to at most (spacetime -p). */
 #define STORE_ATTACH_MAX 64
@@ -137,7 +143,7 @@ struct store_summary {
 	uint64_t lost_events;      /* netlink ENOBUFS occurrences */
 	uint64_t rescans;
 	uint32_t total_execs;
-	uint32_t mode;             /* enum collector_mode */
+	uint32_t mode;             /* enum store_mode */
 	uint64_t pss_reads;        /* smaps_rollup reads performed */
 	uint64_t pss_cpu_ns;       /* CPU time those reads cost */
 	uint64_t budget_ns;        /* CPU time the budget allowed spacetime so far */

@@ -207,13 +207,6 @@ static int taskstats_msg_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-/* mnl_nlmsg_ok() compares (int)nlmsg_len <= len, so a length of 2^31 or more
- * passes it as negative; check the unsigned value as well. */
-static int taskstats_msg_ok(const struct nlmsghdr *nlh, int rem)
-{
-	return mnl_nlmsg_ok(nlh, rem) && nlh->nlmsg_len <= (uint32_t)rem;
-}
-
 /* Walks the datagram with libmnl, checking every length before use: the
  * attributes of a message are walked within its exact payload, never past it
  * to its aligned end. Stops at the first damaged message or record, keeping
@@ -230,7 +223,7 @@ int taskstats_parse(const void *buf, size_t len, uint16_t family, struct tasksta
 	if (!buf || len > INT_MAX || ((uintptr_t)buf & (NLMSG_ALIGNTO - 1)) || (!out && max))
 		return -EINVAL;
 	rem = (int)len;
-	for (; taskstats_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+	for (; nlwait_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
 		size_t plen = mnl_nlmsg_get_payload_len(nlh);
 		const struct genlmsghdr *genl;
 
@@ -378,7 +371,7 @@ static int taskstats_await(int fd, uint32_t seq, uint16_t *family)
 			return (int)r;
 		if (sender != 0)
 			continue; /* not the kernel's answer, whatever it says */
-		for (rem = (int)r; taskstats_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+		for (rem = (int)r; nlwait_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
 			if (nlh->nlmsg_seq != seq)
 				continue;
 			if (nlh->nlmsg_type == NLMSG_ERROR) {

@@ -1,12 +1,11 @@
 /* main.c: options, privileges, mode dispatch and the exit status. */
 #include "attach.h"
 #include "caps.h"
-#include "collector.h"
 #include "export.h"
 #include "export_json.h"
-#include "nlproc.h"
-#include "taskstats.h"
+#include "plain.h"
 #include "report.h"
+#include "run.h"
 #include "spawn.h"
 #include "store.h"
 #include "tui.h"
@@ -133,6 +132,21 @@ static void parse_pids(const char *s, struct options *o)
 	}
 }
 
+/* Parses a whole number within [lo, hi] or exits with a usage error. */
+static long parse_int(const char *s, long lo, long hi, const char *what)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+
+	if (errno || end == s || *end || v < lo || v > hi) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "invalid %s '%%s': expected a whole number %ld..%ld", what, lo, hi);
+		die_usage(msg, s);
+	}
+	return v;
+}
+
 /* Parses a number within [lo, hi] or exits with a usage error. */
 static double parse_num(const char *s, double lo, double hi, const char *what)
 {
@@ -185,7 +199,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 's': o->summary = 1; break;
 		case 'o': o->output = optarg; break;
 		case OPT_JSON: o->json = optarg; break;
-		case 'i': o->interval_ms = (unsigned)parse_num(optarg, 10, 60000, "interval"); break;
+		case 'i': o->interval_ms = (unsigned)parse_int(optarg, 10, 60000, "interval"); break;
 		case OPT_BUDGET: o->budget = parse_num(optarg, 0.01, 100, "budget"); break;
 		case OPT_FPS: o->fps = parse_num(optarg, 0.2, 30, "frame rate"); break;
 		case 'v': o->verbose = 1; break;
@@ -193,13 +207,13 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_WAIT_TREE: o->wait_tree = 1; break;
 		case OPT_CAPS: o->caps = 1; break;
 		case 'p': parse_pids(optarg, o); break;
-		case OPT_PGID: o->pgid = (pid_t)parse_num(optarg, 1, INT_MAX, "process group"); break;
+		case OPT_PGID: o->pgid = (pid_t)parse_int(optarg, 1, INT_MAX, "process group"); break;
 		case OPT_EXPORT: o->export_dir = optarg; break;
 		case OPT_EXPORT_FORMAT:
 			if (export_formats_parse(optarg, &o->export_formats) < 0)
 				die_usage("invalid --export-format '%s': expected json,csv,trace,svg", optarg);
 			break;
-		case OPT_TOP: o->top = (int)parse_num(optarg, 0, 1000, "number of jobs"); break;
+		case OPT_TOP: o->top = (int)parse_int(optarg, 0, 1000, "number of jobs"); break;
 		case 'h': usage(stdout); exit(0);
 		case 'V':
 			printf("spacetime %s (commit %s)\n", SPACETIME_VERSION, *SPACETIME_COMMIT ? SPACETIME_COMMIT : "unknown");
@@ -213,6 +227,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	if ((o->npids || o->pgid) && o->argv[0])
 		die_usage("-p/--pgid attach to running processes: a command ('%s') cannot be given too",
 			  o->argv[0]);
+	if ((o->npids || o->pgid) && o->wait_tree)
+		die_usage("--wait-tree is for a command spacetime runs: an attached run always lasts "
+			  "until the whole tree has ended%s", "");
 	if (!o->caps && !o->npids && !o->pgid && !o->argv[0])
 		die_usage("no command given%s", "");
 }
@@ -243,47 +260,8 @@ static uint32_t main_lose_forks(void)
 	return s && *s && !*end && v > 0 && v < 1000000 ? (uint32_t)v : 0;
 }
 
-/* Closes the netlink sockets that are open (a negative fd is not). */
-static void close_sockets(int nl_fd, int nl_quiet, int ts_fd, uint16_t ts_family)
-{
-	if (ts_fd >= 0)
-		taskstats_close(ts_fd, ts_family);
-	if (nl_fd >= 0)
-		nlproc_close(nl_fd);
-	if (nl_quiet >= 0)
-		nlproc_close(nl_quiet);
-}
-
-/* Why netlink is off, in words a user can act on. */
-static const char *nl_reason(int err, int by_option)
-{
-	static char buf[128];
-
-	if (by_option)
-		return "--no-netlink";
-	if (err == -EPERM || err == -EACCES)
-		return "netlink process events need CAP_NET_ADMIN (run `make setcap` or use sudo)";
-	if (err == -EOPNOTSUPP || err == -ECONNREFUSED)
-		return "the kernel ignores process-event subscriptions here (a container or namespace)";
-	snprintf(buf, sizeof(buf), "netlink process events unavailable (%s)", strerror(-err));
-	return buf;
-}
-
-/* Why taskstats is off, in words a user can act on. */
-static const char *ts_reason(int err, int by_option)
-{
-	if (by_option)
-		return "--no-netlink";
-	if (err == -EPERM || err == -EACCES)
-		return "taskstats needs CAP_NET_ADMIN (`make setcap` or sudo)";
-	if (err == -EOPNOTSUPP || err == -ENOENT)
-		return "the kernel offers no taskstats here (a container or namespace, or a kernel without it)";
-	return strerror(-err);
-}
-
 /* Prints what privileges enable (--caps). */
-static int print_caps(const struct caps_state *cs, int nl_err, const struct nlproc_info *ni, int ts_err,
-		      int by_option)
+static int print_caps(const struct caps_state *cs, const struct run_sockets *so, int by_option)
 {
 	static const char *kind[] = {"unprivileged user", "sudo", "root", "file capabilities",
 				     "set-user-ID"};
@@ -295,23 +273,23 @@ static int print_caps(const struct caps_state *cs, int nl_err, const struct nlpr
 		       (int)getuid(), cs->var, text);
 	else
 		printf("privileges:   %s (uid %d), capabilities %s\n", kind[cs->kind], (int)getuid(), text);
-	if (nl_err == 0)
+	if (so->nl_err == 0)
 		printf("netlink:      on: every fork, exec and exit is seen%s; receive buffer %d KiB%s\n",
-		       ni->split      ? " (kernel-filtered: exec on one socket, fork|exit on another)"
-		       : ni->filtered ? " (kernel-filtered to fork|exec|exit)"
+		       so->ni.split      ? " (kernel-filtered: exec on one socket, fork|exit on another)"
+		       : so->ni.filtered ? " (kernel-filtered to fork|exec|exit)"
 				      : "",
-		       ni->rcvbuf_bytes / 1024, ni->rcvbuf_forced ? " (forced)" : "");
+		       so->ni.rcvbuf_bytes / 1024, so->ni.rcvbuf_forced ? " (forced)" : "");
 	else
 		printf("netlink:      off: %s;\n"
 		       "              the tree is polled from /proc, processes shorter than the\n"
 		       "              interval are missed\n",
-		       nl_reason(nl_err, by_option));
-	if (ts_err == 0)
+		       run_nl_reason(so->nl_err, by_option));
+	if (so->ts_err == 0)
 		printf("taskstats:    on: exact CPU time, faults and peak RSS of every process at its exit\n");
 	else
 		printf("taskstats:    off: %s;\n"
 		       "              finished processes keep the figures of their last sample\n",
-		       ts_reason(ts_err, by_option));
+		       run_ts_reason(so->ts_err, by_option));
 	printf("command runs: as uid %d with no capabilities%s\n", (int)cs->uid,
 	       cs->kind == CAPS_ROOT ? " dropped (really root: it keeps root, as without spacetime)" : "");
 	printf("PSS:          smaps_rollup of your own processes, within a CPU budget\n");
@@ -361,43 +339,6 @@ static void log_close(int fd, const char *path)
 	else
 		fprintf(stderr, "spacetime: the command's output is saved in %s\n", path);
 	close(fd);
-}
-
-/* Waits for the command to end, forwarding termination signals to it. */
-static void wait_child(struct collector *col, const struct spawn *sp, int sfd)
-{
-	/* a pty (the dashboard could not start) is copied to stdout, so the
-	 * command never blocks on a full pty */
-	struct pollfd pf[3] = {{.fd = collector_notify_fd(col), .events = POLLIN},
-			       {.fd = sfd, .events = POLLIN},
-			       {.fd = sp->pty_master, .events = POLLIN}};
-
-	int out_gone = 0;
-
-	while (!collector_finished(col)) {
-		if (poll(pf, 3, 1000) < 0 && errno != EINTR)
-			break;
-		if (pf[2].revents & (POLLIN | POLLHUP)) {
-			char buf[4096];
-			ssize_t n = read(pf[2].fd, buf, sizeof(buf));
-			if (n > 0 && !out_gone && write(STDOUT_FILENO, buf, (size_t)n) < 0)
-				out_gone = 1; /* stdout gone: keep draining into nothing */
-			if (n <= 0)
-				pf[2].fd = -1;
-		}
-		if (pf[0].revents & POLLIN) {
-			uint64_t x;
-			if (read(pf[0].fd, &x, sizeof(x)) < 0) {
-				/* nothing pending */
-			}
-		}
-		if (pf[1].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGINT &&
-			    si.ssi_signo != SIGQUIT)
-				spawn_signal(sp, (int)si.ssi_signo);
-		}
-	}
 }
 
 /* Opens /dev/null on whichever of fds 0, 1 and 2 is closed, so that no file
@@ -480,50 +421,67 @@ static int attach_prepare(struct options *o)
 	return 0;
 }
 
-/* Waits for an attached run to end, or detaches on SIGINT (^C), SIGQUIT,
- * SIGTERM or SIGHUP: the processes are not ours, and get no signal. */
-static void wait_attached(struct collector *col, int sfd)
+/* The one-line message for a run that could not start, and the exit status
+ * spacetime returns for it. */
+static int start_failed(const struct options *o, enum run_fail fail, int err)
 {
-	struct pollfd pf[2] = {{.fd = collector_notify_fd(col), .events = POLLIN},
-			       {.fd = sfd, .events = POLLIN}};
-
-	while (!collector_finished(col)) {
-		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
-			break;
-		if (pf[0].revents & POLLIN) {
-			uint64_t x;
-			if (read(pf[0].fd, &x, sizeof(x)) < 0) {
-				/* nothing pending */
-			}
+	switch (fail) {
+	case RUN_FAIL_GONE:
+		fprintf(stderr, "spacetime: the processes ended before spacetime could attach\n");
+		return MAIN_EXIT_USAGE;
+	case RUN_FAIL_EXEC:
+		if (err == -ENOENT) {
+			fprintf(stderr, "spacetime: %s: command not found\n", o->argv[0]);
+			return 127;
 		}
-		if (pf[1].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGUSR1 &&
-			    si.ssi_signo != SIGUSR2)
-				return;
-		}
+		fprintf(stderr, "spacetime: %s: cannot execute: %s\n", o->argv[0], strerror(-err));
+		return 126;
+	case RUN_FAIL_SPAWN:
+		fprintf(stderr, "spacetime: cannot start %s: %s\n", o->argv[0], strerror(-err));
+		return MAIN_EXIT_FAIL;
+	default:
+		fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-err));
+		return MAIN_EXIT_FAIL;
 	}
 }
 
-/* Frees what main allocated for the run (any of it may be NULL), on every
- * way out: LeakSanitizer (make check-san) checks that nothing is left. */
-static void run_free(struct collector *col, struct store *st, char **secure_env)
+/* Writes what the user asked for after the run: the summary, the JSON, the
+ * snapshot. A failure is one line; the exit status stays the command's. */
+static void write_outputs(const struct options *o, struct store *st, FILE *out, FILE *json,
+			  const char *notice)
 {
-	collector_free(col);
-	store_free(st);
-	free(secure_env);
-	free(main_attach_argv);
-	main_attach_argv = NULL;
+	const char *utf = nl_langinfo(CODESET);
+	struct report_opts ro = {.verbose = o->verbose, .utf8 = utf && !strcmp(utf, "UTF-8"),
+				 .notice = notice};
+	int r;
+
+	ro.top = o->top >= 0 ? o->top : o->verbose ? REPORT_TOP_VERBOSE : REPORT_TOP;
+	if (report_text(out, st, o->argv, &ro) < 0 || (out != stderr && fclose(out) != 0))
+		fprintf(stderr, "spacetime: writing the summary to %s failed: %s\n",
+			o->output ? o->output : "stderr", strerror(errno));
+	if (json) {
+		r = export_json_summary(json, st, o->argv);
+		fputc('\n', json);
+		if (r < 0 || fclose(json) != 0)
+			fprintf(stderr, "spacetime: writing %s failed: %s\n", o->json, strerror(errno));
+	}
+	if (o->export_dir) {
+		struct export_opts eo = {.dir = o->export_dir, .formats = o->export_formats};
+		char msg[2048];
+
+		if (export_snapshot(st, o->argv, &eo, msg, sizeof(msg)) < 0)
+			fprintf(stderr, "spacetime: %s\n", msg);
+		else
+			fprintf(stderr, "spacetime: snapshot written: %s\n", msg);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	struct options o;
 	struct caps_state cs;
-	struct nlproc_info ni = {0};
-	struct spawn sp = {.pid = -1, .pidfd = -1, .pty_master = -1, .go_fd = -1, .err_fd = -1};
-	int nl_fd = -ENOSYS, nl_quiet = -1, ts_fd = -ENOSYS, r;
-	uint16_t ts_family = 0;
+	struct run_sockets socks;
+	int r;
 
 	/* A SIGCHLD ignored by our parent would let the kernel reap the command
 	 * before we can. The command gets the dispositions and mask we found. */
@@ -562,9 +520,7 @@ int main(int argc, char **argv)
 	}
 	if (cs.net_admin)
 		caps_raise_net_admin();
-	nl_fd = nlproc_open_split(main_rcvbuf(), &nl_quiet, &ni);
-	/* exact per-process figures at exit; needs CAP_NET_ADMIN */
-	ts_fd = taskstats_open(MAIN_RCVBUF, &ts_family);
+	run_sockets_open(&socks, main_rcvbuf());
 	/* While privileged, raise our priority a little: the collector thread
 	 * inherits it, so it reads a short program's command line before the
 	 * program is gone. The command and the UI go back to the user's own. */
@@ -584,23 +540,19 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	parse_options(argc, argv, &o);
 	char **secure_env = spawn_secure_env(env_fd);
-	if (o.no_netlink) {
-		close_sockets(nl_fd, nl_quiet, ts_fd, ts_family);
-		nl_fd = ts_fd = -ENOTSUP;
-		nl_quiet = -1;
-		memset(&ni, 0, sizeof(ni));
-	}
+	if (o.no_netlink)
+		run_sockets_close(&socks, -ENOTSUP);
 	if (o.caps) {
-		print_caps(&cs, nl_fd < 0 ? nl_fd : 0, &ni, ts_fd < 0 ? ts_fd : 0, o.no_netlink);
-		close_sockets(nl_fd, nl_quiet, ts_fd, ts_family);
+		print_caps(&cs, &socks, o.no_netlink);
+		run_sockets_close(&socks, 0);
 		return 0;
 	}
 	/* -p / --pgid: no command; the sockets were subscribed above, before
 	 * the collector's scan of the running tree */
 	int attach = o.npids || o.pgid;
 	if (attach && (r = attach_prepare(&o)) != 0) {
-		close_sockets(nl_fd, nl_quiet, ts_fd, ts_family);
-		run_free(NULL, NULL, secure_env);
+		run_sockets_close(&socks, 0);
+		free(secure_env);
 		return r;
 	}
 	/* Every output path is checked before the command starts: a typo must
@@ -611,25 +563,40 @@ int main(int argc, char **argv)
 	if (o.export_dir && (r = export_dir_check(o.export_dir)) < 0) {
 		fprintf(stderr, "spacetime: cannot export to %s: %s (the command was not started)\n",
 			o.export_dir, strerror(-r));
+		run_sockets_close(&socks, 0);
+		free(secure_env);
+		free(main_attach_argv);
 		return MAIN_EXIT_USAGE;
 	}
+	/* What collection leaves out, in one line (the sockets pass to the run). */
+	char notice[320] = "";
+	if (socks.nl_err < 0)
+		snprintf(notice, sizeof(notice),
+			 "%s: the tree was polled from /proc every %u ms, so processes that lived "
+			 "shorter were missed and counts are lower bounds",
+			 run_nl_reason(socks.nl_err, o.no_netlink), o.interval_ms);
+	else if (socks.ts_err < 0)
+		snprintf(notice, sizeof(notice),
+			 "%s: finished processes show the CPU, faults and RSS of their last sample, "
+			 "not the kernel's figures at their exit",
+			 run_ts_reason(socks.ts_err, 0));
 
-	struct store *st = store_new(NULL);
-	struct collector_config cc = {.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
-				      .nl_fd = nl_fd >= 0 ? nl_fd : -1, .nl_quiet_fd = nl_quiet,
-				      .ts_fd = ts_fd >= 0 ? ts_fd : -1, .ts_family = ts_family,
-				      .root_argv = attach ? NULL : o.argv, .wait_tree = o.wait_tree,
-				      /* orphans of the tree become ours: followed, counted,
-				       * reaped (an attached tree's orphans go elsewhere) */
-				      .subreaper = !attach && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0,
-				      /* no dashboard can start: nothing reads before the end */
-				      .notify_end = o.summary || !isatty(STDOUT_FILENO),
-				      .test_lose_forks = main_lose_forks(),
-				      .test_lose_exits = getenv("SPACETIME_TEST_LOSE_EXITS") != NULL};
-	struct collector *col = st ? collector_new(st, &cc) : NULL;
-	if (!col) {
+	/* The dashboard: stdout is a terminal and -s was not given. */
+	struct winsize ws = {0};
+	int dash = !o.summary && tui_probe() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0;
+	struct run_config rc = {.source = attach ? RUN_ATTACHED : RUN_SPAWNED, .argv = o.argv,
+				.pids = o.pids, .npids = o.npids, .socks = &socks,
+				.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
+				.wait_tree = o.wait_tree,
+				/* no dashboard: nothing reads before the end */
+				.notify_end = !dash,
+				.test_lose_forks = main_lose_forks(),
+				.test_lose_exits = getenv("SPACETIME_TEST_LOSE_EXITS") != NULL};
+	struct run *run = run_new(&rc);
+	if (!run) {
 		fprintf(stderr, "spacetime: out of memory\n");
-		run_free(col, st, secure_env);
+		free(secure_env);
+		free(main_attach_argv);
 		return MAIN_EXIT_FAIL;
 	}
 	/* Terminal signals reach the command directly (same process group); we
@@ -642,154 +609,63 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	int sfd = signalfd(-1, &ss, SFD_CLOEXEC);
 
-	/* The dashboard: stdout is a terminal and -s was not given. */
-	struct winsize ws = {0};
-	int dash = !o.summary && tui_probe() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0;
 	struct spawn_opts so = {.use_pty = dash, .rows = ws.ws_row, .cols = ws.ws_col,
 				.set_nice = boosted, .nice = user_nice, .ignored = &ignored,
 				.mask = &orig_mask, .envp = secure_env};
 	char logp[4096] = "";
 	int lfd = -1;
-	uint64_t t0 = collector_now_ns();
-	if (attach) {
-		/* the running tree: found by one scan after the subscription, then
-		 * followed by events (or polling) */
-		if ((r = collector_attach(col, o.pids, o.npids, t0)) < 0) {
-			if (r == -ESRCH)
-				fprintf(stderr, "spacetime: the processes ended before spacetime could attach\n");
-			else
-				fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
-			run_free(col, st, secure_env);
-			return r == -ESRCH ? MAIN_EXIT_USAGE : MAIN_EXIT_FAIL;
-		}
-		/* the scan is done and events are followed: from now on nothing
-		 * the tree forks is missed (a script may wait for this line) */
-		if (!dash) {
-			fprintf(stderr, "spacetime: attached to pid");
-			for (size_t i = 0; i < o.npids; i++)
-				fprintf(stderr, "%s %d", i ? "," : "", (int)o.pids[i]);
-			fprintf(stderr, "; the summary comes when %s and %s descendants have ended, ^C "
-					"detaches\n", o.npids > 1 ? "they" : "it", o.npids > 1 ? "their" : "its");
-		}
-	} else {
-		if (dash && (lfd = log_open(logp, sizeof(logp))) < 0) {
-			fprintf(stderr, "spacetime: cannot save the command's output in %s: %s (set TMPDIR to "
-					"a writable directory, or use -s)\n", logp, strerror(-lfd));
-			run_free(col, st, secure_env);
-			if (lfd >= 0)
-				log_close(lfd, logp);
-			return MAIN_EXIT_USAGE;
-		}
-		if ((r = spawn_start(&sp, o.argv, &so)) < 0) {
-			fprintf(stderr, "spacetime: cannot start %s: %s\n", o.argv[0], strerror(-r));
-			run_free(col, st, secure_env);
-			if (lfd >= 0)
-				log_close(lfd, logp);
-			return MAIN_EXIT_FAIL;
-		}
-		if (nl_fd >= 0 && (r = collector_start(col, sp.pid, sp.pidfd, t0)) < 0) {
-			/* the command has not run yet: stop it before it does */
-			fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
-			kill(sp.pid, SIGKILL);
-			waitpid(sp.pid, NULL, 0);
-			run_free(col, st, secure_env);
-			if (lfd >= 0)
-				log_close(lfd, logp);
-			spawn_close(&sp);
-			return MAIN_EXIT_FAIL;
-		}
-		r = spawn_release(&sp);
-		if (r < 0) {
-			int code = r == -ENOENT ? 127 : 126;
-			if (r == -ENOENT)
-				fprintf(stderr, "spacetime: %s: command not found\n", o.argv[0]);
-			else
-				fprintf(stderr, "spacetime: %s: cannot execute: %s\n", o.argv[0], strerror(-r));
-			run_free(col, st, secure_env);
-			if (lfd >= 0)
-				log_close(lfd, logp);
-			spawn_close(&sp);
-			return code;
-		}
-		if (nl_fd < 0 && (r = collector_start(col, sp.pid, sp.pidfd, t0)) < 0) {
-			fprintf(stderr, "spacetime: cannot start the collector: %s\n", strerror(-r));
-			kill(sp.pid, SIGKILL);
-			waitpid(sp.pid, NULL, 0);
-			run_free(col, st, secure_env);
-			if (lfd >= 0)
-				log_close(lfd, logp);
-			spawn_close(&sp);
-			return MAIN_EXIT_FAIL;
-		}
+	enum run_fail fail;
+	if (dash && !attach && (lfd = log_open(logp, sizeof(logp))) < 0) {
+		fprintf(stderr, "spacetime: cannot save the command's output in %s: %s (set TMPDIR to "
+				"a writable directory, or use -s)\n", logp, strerror(-lfd));
+		r = MAIN_EXIT_USAGE;
+		goto out;
+	}
+	if ((r = run_start(run, &so, &fail)) < 0) {
+		r = start_failed(&o, fail, r);
+		goto out;
+	}
+	/* attached: the scan is done and events are followed, so from now on
+	 * nothing the tree forks is missed (a script may wait for this line) */
+	if (attach && !dash) {
+		fprintf(stderr, "spacetime: attached to pid");
+		for (size_t i = 0; i < o.npids; i++)
+			fprintf(stderr, "%s %d", i ? "," : "", (int)o.pids[i]);
+		fprintf(stderr, "; the summary comes when %s and %s descendants have ended, ^C "
+				"detaches\n", o.npids > 1 ? "they" : "it", o.npids > 1 ? "their" : "its");
 	}
 	if (boosted)
 		setpriority(PRIO_PROCESS, (id_t)gettid(), user_nice); /* the UI thread */
-	const char *utf = nl_langinfo(CODESET);
-	char notice[320] = "";
-	if (nl_fd < 0)
-		snprintf(notice, sizeof(notice),
-			 "%s: the tree was polled from /proc every %u ms, so processes that lived "
-			 "shorter were missed and counts are lower bounds",
-			 nl_reason(nl_fd, o.no_netlink), o.interval_ms);
-	else if (ts_fd < 0 && !o.no_netlink)
-		snprintf(notice, sizeof(notice),
-			 "%s: finished processes show the CPU, faults and RSS of their last sample, "
-			 "not the kernel's figures at their exit",
-			 ts_reason(ts_fd, 0));
 	if (dash) {
-		struct tui_ctx tc = {.st = st, .col = col, .sp = attach ? NULL : &sp, .argv = o.argv,
-				     .interval_ms = o.interval_ms, .fps = o.fps, .notice = notice[0] ? notice : NULL,
-				     .log_path = attach ? NULL : logp, .log_fd = lfd, .export_dir = o.export_dir,
-				     .export_formats = o.export_formats, .attached = attach};
+		struct tui_ctx tc = {.run = run, .argv = o.argv, .interval_ms = o.interval_ms, .fps = o.fps,
+				     .notice = notice[0] ? notice : NULL, .log_path = attach ? NULL : logp,
+				     .log_fd = lfd, .export_dir = o.export_dir,
+				     .export_formats = o.export_formats};
 		if ((r = tui_run(&tc)) < 0) {
 			fprintf(stderr, "spacetime: cannot start the dashboard (%s); waiting for the command\n",
 				strerror(-r));
 			dash = 0;
 		}
 	}
-	if (!dash && attach)
-		wait_attached(col, sfd);
-	else if (!dash)
-		wait_child(col, &sp, sfd);
-	/* q or a signal: the summary so far, and the processes go on */
-	if (attach && !collector_finished(col))
-		collector_detach(col);
-	collector_stop(col);
+	if (!dash)
+		plain_wait(run, sfd);
+	/* q or a signal, attached: the summary so far, and the processes go on */
+	run_stop(run);
 
-	struct store_summary sum;
-	store_summary_get(st, &sum);
-	struct report_opts ro = {.verbose = o.verbose, .utf8 = utf && !strcmp(utf, "UTF-8"),
-				 .notice = notice[0] ? notice : NULL};
-	ro.top = o.top >= 0 ? o.top : o.verbose ? REPORT_TOP_VERBOSE : REPORT_TOP;
-	int status = spawn_exit_code(sum.wait_status);
-	if (attach) {
-		status = 0; /* not our children: their statuses are their parents' */
-	} else if (!sum.exited) {
+	r = run_exit_status(run);
+	if (r < 0) {
 		fprintf(stderr, "spacetime: the command's exit status is unknown (it was reaped by "
 				"someone else, or never seen to end)\n");
-		status = MAIN_EXIT_FAIL;
+		r = MAIN_EXIT_FAIL;
 	}
-	if (report_text(out, st, o.argv, &ro) < 0 || (out != stderr && fclose(out) != 0))
-		fprintf(stderr, "spacetime: writing the summary to %s failed: %s\n",
-			o.output ? o.output : "stderr", strerror(errno));
-	if (json) {
-		r = export_json_summary(json, st, o.argv);
-		fputc('\n', json);
-		if (r < 0 || fclose(json) != 0)
-			fprintf(stderr, "spacetime: writing %s failed: %s\n", o.json, strerror(errno));
-	}
-	if (o.export_dir) {
-		struct export_opts eo = {.dir = o.export_dir, .formats = o.export_formats};
-		char msg[2048];
-
-		if (export_snapshot(st, o.argv, &eo, msg, sizeof(msg)) < 0)
-			fprintf(stderr, "spacetime: %s\n", msg);
-		else
-			fprintf(stderr, "spacetime: snapshot written: %s\n", msg);
-	}
+	write_outputs(&o, run_store(run), out, json, notice[0] ? notice : NULL);
+out:
 	if (lfd >= 0)
 		log_close(lfd, logp);
-	run_free(col, st, secure_env);
-	spawn_close(&sp);
-	return status;
+	/* everything main allocated, on every way out: LeakSanitizer (make
+	 * check-san) checks that nothing is left */
+	run_free(run);
+	free(secure_env);
+	free(main_attach_argv);
+	return r;
 }

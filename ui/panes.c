@@ -1,7 +1,7 @@
 /* panes.c: the panes of the dashboard, drawn from store copies. */
 #include "panes.h"
 
-#include "collector.h"
+#include "run.h"
 #include "keys.h"
 #include "report.h"
 #include "resample.h"
@@ -52,7 +52,7 @@ void panes_message(struct panes *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
 	va_end(ap);
-	p->msg_until_ns = collector_now_ns() + PANES_MSG_NS;
+	p->msg_until_ns = run_now_ns() + PANES_MSG_NS;
 }
 
 /* Grows the per-column scratch arrays to n columns. Returns 0 or -1. */
@@ -298,8 +298,8 @@ void panes_header(struct panes *p)
 	} else {
 		snprintf(buf, sizeof(buf), p->sum.attached ? "attached" : "running");
 	}
-	const char *mode = p->sum.mode == COLLECTOR_NETLINK ? "netlink"
-			   : p->sum.mode == COLLECTOR_POLL  ? "polling"
+	const char *mode = p->sum.mode == STORE_MODE_NETLINK ? "netlink"
+			   : p->sum.mode == STORE_MODE_POLL  ? "polling"
 							    : "starting";
 	char lost[48] = "";
 	if (p->sum.lost_events)

@@ -1,7 +1,8 @@
 /* report.c: the time(1)-like summary, with EXEC lines and a PSS chart. */
 #include "report.h"
 
-#include "collector.h"
+#include "units.h"
+
 #include "export_jobs.h"
 #include "jobname.h"
 
@@ -19,19 +20,7 @@
 
 void report_size(char *buf, size_t cap, uint64_t kib)
 {
-	static const char *unit[] = {"KiB", "MiB", "GiB", "TiB"};
-	double v = (double)kib;
-	int u = 0;
-
-	if (kib == 0) {
-		snprintf(buf, cap, "0 B");
-		return;
-	}
-	while (v >= 1024 && u < 3) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, cap, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, unit[u]);
+	units_kib(buf, cap, kib);
 }
 
 /* Writes a count with thousands separators. */
@@ -381,7 +370,7 @@ collection:
 		   " PSS reads (%" PRIu64 " in %" PRIu64 " sweeps, %" PRIu64 " moved while read), "
 		   "%.1f%% of the PSS series estimated, refresh age mean %.2f s max %.2f s; "
 		   "collector CPU %.3f s (PSS reads %.3f s)\n",
-		s.mode == COLLECTOR_NETLINK ? (s.taskstats ? "netlink and taskstats" : "netlink")
+		s.mode == STORE_MODE_NETLINK ? (s.taskstats ? "netlink and taskstats" : "netlink")
 		: s.taskstats		    ? "polling /proc, and taskstats"
 					    : "polling /proc",
 		s.interval_ms, s.lost_events, s.pss_reads, s.pss_sweep_reads, s.pss_sweeps,

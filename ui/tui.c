@@ -4,7 +4,8 @@
  * rate (TUI_FPS_DEFAULT, --fps), keys at once. */
 #include "tui.h"
 
-#include "collector.h"
+#include "clockns.h"
+#include "run.h"
 #include "export.h"
 #include "keys.h"
 #include "layout.h"
@@ -12,7 +13,6 @@
 #include "panes.h"
 #include "plist.h"
 #include "ptywait.h"
-#include "spawn.h"
 #include "statpanes.h"
 #include "store.h"
 #include "term.h"
@@ -80,13 +80,16 @@ uint64_t tui_frames(void)
 	return tui_nframes;
 }
 
+/* Attached to running processes: q detaches at once, nothing is ever signalled. */
+static int tui_attached(const struct tui *t)
+{
+	return run_source(t->ctx->run) == RUN_ATTACHED;
+}
+
 /* Monotonic CPU time of this thread, ns. */
 static uint64_t tui_cpu_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clockns_of(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* Recomputes the layout and tells the command's pty the output pane's width. */
@@ -118,7 +121,7 @@ static void tui_refresh_plist(struct tui *t, uint64_t now)
 {
 	uint64_t c0 = tui_cpu_ns();
 
-	if (plist_refresh(t->pl, t->ctx->st, now) < 0)
+	if (plist_refresh(t->pl, run_store(t->ctx->run), now) < 0)
 		panes_message(&t->p, "out of memory for the process list");
 	uint64_t cost = tui_cpu_ns() - c0, wait = cost * TUI_PLIST_COST_FACTOR;
 	t->plist_due_ns = now + (wait > TUI_PLIST_MIN_NS ? wait : TUI_PLIST_MIN_NS);
@@ -128,12 +131,11 @@ static void tui_refresh_plist(struct tui *t, uint64_t now)
 /* Starts stopping the command: sig now, SIGKILL after the grace period. */
 static void tui_stop_command(struct tui *t, int sig, uint64_t now)
 {
-	if (t->finished || t->ctx->attached) {
+	if (t->finished || tui_attached(t)) {
 		t->done = 1; /* attached: nothing to stop, the processes go on */
 		return;
 	}
-	if (t->ctx->sp)
-		spawn_signal(t->ctx->sp, sig);
+	run_signal(t->ctx->run, sig);
 	t->p.quit = QUIT_STOPPING;
 	t->stop_sig = sig;
 	t->term_sent_ns = now;
@@ -145,9 +147,9 @@ static void tui_stop_command(struct tui *t, int sig, uint64_t now)
 /* Sends SIGKILL now (grace over, or asked twice). */
 static void tui_kill_command(struct tui *t, uint64_t now)
 {
-	if (t->p.kill_sent || !t->ctx->sp)
+	if (t->p.kill_sent || run_source(t->ctx->run) != RUN_SPAWNED)
 		return;
-	spawn_signal(t->ctx->sp, SIGKILL);
+	run_signal(t->ctx->run, SIGKILL);
 	t->p.kill_sent = 1;
 	t->kill_sent_ns = now;
 	t->dirty |= D_HEADER;
@@ -301,7 +303,7 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 	switch (a) {
 	case ACT_QUIT:
 		/* attached: the processes are not ours to stop; q detaches */
-		if (t->finished || t->ctx->attached)
+		if (t->finished || tui_attached(t))
 			t->done = 1;
 		else if (p->quit == QUIT_STOPPING)
 			tui_kill_command(t, now);
@@ -408,10 +410,10 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 	case ACT_INTERRUPT:
 		if (t->finished) {
 			t->done = 1;
-		} else if (t->ctx->sp) {
-			spawn_signal(t->ctx->sp, SIGINT);
+		} else if (run_source(t->ctx->run) == RUN_SPAWNED) {
+			run_signal(t->ctx->run, SIGINT);
 			panes_message(p, "SIGINT sent to the command's process group");
-		} else if (t->ctx->attached) {
+		} else if (tui_attached(t)) {
 			panes_message(p, "attached: nothing is sent to the processes; q detaches");
 		}
 		break;
@@ -423,7 +425,7 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 			eo.t0_ns = p->t0_ns;
 			eo.t1_ns = p->t1_ns;
 		}
-		if (export_snapshot(t->ctx->st, t->ctx->argv, &eo, msg, sizeof(msg)) < 0)
+		if (export_snapshot(run_store(t->ctx->run), t->ctx->argv, &eo, msg, sizeof(msg)) < 0)
 			panes_message(p, "export failed: %.180s", msg);
 		else
 			panes_message(p, "wrote %.190s", msg);
@@ -478,7 +480,7 @@ static void tui_pty(struct tui *t)
 				}
 			}
 			t->dirty |= D_OUT;
-			t->out_ns = collector_now_ns();
+			t->out_ns = run_now_ns();
 			t->wait_every_ns = TUI_WAIT_CHECK_NS; /* output: a prompt may follow */
 			t->wait_check_ns = 0;
 			if (t->p.waiting) { /* answered, or more to read: look again when quiet */
@@ -510,7 +512,7 @@ static void tui_signals(struct tui *t, uint64_t now)
 			term_invalidate();
 			t->dirty |= D_LAYOUT;
 			t->urgent = 1;
-		} else if (t->ctx->attached && (sig == SIGTERM || sig == SIGHUP || sig == SIGINT)) {
+		} else if (tui_attached(t) && (sig == SIGTERM || sig == SIGHUP || sig == SIGINT)) {
 			t->done = 1; /* detach: the attached processes go on untouched */
 		} else if (sig == SIGTERM || sig == SIGHUP) {
 			/* the dashboard goes, the command goes with it; a closed
@@ -520,8 +522,8 @@ static void tui_signals(struct tui *t, uint64_t now)
 				tui_stop_command(t, sig, now);
 			else if (!(sig == SIGHUP && t->stop_sig == SIGHUP))
 				tui_kill_command(t, now);
-		} else if (t->ctx->sp && !t->finished) {
-			spawn_signal(t->ctx->sp, sig); /* SIGINT, SIGQUIT: pass on */
+		} else if (!t->finished) {
+			run_signal(t->ctx->run, sig); /* SIGINT, SIGQUIT: pass on (not when attached) */
 		}
 	}
 }
@@ -552,7 +554,7 @@ static void tui_draw(struct tui *t, uint64_t now)
 		if (t->dirty & D_STATS)
 			statpanes_draw(p);
 		if (t->dirty & D_PLIST)
-			plist_draw(t->pl, t->ctx->st, &p->lay, p->focus == FOCUS_PROCS);
+			plist_draw(t->pl, run_store(t->ctx->run), &p->lay, p->focus == FOCUS_PROCS);
 		if ((t->dirty & D_OUT) && p->lay.out.h) {
 			panes_output_title(p, outpane_total(t->op) - 1, t->pty_eof);
 			if (t->pty_fd < 0)
@@ -579,7 +581,7 @@ static void tui_draw(struct tui *t, uint64_t now)
 static void tui_tick(struct tui *t, uint64_t now, int data)
 {
 	struct panes *p = &t->p;
-	int fin = collector_finished(t->ctx->col);
+	int fin = run_finished(t->ctx->run);
 
 	if (fin && !t->finished) {
 		t->finished = 1;
@@ -590,7 +592,7 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 			return;
 		}
 		p->quit = QUIT_NONE;
-		panes_message(p, t->ctx->attached ? "the attached processes have ended; q quits and prints the summary"
+		panes_message(p, tui_attached(t) ? "the attached processes have ended; q quits and prints the summary"
 						  : "the command finished; q quits and prints the summary");
 	}
 	if (data)
@@ -684,7 +686,7 @@ static int tui_open(struct tui *t, sigset_t *old)
 		return -errno;
 	/* the caller's fd: the log is never reopened by name */
 	t->log_fd = t->ctx->log_path ? t->ctx->log_fd : -1;
-	t->pty_fd = t->ctx->sp ? t->ctx->sp->pty_master : -1;
+	t->pty_fd = run_pty(t->ctx->run);
 	if (t->pty_fd >= 0)
 		fcntl(t->pty_fd, F_SETFL, fcntl(t->pty_fd, F_GETFL) | O_NONBLOCK);
 	return 0;
@@ -703,7 +705,7 @@ int tui_run(struct tui_ctx *ctx)
 
 	memset(&t, 0, sizeof(t));
 	t.ctx = ctx;
-	t.p.st = ctx->st;
+	t.p.st = run_store(ctx->run);
 	t.p.argv = ctx->argv;
 	t.p.notice = ctx->notice;
 	t.p.log_path = ctx->log_path;
@@ -735,23 +737,23 @@ int tui_run(struct tui_ctx *ctx)
 	const char *test_abort = getenv("SPACETIME_TEST_UI_ABORT");
 	uint64_t abort_at_ns = 0;
 	if (test_abort && atoi(test_abort) >= 1 && atoi(test_abort) <= 60)
-		abort_at_ns = collector_now_ns() + (uint64_t)atoi(test_abort) * 1000000000ull;
+		abort_at_ns = run_now_ns() + (uint64_t)atoi(test_abort) * 1000000000ull;
 	while (!t.done) {
-		int due = t.finished || collector_now_ns() >= t.next_frame_ns;
+		int due = t.finished || run_now_ns() >= t.next_frame_ns;
 		struct pollfd pf[4] = {
 			{.fd = t.tty_gone ? -1 : t.in_fd, .events = POLLIN},
 			{.fd = t.sig_fd, .events = POLLIN},
 			/* the collector's ticks are looked at when a frame is due, not
 			 * woken for: new data shows at the frame rate anyway */
-			{.fd = collector_notify_fd(ctx->col), .events = due ? POLLIN : 0},
+			{.fd = run_notify_fd(ctx->run), .events = due ? POLLIN : 0},
 			{.fd = t.pty_eof ? -1 : t.pty_fd, .events = POLLIN},
 		};
-		uint64_t now = collector_now_ns();
+		uint64_t now = run_now_ns();
 		int key, data = 0;
 
 		if (poll(pf, 4, tui_timeout(&t, now)) < 0 && errno != EINTR)
 			break;
-		now = collector_now_ns();
+		now = run_now_ns();
 		if (pf[1].revents & POLLIN)
 			tui_signals(&t, now);
 		if (pf[0].revents & (POLLIN | POLLHUP | POLLERR))
@@ -766,7 +768,7 @@ int tui_run(struct tui_ctx *ctx)
 			tui_pty(&t);
 		if ((pf[2].revents & POLLIN) || t.finished || now >= t.next_frame_ns) {
 			uint64_t x;
-			data = read(collector_notify_fd(ctx->col), &x, sizeof(x)) == (ssize_t)sizeof(x);
+			data = read(run_notify_fd(ctx->run), &x, sizeof(x)) == (ssize_t)sizeof(x);
 		}
 		tui_tick(&t, now, data);
 		if (t.dirty && (t.urgent || now >= t.next_frame_ns)) {

@@ -9,17 +9,13 @@
 
 #include <stdint.h>
 
-struct store;
-struct collector;
-struct spawn;
+struct run;
 
 /* Live redraws per second unless told otherwise; keys redraw at once. */
 #define TUI_FPS_DEFAULT 2
 
 struct tui_ctx {
-	struct store *st;
-	struct collector *col;
-	struct spawn *sp;
+	struct run *run; /* what the dashboard shows: its store, state and command */
 	char *const *argv;
 	unsigned interval_ms;
 	double fps;           /* live redraws per second (0: TUI_FPS_DEFAULT) */
@@ -28,8 +24,6 @@ struct tui_ctx {
 	int log_fd;           /* that file, open for appending (-1: none); the caller closes it */
 	const char *export_dir;  /* where `e` writes snapshots (NULL: the current directory) */
 	unsigned export_formats; /* EXPORT_F_* bits, 0 = all */
-	int attached;            /* attached to running processes (sp is NULL): q
-				  * detaches at once, nothing is ever signalled */
 };
 
 /* Runs the dashboard until the user quits; the command's pty output is read

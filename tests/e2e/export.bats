@@ -181,7 +181,14 @@ check_svg() {
 import json, sys
 b = json.load(open(sys.argv[1]))["peak_pss_bytes"]
 kib = b // 1024 if b is not None else None
-print("not measured" if kib is None else "%d KiB" % kib if kib < 1024 else "%.1f MiB" % (kib / 1024) if kib < 1048576 else "%.2f GiB" % (kib / 1048576))
+def size(kib):  # three significant digits, as units_kib()
+    if kib == 0:
+        return "0 B"
+    v, u = float(kib), 0
+    while v >= 1024 and u < 3:
+        v, u = v / 1024, u + 1
+    return ("%.0f" if v >= 100 else "%.1f" if v >= 10 else "%.2f") % v + " " + ["KiB", "MiB", "GiB", "TiB"][u]
+print("not measured" if kib is None else size(kib))
 ' "$JSON") || return 1
 	grep -q "peak PSS $peak" "$EXP_SVG" || st_fail "SVG does not name the peak 'peak PSS $peak'"
 }

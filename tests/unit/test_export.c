@@ -19,6 +19,7 @@
 #include "export_svg.h"
 #include "export_trace.h"
 #include "store.h"
+#include "units.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull
@@ -117,17 +118,24 @@ static void test_formats_parse(void **state)
 	assert_int_equal(export_formats_parse("json,jsonx", &f), -EINVAL);
 }
 
-static void test_svg_size(void **state)
+static void test_units_kib(void **state)
 {
 	char b[32];
 
 	(void)state;
-	export_svg_size(b, sizeof(b), 364);
+	units_kib(b, sizeof(b), 364);
 	assert_string_equal(b, "364 KiB");
-	export_svg_size(b, sizeof(b), 65743);
+	units_kib(b, sizeof(b), 65743);
 	assert_string_equal(b, "64.2 MiB");
-	export_svg_size(b, sizeof(b), 3 * 1024 * 1024 + 300 * 1024);
+	units_kib(b, sizeof(b), 3 * 1024 * 1024 + 300 * 1024);
 	assert_string_equal(b, "3.29 GiB");
+	/* the summary's and the dashboard's rounding, the same in the SVG */
+	units_kib(b, sizeof(b), 0);
+	assert_string_equal(b, "0 B");
+	units_kib(b, sizeof(b), 5);
+	assert_string_equal(b, "5.00 KiB");
+	units_kib(b, sizeof(b), 150 * 1024);
+	assert_string_equal(b, "150 MiB");
 }
 
 /* On every lane, any two spans are disjoint or nested. */
@@ -487,7 +495,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_formats_parse),
-		cmocka_unit_test(test_svg_size),
+		cmocka_unit_test(test_units_kib),
 		cmocka_unit_test(test_lanes_family),
 		cmocka_unit_test(test_lanes_random),
 		cmocka_unit_test(test_snapshot_tiers),

@@ -1,0 +1,121 @@
+/* run: one run of spacetime, whatever feeds it. A run owns the store, the
+ * collector and (for a spawned command) the command, and sequences them:
+ * the netlink sockets are opened while privileged, the command is forked
+ * held, the collector starts before its release when events are followed
+ * (so its first exec is seen) and after it when /proc is polled. The front
+ * ends (dashboard, summary, exports) read the store and ask the run for its
+ * state, whatever its source: a command spawned, processes attached to, and
+ * (later) a recording. */
+#ifndef SPACETIME_RUN_H
+#define SPACETIME_RUN_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "nlproc.h"
+#include "spawn.h"
+#include "store.h"
+
+enum run_source {
+	RUN_SPAWNED = 1, /* a command spacetime forked and waits for */
+	RUN_ATTACHED,    /* running processes (spacetime -p): nothing is reaped or signalled */
+	RUN_RECORDED,    /* a run read back from a recording: nothing runs */
+};
+
+enum run_state {
+	RUN_STARTING,    /* created: nothing followed yet */
+	RUN_RUNNING,     /* the command, or an attached process, is running */
+	RUN_ROOT_EXITED, /* the command has ended and part of its tree goes on */
+	RUN_ENDED,       /* over: the summary is final */
+	RUN_DETACHED,    /* an attached run ended by a detach; its processes go on */
+};
+
+/* What is opened while privileged: the proc connector (one socket, or an
+ * exec socket and a fork|exit one) and taskstats. An fd that could not be
+ * opened is -1, and its *_err says why (-errno; 0 when open). */
+struct run_sockets {
+	int nl_fd, nl_quiet_fd, ts_fd;
+	uint16_t ts_family;
+	struct nlproc_info ni;
+	int nl_err, ts_err;
+};
+
+/* Opens the sockets (call while CAP_NET_ADMIN is effective, if held);
+ * rcvbuf is the proc connector's receive buffer. */
+void run_sockets_open(struct run_sockets *s, int rcvbuf);
+/* Closes what is open and marks every socket off with err (-errno). */
+void run_sockets_close(struct run_sockets *s, int err);
+
+/* Why netlink / taskstats is off, in words a user can act on (a static
+ * string; by_option: --no-netlink). */
+const char *run_nl_reason(int err, int by_option);
+const char *run_ts_reason(int err, int by_option);
+
+struct run_config {
+	enum run_source source;
+	char *const *argv;        /* RUN_SPAWNED: the command */
+	const pid_t *pids;        /* RUN_ATTACHED: the processes, at most STORE_ATTACH_MAX */
+	size_t npids;
+	struct run_sockets *socks; /* taken over by the run (NULL: poll /proc) */
+	uint32_t interval_ms;     /* the sampling tick */
+	double budget;            /* the collector's CPU budget, fraction of a core */
+	int wait_tree;            /* RUN_SPAWNED: the run ends when the whole tree has */
+	int notify_end;           /* the notify fd wakes only at the end (nothing reads before) */
+	uint32_t test_lose_forks; /* test only, see collector.h */
+	int test_lose_exits;
+};
+
+struct run;
+
+/* Creates a run (its store and collector; nothing is started). A spawned
+ * run makes spacetime the subreaper of the tree, so orphans stay in it.
+ * Returns NULL + errno. */
+struct run *run_new(const struct run_config *cfg);
+
+/* Where run_start failed, for the caller's message and exit status. */
+enum run_fail {
+	RUN_FAIL_NONE,
+	RUN_FAIL_SPAWN,     /* the command could not be forked (or its pty opened) */
+	RUN_FAIL_EXEC,      /* it could not be executed: -ENOENT not found, else not executable */
+	RUN_FAIL_COLLECTOR, /* the collector could not start (the command never ran) */
+	RUN_FAIL_GONE,      /* attached: every process ended before the attach */
+};
+
+/* Starts the run: forks and releases the command with so (RUN_SPAWNED), or
+ * attaches to the processes and scans their tree (RUN_ATTACHED). Returns 0,
+ * or -errno with *fail saying where (the run can then only be freed). */
+int run_start(struct run *r, const struct spawn_opts *so, enum run_fail *fail);
+
+enum run_source run_source(const struct run *r);
+enum run_state run_state(struct run *r);
+/* Whether the run is over (ended or detached): the summary is final. */
+int run_finished(struct run *r);
+/* The store the run fills (owned by the run). */
+struct store *run_store(const struct run *r);
+/* An fd that becomes readable when the store has new data or the run ended;
+ * run_notify_clear() reads it. */
+int run_notify_fd(const struct run *r);
+void run_notify_clear(const struct run *r);
+/* The command's pseudo-terminal master (-1: none). */
+int run_pty(const struct run *r);
+/* Sends sig to the command's process group. Returns 0, or -EPERM when the
+ * run's processes are not ours to signal (attached, recorded), -ESRCH when
+ * the command has ended. */
+int run_signal(struct run *r, int sig);
+/* Ends an attached run now, leaving its processes running (no-op otherwise,
+ * or when it is over). */
+void run_detach(struct run *r);
+/* Stops following (detaching an attached run still going) and joins the
+ * collector; the store keeps everything. */
+void run_stop(struct run *r);
+/* The exit status spacetime returns: the command's as a shell shows it
+ * (128+N for a signal); 0 for an attached run (their statuses are their
+ * parents'). Returns -ENOENT when the command was never seen to end. */
+int run_exit_status(struct run *r);
+/* Frees the run: collector, store, and what spawn opened. NULL is a no-op. */
+void run_free(struct run *r);
+
+/* The one clock (CLOCK_MONOTONIC), ns: what the store's times are on. */
+uint64_t run_now_ns(void);
+
+#endif
