@@ -125,7 +125,7 @@ struct run *run_new(const struct run_config *cfg)
  * is polled (the tree then has something to poll). */
 static int run_spawn(struct run *r, const struct spawn_opts *so, enum run_fail *fail)
 {
-	uint64_t t0 = run_now_ns();
+	uint64_t t0 = r->cfg.start_ns ? r->cfg.start_ns : run_now_ns();
 	int e;
 
 	if ((e = spawn_start(&r->sp, r->cfg.argv, so)) < 0) {
@@ -164,7 +164,8 @@ int run_start(struct run *r, const struct spawn_opts *so, enum run_fail *fail)
 		return run_spawn(r, so, fail);
 	/* the running tree: found by one scan after the subscription, then
 	 * followed by events (or polling) */
-	if ((e = collector_attach(r->col, r->cfg.pids, r->cfg.npids, run_now_ns())) < 0) {
+	if ((e = collector_attach(r->col, r->cfg.pids, r->cfg.npids,
+				  r->cfg.start_ns ? r->cfg.start_ns : run_now_ns())) < 0) {
 		*fail = e == -ESRCH ? RUN_FAIL_GONE : RUN_FAIL_COLLECTOR;
 		return e;
 	}

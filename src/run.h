@@ -61,6 +61,9 @@ struct run_config {
 	double budget;            /* the collector's CPU budget, fraction of a core */
 	int wait_tree;            /* RUN_SPAWNED: the run ends when the whole tree has */
 	int notify_end;           /* the notify fd wakes only at the end (nothing reads before) */
+	uint64_t start_ns;        /* the run's start on the one clock (0: when run_start is
+				   * called; earlier for a store filled beforehand, as in
+				   * the benchmarks) */
 	uint32_t test_lose_forks; /* test only, see collector.h */
 	int test_lose_exits;
 };

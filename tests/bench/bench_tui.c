@@ -75,7 +75,7 @@ struct mark {
 
 static struct mark mark_now(void)
 {
-	struct mark m = {collector_now_ns(), ui_cpu_ns(), tui_frames(), atomic_load(&drained)};
+	struct mark m = {run_now_ns(), ui_cpu_ns(), tui_frames(), atomic_load(&drained)};
 
 	return m;
 }
@@ -193,30 +193,29 @@ int main(void)
 		perror("bench_tui: openpty");
 		return 1;
 	}
-	struct store *st = store_new(NULL);
-	struct collector_config cc = {.interval_ms = 100, .budget = 0.01, .nl_fd = -1, .nl_quiet_fd = -1, .ts_fd = -1};
-	struct collector *col = st ? collector_new(st, &cc) : NULL;
-	if (!col) {
-		fprintf(stderr, "bench_tui: cannot create the store\n");
-		return 1;
-	}
 	/* the one clock is CLOCK_MONOTONIC: history cannot start before boot */
-	uint64_t now = collector_now_ns();
+	uint64_t now = run_now_ns();
 	if (now / SEC < HISTORY_S + 10)
 		history_s = (unsigned)(now / SEC) - 10;
 	uint64_t start = now - (uint64_t)history_s * SEC;
+	/* the command: 20 lines/s of compiler-like output through its pty */
+	char *argv[] = {"sh", "-c",
+			"i=0; while :; do i=$((i+1)); echo \"CC src/module$i.c\"; sleep 0.05; done", NULL};
+	struct run_config cfg = {.source = RUN_SPAWNED, .argv = argv, .interval_ms = 100, .budget = 0.01,
+				.start_ns = start};
+	struct run *run = run_new(&cfg);
+	if (!run) {
+		fprintf(stderr, "bench_tui: cannot create the run\n");
+		return 1;
+	}
+	struct store *st = run_store(run);
 	prefill(st, start);
 	fprintf(result, "bench_tui: store filled with %u s of history, %d finished and %d live processes (%zu KiB)%s\n",
 		history_s, FINISHED, LIVE, store_mem_bytes(st) / 1024,
 		history_s < HISTORY_S ? " (shorter than 1 h: the machine booted less than an hour ago)" : "");
 
-	/* the command: 20 lines/s of compiler-like output through its pty */
-	char *argv[] = {"sh", "-c",
-			"i=0; while :; do i=$((i+1)); echo \"CC src/module$i.c\"; sleep 0.05; done", NULL};
-	struct spawn sp;
 	struct spawn_opts so = {.use_pty = 1, .rows = 30, .cols = 100};
-	if (spawn_start(&sp, argv, &so) < 0 || collector_start(col, sp.pid, sp.pidfd, start) < 0 ||
-	    spawn_release(&sp) < 0) {
+	if (run_start(run, &so, NULL) < 0) {
 		fprintf(stderr, "bench_tui: cannot start the command\n");
 		return 1;
 	}
@@ -230,16 +229,16 @@ int main(void)
 	pthread_create(&dr, NULL, drain, NULL);
 	pthread_create(&drv, NULL, driver, NULL);
 	fprintf(result, "bench_tui: dashboard at %g frames/s\n", fps);
-	struct tui_ctx ctx = {.st = st, .col = col, .sp = &sp, .argv = argv, .interval_ms = 100, .fps = fps,
+	struct tui_ctx ctx = {.run = run, .argv = argv, .interval_ms = 100, .fps = fps,
 			      .notice = NULL, .log_path = "/dev/null",
 			      .log_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)};
 	int rc = tui_run(&ctx);
 	pthread_join(drv, NULL);
 	atomic_store(&stop_drain, 1);
 	pthread_join(dr, NULL);
-	collector_stop(col);
-	collector_free(col);
-	store_free(st);
+	run_signal(run, SIGKILL);
+	run_stop(run);
+	run_free(run);
 	if (rc < 0) {
 		fprintf(stderr, "bench_tui: tui_run failed: %s\n", strerror(-rc));
 		return 1;
