@@ -431,6 +431,29 @@ size_t series_query(const struct series *se, uint64_t t0_ns, uint64_t t1_ns,
 	return 0;
 }
 
+/* Sample number i (counted from the first pushed) sits in tier 0 while
+ * i >= dropped; a cursor behind that skips forward. */
+size_t series_samples(const struct series *se, uint64_t *cursor, struct sample *out,
+		      size_t max, uint64_t *dropped)
+{
+	const struct series_tier *t = &se->tier[0];
+	uint64_t c = *cursor, skipped = 0;
+	size_t k = 0;
+
+	if (c > se->nsamples)
+		c = se->nsamples;
+	if (c < t->dropped) {
+		skipped = t->dropped - c;
+		c = t->dropped;
+	}
+	for (; k < max && c + k < se->nsamples; k++)
+		out[k] = t->samples[series_slot(t, c + k - t->dropped)];
+	*cursor = c + k;
+	if (dropped)
+		*dropped = skipped;
+	return k;
+}
+
 /* The oldest time any tier still holds, and the newest sample's time. */
 int series_span(const struct series *se, uint64_t *t0_ns, uint64_t *t1_ns)
 {

@@ -35,6 +35,9 @@ size_t series_query(const struct series *se, uint64_t t0_ns, uint64_t t1_ns,
 		    struct bucket *out, size_t max_out);
 /* See store_span(). */
 int series_span(const struct series *se, uint64_t *t0_ns, uint64_t *t1_ns);
+/* See store_samples(). */
+size_t series_samples(const struct series *se, uint64_t *cursor, struct sample *out,
+		      size_t max, uint64_t *dropped);
 size_t series_mem_bytes(const struct series *se);
 
 #endif

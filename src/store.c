@@ -189,6 +189,17 @@ size_t store_query(struct store *st, uint64_t t0_ns, uint64_t t1_ns, struct buck
 	return n;
 }
 
+size_t store_samples(struct store *st, uint64_t *cursor, struct sample *out, size_t max,
+		     uint64_t *dropped)
+{
+	size_t n;
+
+	pthread_mutex_lock(&st->lock);
+	n = series_samples(st->series, cursor, out, max, dropped);
+	pthread_mutex_unlock(&st->lock);
+	return n;
+}
+
 int store_span(struct store *st, uint64_t *t0_ns, uint64_t *t1_ns)
 {
 	int rc;

@@ -227,6 +227,12 @@ void store_summary_get(struct store *st, struct store_summary *out);
  * were written (oldest first). Cost is O(buckets returned + log n). */
 size_t store_query(struct store *st, uint64_t t0_ns, uint64_t t1_ns, struct bucket *out,
 		   size_t max_out);
+/* Copies the fine samples numbered >= *cursor (a running count of samples
+ * pushed), exactly as stored, oldest first; advances *cursor. Samples already
+ * gone from the finest tier are skipped and counted in *dropped if non-NULL
+ * (this call's count). Returns the number copied. */
+size_t store_samples(struct store *st, uint64_t *cursor, struct sample *out, size_t max,
+		     uint64_t *dropped);
 /* Time span of the stored series (first and last sample). Returns 0, or -ENODATA. */
 int store_span(struct store *st, uint64_t *t0_ns, uint64_t *t1_ns);
 /* Which records store_procs() and store_procs_range() copy, and their order:

@@ -1002,6 +1002,55 @@ static void test_strings_truncated(void **state)
 	store_free(st);
 }
 
+/* The sample cursor: every sample once, in order, exactly; a cursor the ring
+ * has passed skips forward and counts what it missed. */
+static void test_samples_cursor(void **state)
+{
+	struct store_config cfg = { .tier0_len = 8 };
+	struct store *st = store_new(&cfg);
+	struct sample out[16];
+	uint64_t cur = 0, dropped = 99;
+	size_t n;
+
+	(void)state;
+	assert_non_null(st);
+	assert_int_equal(store_samples(st, &cur, out, 16, &dropped), 0);
+	assert_int_equal(dropped, 0);
+	for (uint64_t i = 0; i < 5; i++) {
+		struct sample s = mk((i + 1) * MS, 100 + i);
+
+		store_push_sample(st, &s);
+	}
+	n = store_samples(st, &cur, out, 3, &dropped);
+	assert_int_equal(n, 3);
+	assert_int_equal(cur, 3);
+	for (size_t i = 0; i < n; i++) {
+		struct sample s = mk((i + 1) * MS, 100 + i);
+
+		assert_memory_equal(&out[i], &s, sizeof(s));
+	}
+	n = store_samples(st, &cur, out, 16, &dropped);
+	assert_int_equal(n, 2);
+	assert_int_equal(out[1].pss_kib, 104);
+	assert_int_equal(cur, 5);
+	/* 10 more: samples 5..14 pushed, the ring (8) holds 7..14 */
+	for (uint64_t i = 5; i < 15; i++) {
+		struct sample s = mk((i + 1) * MS, 100 + i);
+
+		store_push_sample(st, &s);
+	}
+	n = store_samples(st, &cur, out, 16, &dropped);
+	assert_int_equal(dropped, 2);
+	assert_int_equal(n, 8);
+	assert_int_equal(out[0].pss_kib, 107);
+	assert_int_equal(out[7].pss_kib, 114);
+	assert_int_equal(cur, 15);
+	cur = 1000; /* beyond the newest: nothing, and back to the count */
+	assert_int_equal(store_samples(st, &cur, out, 16, NULL), 0);
+	assert_int_equal(cur, 15);
+	store_free(st);
+}
+
 static void test_summary_and_mem(void **state)
 {
 	(void)state;
@@ -1231,6 +1280,7 @@ int main(void)
 		cmocka_unit_test(test_execs),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_strings_truncated),
+		cmocka_unit_test(test_samples_cursor),
 		cmocka_unit_test(test_summary_and_mem),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_two_writers),

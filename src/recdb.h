@@ -1,0 +1,167 @@
+/* recdb: the recording database, an SQLite file of runs.
+ *
+ * One file holds many runs. Each run is what the store held: the fine samples,
+ * events, process records, execs and summary, plus per-process samples (the
+ * process list at any instant) and the command's output lines. The schema is
+ * one SQL block in recdb.c; its version is the row key = 'schema_version' of
+ * the table meta(key, value), with key = 'application' = 'spacetime' naming
+ * the file's writer. Times in the tables are ns relative to runs.base_ns (the
+ * run's CLOCK_MONOTONIC origin); the API takes and returns absolute
+ * CLOCK_MONOTONIC times, as the store does.
+ *
+ * Every call returns >= 0 or -errno and never prints; after a failure
+ * recdb_errmsg() tells what failed in one line. The codes:
+ *   -EBADMSG          not an SQLite file, or a truncated or corrupt one
+ *   -EMEDIUMTYPE      an SQLite file that is not a spacetime recording (or empty)
+ *   -EPROTONOSUPPORT  written by a newer spacetime (higher schema_version)
+ *   -ENOSPC           disk (or database) full
+ *   -EROFS, -EACCES   not writable
+ *   -EBUSY            locked by another writer past the busy timeout
+ *   -ENOENT           no such file (read-only open) or run
+ *   -EIO, -ENOMEM     the rest
+ * One struct recdb is for one thread at a time. */
+#ifndef SPACETIME_RECDB_H
+#define SPACETIME_RECDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "store.h"
+
+/* The schema this spacetime writes; files with a higher one are refused. */
+#define RECDB_SCHEMA_VERSION 1
+
+enum {
+	RECDB_RDONLY = 1u << 0,  /* read only; the file must exist */
+	RECDB_NOCHECK = 1u << 1, /* read only: skip PRAGMA quick_check (big files) */
+};
+
+struct recdb;
+
+/* Opens (creating it and its schema unless RECDB_RDONLY) a recording database
+ * in WAL mode. On failure *out is NULL and msg (if non-NULL) holds one line. */
+int recdb_open(const char *path, unsigned flags, struct recdb **out, char *msg, size_t msglen);
+void recdb_close(struct recdb *db);
+/* The last failure's one-line message ("" when none). */
+const char *recdb_errmsg(const struct recdb *db);
+
+/* How a run ended (runs.end_state). */
+enum recdb_end {
+	RECDB_END_RUNNING = 0, /* not finished: the recorder stopped or crashed */
+	RECDB_END_EXITED,      /* the command ended */
+	RECDB_END_DETACHED,    /* detached from attached processes */
+	RECDB_END_INTERRUPTED, /* spacetime was stopped before the command ended */
+	RECDB_END_FAILED,      /* the command could not be started */
+};
+const char *recdb_end_name(enum recdb_end e);
+
+/* What is known of a run when it begins. */
+struct recdb_run_info {
+	uint64_t start_wall_ns; /* CLOCK_REALTIME at the start */
+	uint64_t base_ns;       /* CLOCK_MONOTONIC origin of the run's times */
+	const char *argv;       /* command line, NUL-separated bytes */
+	size_t argv_len;
+	const char *cwd, *host; /* may be NULL */
+	int attached;           /* runs.source: 'attached' (spacetime -p) or 'spawned' */
+};
+/* Inserts the run, incomplete until recdb_run_finish(); *run_id gets its id. */
+int recdb_run_begin(struct recdb *db, const struct recdb_run_info *info, int64_t *run_id);
+
+/* A process record with its command line's bytes (argv NULL: none, or, for an
+ * update, keep the bytes already written). seq is its insertion index in the
+ * store (the STORE_PROCS_ALL order). */
+struct recdb_proc {
+	struct proc_rec rec;
+	uint64_t seq;
+	const char *argv;
+	size_t argv_len;
+};
+/* An exec with its index in the store and its command line's bytes. */
+struct recdb_exec {
+	struct store_exec ex;
+	uint64_t idx;
+	const char *argv;
+	size_t argv_len;
+};
+/* One process's figures at an instant (proc_samples). */
+struct recdb_proc_sample {
+	uint64_t id, t_ns;
+	uint64_t pss_kib, rss_kib, cpu_us, minflt, majflt;
+	uint32_t valid; /* PROC_V_PSS, PROC_V_RSS, PROC_V_CPU, PROC_V_FAULTS */
+};
+/* One line of the command's output (bytes without the newline). */
+struct recdb_line {
+	uint64_t t_ns;
+	const char *bytes;
+	size_t len;
+};
+/* What one recdb_write() appends; any count may be 0. */
+struct recdb_batch {
+	const struct sample *samples;
+	size_t nsamples;
+	const struct store_event *events;
+	size_t nevents;
+	const struct recdb_proc *procs; /* upserted by (run, id) */
+	size_t nprocs;
+	const struct recdb_exec *execs; /* upserted by (run, idx) */
+	size_t nexecs;
+	const struct recdb_proc_sample *psamples;
+	size_t npsamples;
+	const struct recdb_line *lines;
+	size_t nlines;
+	const struct store_summary *summary; /* NULL: unchanged */
+};
+/* Writes the batch in one transaction, all or nothing. */
+int recdb_write(struct recdb *db, int64_t run_id, const struct recdb_batch *b);
+/* Writes the final summary (if non-NULL), the end state and the incomplete
+ * flag; note (NULL for none) says why a run is incomplete. */
+int recdb_run_finish(struct recdb *db, int64_t run_id, const struct store_summary *sum,
+		     enum recdb_end end, int incomplete, const char *note);
+
+/* One line of `spacetime runs`. */
+struct recdb_run_row {
+	int64_t id;
+	uint64_t start_wall_ns, base_ns, wall_ns, peak_pss_kib;
+	char *argv; /* NUL-separated, argv_len bytes (NULL when unknown) */
+	size_t argv_len;
+	char *cwd, *host, *note; /* NULL when unknown */
+	int attached, incomplete;
+	int exit_known, exit_status; /* wait(2) status */
+	enum recdb_end end;
+};
+/* Lists the runs, oldest first; free with recdb_runs_free(). Returns the count. */
+ssize_t recdb_runs(struct recdb *db, struct recdb_run_row **out);
+void recdb_runs_free(struct recdb_run_row *rows, size_t n);
+/* Resolves "last" or a decimal run id; -ENOENT for no such run, -EINVAL for
+ * anything else. */
+int recdb_resolve(struct recdb *db, const char *spec, int64_t *run_id);
+/* Loads a run into a new store (every fine sample kept), so the front ends
+ * and exports read it as a live run. */
+int recdb_load(struct recdb *db, int64_t run_id, struct store **out);
+
+/* A process alive at an instant, with its last per-process sample at or
+ * before it (valid 0 when it had none yet). */
+struct recdb_proc_at {
+	uint64_t id;
+	pid_t pid, ppid;
+	uint64_t start_ns;
+	char comm[16];
+	struct recdb_proc_sample s;
+};
+/* The processes alive at t_ns (start <= t < end), by insertion order; *out
+ * is malloc'd (free()). Returns the count. */
+ssize_t recdb_procs_at(struct recdb *db, int64_t run_id, uint64_t t_ns,
+		       struct recdb_proc_at **out);
+/* The last max output lines at or before t_ns, oldest first; *out (with the
+ * bytes) is freed by recdb_lines_free(). Returns the count. */
+ssize_t recdb_output_at(struct recdb *db, int64_t run_id, uint64_t t_ns, size_t max,
+			struct recdb_line **out);
+void recdb_lines_free(struct recdb_line *lines, size_t n);
+
+/* Deletes the oldest runs until at most keep_runs remain (0: no limit) and
+ * the file's used bytes are at most max_bytes (0: no limit), never the newest
+ * run; returns how many were deleted. */
+int recdb_prune(struct recdb *db, size_t keep_runs, uint64_t max_bytes);
+
+#endif

@@ -1,0 +1,661 @@
+/* recorder: the thread that copies a running store into a recording.
+ *
+ * Cursors say what was copied: samples and events by their running counts,
+ * execs by index, process records by insertion index with a digest of what
+ * was last written for each (a record is written again only when it
+ * changed). Exited records settled for a while form a prefix that later
+ * passes skip, so a pass costs the live part of the list, not the whole run;
+ * the final pass looks at everything. Output lines go into one of two
+ * buffers under a small lock; the thread swaps them and writes the full one. */
+#include "recorder.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RECORDER_DEF_INTERVAL_MS 1000
+#define RECORDER_DEF_OUTPUT_BYTES ((size_t)1 << 20)
+#define RECORDER_DEF_SETTLE_NS 5000000000ull
+#define RECORDER_CHUNK 1024 /* samples, events, execs copied per store call */
+
+/* A queued line's header in the output buffer; the bytes follow. */
+struct recorder_qline {
+	uint64_t t_ns;
+	uint32_t len;
+};
+
+/* A growable array of fixed-size elements. */
+struct recorder_vec {
+	void *p;
+	size_t len, cap, size;
+};
+
+struct recorder {
+	struct store *st;
+	struct recdb *db;
+	int64_t run_id;
+	struct recorder_config cfg;
+	pthread_t thread;
+	int started;
+
+	pthread_mutex_t lock; /* guards everything below, held briefly */
+	pthread_cond_t cond;
+	int stop, kick, finished;
+	enum recdb_end end;
+	char *qbuf[2];
+	size_t qlen[2];
+	int qfill; /* the buffer recorder_output() appends to */
+	struct recorder_stats stats;
+	char msg[256];
+	int err;
+
+	/* the thread's own state */
+	uint64_t scur, ecur, xcur; /* samples, events, execs copied */
+	uint64_t last_t;           /* newest sample time seen */
+	size_t stable;             /* records [0, stable) settled and written */
+	struct recorder_vec digest; /* uint64_t per record: what was written (0: nothing) */
+	struct recorder_vec argv_id; /* uint32_t per record: argv id written */
+	struct recorder_vec pending_execs; /* uint64_t exec indexes written without a comm */
+	struct recorder_vec samples, events, procs, psamples, execs, lines, owned;
+	struct proc_rec *chunk;
+};
+
+static void recorder_vec_init(struct recorder_vec *v, size_t size)
+{
+	memset(v, 0, sizeof(*v));
+	v->size = size;
+}
+
+/* Room for n more elements; returns a pointer to the first, or NULL. */
+static void *recorder_vec_grow(struct recorder_vec *v, size_t n)
+{
+	if (v->len + n > v->cap) {
+		size_t cap = v->cap ? v->cap : 64;
+		void *p;
+
+		while (cap < v->len + n)
+			cap *= 2;
+		p = realloc(v->p, cap * v->size);
+		if (!p)
+			return NULL;
+		v->p = p;
+		v->cap = cap;
+	}
+	return (char *)v->p + v->len * v->size;
+}
+
+static void *recorder_vec_push(struct recorder_vec *v)
+{
+	void *e = recorder_vec_grow(v, 1);
+
+	if (e)
+		v->len++;
+	return e;
+}
+
+static uint64_t recorder_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* FNV-1a step over one value. */
+static uint64_t recorder_mix(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++) {
+		h ^= (v >> (8 * i)) & 0xff;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* A digest of every field written for a record (never 0). */
+static uint64_t recorder_digest(const struct proc_rec *r)
+{
+	uint64_t h = 0xcbf29ce484222325ull, c[2];
+
+	memcpy(c, r->comm, sizeof(c));
+	h = recorder_mix(h, r->id);
+	h = recorder_mix(h, (uint64_t)r->pid << 32 | (uint32_t)r->ppid);
+	h = recorder_mix(h, r->start_ns);
+	h = recorder_mix(h, r->end_ns);
+	h = recorder_mix(h, r->argv_id);
+	h = recorder_mix(h, c[0]);
+	h = recorder_mix(h, c[1]);
+	h = recorder_mix(h, (uint64_t)(uint32_t)r->exit_status << 32 | r->valid);
+	h = recorder_mix(h, (uint64_t)r->threads << 32 | r->nexec);
+	h = recorder_mix(h, r->pss_kib);
+	h = recorder_mix(h, r->rss_kib);
+	h = recorder_mix(h, r->peak_pss_kib);
+	h = recorder_mix(h, r->peak_pss_t_ns);
+	h = recorder_mix(h, r->peak_rss_kib);
+	h = recorder_mix(h, r->pss_age_ns);
+	h = recorder_mix(h, r->utime_us);
+	h = recorder_mix(h, r->stime_us);
+	h = recorder_mix(h, r->minflt);
+	h = recorder_mix(h, r->majflt);
+	return h ? h : 1;
+}
+
+/* A malloc'd copy of string id, kept in owned until the batch is written. */
+static const char *recorder_str(struct recorder *r, uint32_t id, size_t *len)
+{
+	ssize_t n = store_str_get(r->st, id, NULL, 0);
+	char *p, **slot;
+
+	*len = 0;
+	if (n < 0)
+		return NULL;
+	p = malloc((size_t)n + 1);
+	slot = p ? recorder_vec_push(&r->owned) : NULL;
+	if (!slot) {
+		free(p);
+		return NULL;
+	}
+	*slot = p;
+	n = store_str_get(r->st, id, p, (size_t)n); /* same bytes: strings never change */
+	*len = n < 0 ? 0 : (size_t)n;
+	return p;
+}
+
+static void recorder_batch_reset(struct recorder *r)
+{
+	for (size_t i = 0; i < r->owned.len; i++)
+		free(((char **)r->owned.p)[i]);
+	r->owned.len = 0;
+	r->samples.len = r->events.len = r->procs.len = 0;
+	r->psamples.len = r->execs.len = r->lines.len = 0;
+}
+
+/* Copies new samples and events. Returns 0 or -ENOMEM. */
+static int recorder_copy_series(struct recorder *r)
+{
+	uint64_t missed = 0, m;
+	size_t n;
+
+	do {
+		struct sample *s = recorder_vec_grow(&r->samples, RECORDER_CHUNK);
+
+		if (!s)
+			return -ENOMEM;
+		n = store_samples(r->st, &r->scur, s, RECORDER_CHUNK, &m);
+		missed += m;
+		r->samples.len += n;
+		if (n)
+			r->last_t = s[n - 1].t_ns;
+	} while (n == RECORDER_CHUNK);
+	r->stats.samples_missed += missed;
+	missed = 0;
+	do {
+		struct store_event *e = recorder_vec_grow(&r->events, RECORDER_CHUNK);
+
+		if (!e)
+			return -ENOMEM;
+		n = store_events(r->st, &r->ecur, e, RECORDER_CHUNK, &m);
+		missed += m;
+		r->events.len += n;
+	} while (n == RECORDER_CHUNK);
+	r->stats.events_missed += missed;
+	return 0;
+}
+
+/* Adds record i if it changed since written, with a per-process sample when
+ * it is live. */
+static int recorder_add_proc(struct recorder *r, size_t i, const struct proc_rec *rec,
+			     uint64_t t_ns)
+{
+	uint64_t d = recorder_digest(rec), *dig;
+	uint32_t *aid;
+	struct recdb_proc *p;
+
+	if (!recorder_vec_grow(&r->digest, 1) || !recorder_vec_grow(&r->argv_id, 1))
+		return -ENOMEM;
+	while (r->digest.len <= i) {
+		((uint64_t *)r->digest.p)[r->digest.len++] = 0;
+		((uint32_t *)r->argv_id.p)[r->argv_id.len++] = 0;
+	}
+	dig = (uint64_t *)r->digest.p + i;
+	aid = (uint32_t *)r->argv_id.p + i;
+	if (*dig == d)
+		return 0;
+	p = recorder_vec_push(&r->procs);
+	if (!p)
+		return -ENOMEM;
+	p->rec = *rec;
+	p->seq = i;
+	p->argv = NULL;
+	p->argv_len = 0;
+	if (rec->argv_id && rec->argv_id != *aid)
+		p->argv = recorder_str(r, rec->argv_id, &p->argv_len);
+	if (!rec->end_ns) {
+		struct recdb_proc_sample *ps = recorder_vec_push(&r->psamples);
+
+		if (!ps)
+			return -ENOMEM;
+		memset(ps, 0, sizeof(*ps));
+		ps->id = rec->id;
+		ps->t_ns = t_ns;
+		ps->pss_kib = rec->pss_kib;
+		ps->rss_kib = rec->rss_kib;
+		ps->cpu_us = rec->utime_us + rec->stime_us;
+		ps->minflt = rec->minflt;
+		ps->majflt = rec->majflt;
+		ps->valid = rec->valid & (PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
+	}
+	/* noted as written now; a failed write stops the recorder anyway */
+	*dig = d;
+	if (p->argv)
+		*aid = rec->argv_id;
+	return 0;
+}
+
+/* Copies process records from the first unsettled one (all when final), in
+ * chunks, each one lock hold of the store. */
+static int recorder_copy_procs(struct recorder *r, int final)
+{
+	uint64_t t_ns = r->last_t ? r->last_t : recorder_now();
+	size_t from = final ? 0 : r->stable, total;
+	int rc = 0;
+
+	for (;;) {
+		size_t n;
+
+		total = store_procs_range(r->st, STORE_PROCS_ALL, from, r->chunk, STORE_PROCS_CHUNK);
+		n = total > from ? total - from : 0;
+		if (n > STORE_PROCS_CHUNK)
+			n = STORE_PROCS_CHUNK;
+		for (size_t k = 0; k < n && rc == 0; k++) {
+			const struct proc_rec *rec = &r->chunk[k];
+
+			rc = recorder_add_proc(r, from + k, rec, t_ns);
+			if (from + k == r->stable && rec->end_ns &&
+			    rec->end_ns + r->cfg.settle_ns <= t_ns)
+				r->stable++;
+		}
+		if (rc < 0 || n < STORE_PROCS_CHUNK)
+			break;
+		from += n;
+	}
+	return rc;
+}
+
+/* Copies new execs, and those written without a name that have one now. */
+static int recorder_copy_execs(struct recorder *r)
+{
+	struct store_exec x[64];
+	size_t keep = 0, n;
+
+	for (size_t i = 0; i < r->pending_execs.len; i++) {
+		uint64_t idx = ((uint64_t *)r->pending_execs.p)[i];
+		struct recdb_exec *e;
+
+		if (store_execs(r->st, idx, x, 1) <= idx)
+			continue;
+		if (!x[0].comm[0]) {
+			((uint64_t *)r->pending_execs.p)[keep++] = idx;
+			continue;
+		}
+		e = recorder_vec_push(&r->execs);
+		if (!e)
+			return -ENOMEM;
+		e->ex = x[0];
+		e->idx = idx;
+		e->argv = NULL; /* written already */
+		e->argv_len = 0;
+	}
+	r->pending_execs.len = keep;
+	do {
+		size_t total = store_execs(r->st, r->xcur, x, 64);
+
+		n = total > r->xcur ? total - r->xcur : 0;
+		if (n > 64)
+			n = 64;
+		for (size_t k = 0; k < n; k++) {
+			struct recdb_exec *e = recorder_vec_push(&r->execs);
+
+			if (!e)
+				return -ENOMEM;
+			e->ex = x[k];
+			e->idx = r->xcur + k;
+			e->argv = x[k].argv_id ? recorder_str(r, x[k].argv_id, &e->argv_len) : NULL;
+			if (!e->argv)
+				e->argv_len = 0;
+			if (!x[k].comm[0]) {
+				uint64_t *pi = recorder_vec_push(&r->pending_execs);
+
+				if (!pi)
+					return -ENOMEM;
+				*pi = e->idx;
+			}
+		}
+		r->xcur += n;
+	} while (n == 64);
+	return 0;
+}
+
+/* Swaps the output buffers and lists the lines of the full one. Returns the
+ * index of the buffer to empty afterwards. */
+static int recorder_take_output(struct recorder *r)
+{
+	int drain;
+	size_t off = 0;
+
+	pthread_mutex_lock(&r->lock);
+	drain = r->qfill;
+	r->qfill = !drain;
+	pthread_mutex_unlock(&r->lock);
+	while (off < r->qlen[drain]) {
+		struct recorder_qline h;
+		struct recdb_line *l;
+
+		memcpy(&h, r->qbuf[drain] + off, sizeof(h));
+		l = recorder_vec_push(&r->lines);
+		if (!l)
+			break; /* lost with the batch's memory; the write reports the rest */
+		l->t_ns = h.t_ns;
+		l->bytes = r->qbuf[drain] + off + sizeof(h);
+		l->len = h.len;
+		off += sizeof(h) + h.len;
+	}
+	return drain;
+}
+
+/* Keeps the first failure and its message. */
+static void recorder_fail(struct recorder *r, int err, const char *what)
+{
+	pthread_mutex_lock(&r->lock);
+	if (!r->err) {
+		r->err = err;
+		snprintf(r->msg, sizeof(r->msg), "%s", what);
+		r->stats.failed = 1;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* One pass: copy, write in one transaction, count. After a failure only the
+ * output queue is emptied (its lines are counted as dropped). */
+static void recorder_flush(struct recorder *r, int final)
+{
+	struct store_summary sum;
+	struct recdb_batch b;
+	uint64_t t0, t1;
+	int drain, rc, failed;
+
+	pthread_mutex_lock(&r->lock);
+	failed = r->err != 0;
+	pthread_mutex_unlock(&r->lock);
+	recorder_batch_reset(r);
+	t0 = recorder_now();
+	rc = failed ? 0 : recorder_copy_series(r);
+	if (rc == 0 && !failed)
+		rc = recorder_copy_procs(r, final);
+	if (rc == 0 && !failed)
+		rc = recorder_copy_execs(r);
+	drain = recorder_take_output(r);
+	store_summary_get(r->st, &sum);
+	t1 = recorder_now();
+	if (rc < 0)
+		recorder_fail(r, rc, "recording stopped: out of memory");
+	failed = failed || rc < 0;
+	if (!failed) {
+		memset(&b, 0, sizeof(b));
+		b.samples = r->samples.p;
+		b.nsamples = r->samples.len;
+		b.events = r->events.p;
+		b.nevents = r->events.len;
+		b.procs = r->procs.p;
+		b.nprocs = r->procs.len;
+		b.execs = r->execs.p;
+		b.nexecs = r->execs.len;
+		b.psamples = r->psamples.p;
+		b.npsamples = r->psamples.len;
+		b.lines = r->lines.p;
+		b.nlines = r->lines.len;
+		b.summary = &sum;
+		rc = recdb_write(r->db, r->run_id, &b);
+		if (rc < 0) {
+			char what[256];
+
+			snprintf(what, sizeof(what), "recording stopped: %s", recdb_errmsg(r->db));
+			recorder_fail(r, rc, what);
+		}
+	}
+	pthread_mutex_lock(&r->lock);
+	r->stats.copy_ns += t1 - t0;
+	if (!failed && rc == 0) {
+		r->stats.write_ns += recorder_now() - t1;
+		r->stats.batches++;
+		r->stats.samples += r->samples.len;
+		r->stats.events += r->events.len;
+		r->stats.procs += r->procs.len;
+		r->stats.psamples += r->psamples.len;
+		r->stats.execs += r->execs.len;
+		r->stats.lines += r->lines.len;
+	} else {
+		r->stats.lines_dropped += r->lines.len;
+		for (size_t i = 0; i < r->lines.len; i++)
+			r->stats.bytes_dropped += ((struct recdb_line *)r->lines.p)[i].len;
+	}
+	r->qlen[drain] = 0;
+	pthread_mutex_unlock(&r->lock);
+	recorder_batch_reset(r);
+}
+
+/* The final update: summary, end state, and whether anything was lost. */
+static void recorder_end(struct recorder *r)
+{
+	struct store_summary sum;
+	char note[320];
+	int incomplete, rc;
+
+	store_summary_get(r->st, &sum);
+	pthread_mutex_lock(&r->lock);
+	note[0] = '\0';
+	if (r->err)
+		snprintf(note, sizeof(note), "%s", r->msg);
+	else if (r->stats.samples_missed || r->stats.events_missed || r->stats.lines_dropped)
+		snprintf(note, sizeof(note),
+			 "lost before written: %llu samples, %llu events, %llu output lines",
+			 (unsigned long long)r->stats.samples_missed,
+			 (unsigned long long)r->stats.events_missed,
+			 (unsigned long long)r->stats.lines_dropped);
+	incomplete = note[0] != '\0';
+	pthread_mutex_unlock(&r->lock);
+	rc = recdb_run_finish(r->db, r->run_id, &sum, r->end, incomplete, note[0] ? note : NULL);
+	if (rc < 0) {
+		char what[256];
+
+		snprintf(what, sizeof(what), "recording not finished: %s", recdb_errmsg(r->db));
+		recorder_fail(r, rc, what);
+	}
+}
+
+/* Waits for the interval (or a kick, or the stop), writes, and at the stop
+ * writes everything left and the end. */
+static void *recorder_main(void *arg)
+{
+	struct recorder *r = arg;
+	struct timespec dl;
+
+	pthread_mutex_lock(&r->lock);
+	while (!r->stop) {
+		uint64_t ns;
+
+		clock_gettime(CLOCK_MONOTONIC, &dl);
+		ns = (uint64_t)dl.tv_nsec + (uint64_t)r->cfg.interval_ms * 1000000ull;
+		dl.tv_sec += (time_t)(ns / 1000000000ull);
+		dl.tv_nsec = (long)(ns % 1000000000ull);
+		while (!r->stop && !r->kick)
+			if (pthread_cond_timedwait(&r->cond, &r->lock, &dl) == ETIMEDOUT)
+				break;
+		r->kick = 0;
+		if (r->stop)
+			break;
+		pthread_mutex_unlock(&r->lock);
+		recorder_flush(r, 0);
+		pthread_mutex_lock(&r->lock);
+	}
+	pthread_mutex_unlock(&r->lock);
+	recorder_flush(r, 1);
+	recorder_flush(r, 1); /* lines queued during the final pass */
+	recorder_end(r);
+	return NULL;
+}
+
+static void recorder_release(struct recorder *r)
+{
+	recorder_batch_reset(r);
+	free(r->qbuf[0]);
+	free(r->qbuf[1]);
+	free(r->digest.p);
+	free(r->argv_id.p);
+	free(r->pending_execs.p);
+	free(r->samples.p);
+	free(r->events.p);
+	free(r->procs.p);
+	free(r->psamples.p);
+	free(r->execs.p);
+	free(r->lines.p);
+	free(r->owned.p);
+	free(r->chunk);
+	pthread_cond_destroy(&r->cond);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_id,
+				const struct recorder_config *cfg)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	struct recorder *r;
+	int err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->st = st;
+	r->db = db;
+	r->run_id = run_id;
+	if (cfg)
+		r->cfg = *cfg;
+	if (!r->cfg.interval_ms)
+		r->cfg.interval_ms = RECORDER_DEF_INTERVAL_MS;
+	if (!r->cfg.output_bytes)
+		r->cfg.output_bytes = RECORDER_DEF_OUTPUT_BYTES;
+	if (!r->cfg.settle_ns)
+		r->cfg.settle_ns = RECORDER_DEF_SETTLE_NS;
+	recorder_vec_init(&r->digest, sizeof(uint64_t));
+	recorder_vec_init(&r->argv_id, sizeof(uint32_t));
+	recorder_vec_init(&r->pending_execs, sizeof(uint64_t));
+	recorder_vec_init(&r->samples, sizeof(struct sample));
+	recorder_vec_init(&r->events, sizeof(struct store_event));
+	recorder_vec_init(&r->procs, sizeof(struct recdb_proc));
+	recorder_vec_init(&r->psamples, sizeof(struct recdb_proc_sample));
+	recorder_vec_init(&r->execs, sizeof(struct recdb_exec));
+	recorder_vec_init(&r->lines, sizeof(struct recdb_line));
+	recorder_vec_init(&r->owned, sizeof(char *));
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	r->qbuf[0] = malloc(r->cfg.output_bytes);
+	r->qbuf[1] = malloc(r->cfg.output_bytes);
+	r->chunk = malloc(STORE_PROCS_CHUNK * sizeof(*r->chunk));
+	if (!r->qbuf[0] || !r->qbuf[1] || !r->chunk) {
+		recorder_release(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&r->thread, NULL, recorder_main, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		recorder_release(r);
+		errno = err;
+		return NULL;
+	}
+	r->started = 1;
+	return r;
+}
+
+void recorder_output(struct recorder *r, uint64_t t_ns, const char *bytes, size_t len)
+{
+	struct recorder_qline h = { .t_ns = t_ns, .len = (uint32_t)len };
+	size_t need = sizeof(h) + len;
+
+	pthread_mutex_lock(&r->lock);
+	if (len > UINT32_MAX || r->qlen[r->qfill] + need > r->cfg.output_bytes || r->err) {
+		r->stats.lines_dropped++;
+		r->stats.bytes_dropped += len;
+	} else {
+		char *dst = r->qbuf[r->qfill] + r->qlen[r->qfill];
+
+		memcpy(dst, &h, sizeof(h));
+		if (len)
+			memcpy(dst + sizeof(h), bytes, len);
+		r->qlen[r->qfill] += need;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+void recorder_kick(struct recorder *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->kick = 1;
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+int recorder_finish(struct recorder *r, enum recdb_end end)
+{
+	int err;
+
+	pthread_mutex_lock(&r->lock);
+	if (!r->finished) {
+		r->end = end;
+		r->stop = 1;
+		pthread_cond_signal(&r->cond);
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (r->started && !r->finished) {
+		pthread_join(r->thread, NULL);
+		r->finished = 1;
+	}
+	pthread_mutex_lock(&r->lock);
+	err = r->err;
+	pthread_mutex_unlock(&r->lock);
+	return err;
+}
+
+void recorder_error(struct recorder *r, char *buf, size_t cap)
+{
+	if (!cap)
+		return;
+	pthread_mutex_lock(&r->lock);
+	snprintf(buf, cap, "%s", r->err ? r->msg : "");
+	pthread_mutex_unlock(&r->lock);
+}
+
+void recorder_stats(struct recorder *r, struct recorder_stats *out)
+{
+	pthread_mutex_lock(&r->lock);
+	*out = r->stats;
+	pthread_mutex_unlock(&r->lock);
+}
+
+void recorder_free(struct recorder *r)
+{
+	if (!r)
+		return;
+	recorder_finish(r, RECDB_END_INTERRUPTED);
+	recorder_release(r);
+}

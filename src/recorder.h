@@ -1,0 +1,63 @@
+/* recorder: the thread that copies a running store into a recording.
+ *
+ * About once a second it copies what is new from the store (fine samples,
+ * events, new or changed process records with a per-process sample of the
+ * live ones, execs, the summary) and the output lines handed to it, and
+ * writes them to the recording database in one transaction. It never runs
+ * SQLite work under the store's lock or on the caller's thread, and the
+ * caller never waits for the disk: recorder_output() copies into a bounded
+ * queue (lines that do not fit are counted, not waited for). A write failure
+ * (disk full, read-only, I/O error) stops the recording, keeps a one-line
+ * message, and the run goes on; recorder_finish() then marks the run
+ * incomplete if the database still takes that update. */
+#ifndef SPACETIME_RECORDER_H
+#define SPACETIME_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recdb.h"
+#include "store.h"
+
+struct recorder_config {
+	uint32_t interval_ms;  /* between writes (default 1000) */
+	size_t output_bytes;   /* output queue capacity, each of two buffers (default 1 MiB) */
+	uint64_t settle_ns;    /* an exited record this old is not looked at again until
+				* the final write (default 5 s) */
+};
+
+struct recorder_stats {
+	uint64_t batches;        /* transactions written */
+	uint64_t samples, events, procs, psamples, execs, lines; /* rows written */
+	uint64_t samples_missed; /* gone from the store's fine tier before copied */
+	uint64_t events_missed;  /* gone from the store's event ring before copied */
+	uint64_t lines_dropped, bytes_dropped; /* output the queue had no room for */
+	uint64_t write_ns;       /* time spent in recdb_write() */
+	uint64_t copy_ns;        /* time spent copying from the store */
+	int failed;              /* writing stopped (recorder_error() tells why) */
+};
+
+struct recorder;
+
+/* Starts the recorder thread for run_id of db (begun by the caller with
+ * recdb_run_begin()); from here until recorder_finish() returns, db belongs to
+ * the thread. cfg may be NULL. Signals are blocked in the thread. Returns
+ * NULL + errno. */
+struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_id,
+				const struct recorder_config *cfg);
+/* Queues one line of the command's output (without its newline), copied;
+ * never waits for the disk. */
+void recorder_output(struct recorder *r, uint64_t t_ns, const char *bytes, size_t len);
+/* Asks for a write now instead of at the next interval (never waits). */
+void recorder_kick(struct recorder *r);
+/* Writes what is left and the final summary with the end state, marks the run
+ * incomplete when anything was lost, and joins the thread. Returns 0, or the
+ * -errno of the failure that stopped writing. */
+int recorder_finish(struct recorder *r, enum recdb_end end);
+/* Copies the failure's one-line message into buf ("" when none). */
+void recorder_error(struct recorder *r, char *buf, size_t cap);
+void recorder_stats(struct recorder *r, struct recorder_stats *out);
+/* Frees the recorder (finishing it first with RECDB_END_INTERRUPTED if needed). */
+void recorder_free(struct recorder *r);
+
+#endif
