@@ -245,7 +245,7 @@ void export_snap_free(struct export_snap *sn)
 }
 
 int export_snap_take(struct export_snap *sn, struct store *st, char *const argv[],
-		     uint64_t t0_ns, uint64_t t1_ns)
+		     uint64_t t0_ns, uint64_t t1_ns, uint64_t start_wall_ns)
 {
 	uint64_t span0 = 0, span1 = 0, wall_now;
 	int have = 0, rc;
@@ -260,8 +260,14 @@ int export_snap_take(struct export_snap *sn, struct store *st, char *const argv[
 	wall_now = clockns_of(CLOCK_REALTIME);
 	have = store_span(st, &span0, &span1) == 0;
 	sn->start_ns = sn->sum.start_ns ? sn->sum.start_ns : have ? span0 : sn->now_ns;
+	if (start_wall_ns) {
+		/* a recording: "now" is its end, on its own clock */
+		sn->now_ns = sn->sum.end_ns ? sn->sum.end_ns : have ? span1 : sn->start_ns;
+		if (have && span1 > sn->now_ns)
+			sn->now_ns = span1;
+	}
 	uint64_t back = sn->now_ns > sn->start_ns ? sn->now_ns - sn->start_ns : 0;
-	uint64_t wall_start = wall_now > back ? wall_now - back : 0;
+	uint64_t wall_start = start_wall_ns ? start_wall_ns : wall_now > back ? wall_now - back : 0;
 	sn->start_wall.tv_sec = (time_t)(wall_start / 1000000000ull);
 	sn->start_wall.tv_nsec = (long)(wall_start % 1000000000ull);
 	if (t0_ns || t1_ns) {
@@ -580,7 +586,7 @@ int export_snapshot(struct store *st, char *const argv[], const struct export_op
 		snprintf(msg, cap, "cannot export to %s: %s (no files written)", dir, strerror(-rc));
 		return rc;
 	}
-	rc = export_snap_take(&sn, st, argv, o ? o->t0_ns : 0, o ? o->t1_ns : 0);
+	rc = export_snap_take(&sn, st, argv, o ? o->t0_ns : 0, o ? o->t1_ns : 0, o ? o->start_wall_ns : 0);
 	if (rc < 0) {
 		snprintf(msg, cap, "cannot take a snapshot of the run: %s (no files written)",
 			 strerror(-rc));

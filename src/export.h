@@ -31,6 +31,9 @@ struct export_opts {
 	unsigned formats;      /* EXPORT_F_* bits; 0 = all */
 	uint64_t t0_ns, t1_ns; /* window on the store's clock (CLOCK_MONOTONIC, absolute,
 				* like struct sample.t_ns); 0, 0 = the whole run */
+	uint64_t start_wall_ns; /* a recorded run's start (CLOCK_REALTIME): its clock is
+				 * not today's, so it is over at its last sample; 0 for
+				 * a run of this process */
 };
 
 /* One row of the exported time series: a store bucket (one sample at the
@@ -66,10 +69,10 @@ struct export_snap {
 
 /* Copies the store into sn: the window [t0_ns, t1_ns] (0, 0 = whole run) of
  * the series at the finest resolution the store still has for each part,
- * the processes alive in it and its events. Returns 0 or -errno (ENOMEM,
- * EINVAL for t1_ns < t0_ns). */
+ * the processes alive in it and its events. start_wall_ns: as in struct
+ * export_opts. Returns 0 or -errno (ENOMEM, EINVAL for t1_ns < t0_ns). */
 int export_snap_take(struct export_snap *sn, struct store *st, char *const argv[],
-		     uint64_t t0_ns, uint64_t t1_ns);
+		     uint64_t t0_ns, uint64_t t1_ns, uint64_t start_wall_ns);
 void export_snap_free(struct export_snap *sn);
 
 /* t_ns relative to the snapshot's start, in µs (0 for earlier times). */

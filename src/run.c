@@ -3,6 +3,8 @@
 
 #include "clockns.h"
 #include "collector.h"
+#include "recdb.h"
+#include "recorder.h"
 #include "taskstats.h"
 
 #include <errno.h>
@@ -16,6 +18,8 @@
 
 /* taskstats' receive buffer: a burst of exits must not overrun it. */
 #define RUN_TS_RCVBUF (16 * 1024 * 1024)
+/* An output line longer than this is recorded in pieces. */
+#define RUN_LINE_MAX 4096
 
 struct run {
 	struct run_config cfg;
@@ -24,6 +28,15 @@ struct run {
 	struct spawn sp;
 	int nl; /* the collector follows netlink events (else it polls /proc) */
 	int started;
+	/* the recording (rec NULL: none) */
+	struct recdb *db;
+	struct recorder *rec;
+	int64_t rec_id;
+	int rec_err, rec_pruned;
+	char rec_msg[320];
+	char line[RUN_LINE_MAX]; /* the output line being assembled */
+	size_t line_len;
+	uint64_t line_t_ns;      /* when its first byte came */
 };
 
 void run_sockets_open(struct run_sockets *s, int rcvbuf)
@@ -120,12 +133,147 @@ struct run *run_new(const struct run_config *cfg)
 	return r;
 }
 
+/* A failure to record: the run goes on unrecorded, the reason kept for the
+ * caller. */
+static void run_record_fail(struct run *r, int e, const char *msg)
+{
+	r->rec_err = e;
+	snprintf(r->rec_msg, sizeof(r->rec_msg), "not recording: %s", msg && msg[0] ? msg : strerror(-e));
+	recdb_close(r->db);
+	r->db = NULL;
+	r->rec_id = 0;
+}
+
+/* Opens the recording before the command starts (so a bad file is known
+ * first), pruning the oldest runs to keep it bounded. */
+static void run_record_open(struct run *r)
+{
+	char msg[256] = "";
+	int e;
+
+	if (!r->cfg.record_path)
+		return;
+	if ((e = recdb_open(r->cfg.record_path, 0, &r->db, msg, sizeof(msg))) < 0) {
+		run_record_fail(r, e, msg);
+		return;
+	}
+	if (r->cfg.record_keep || r->cfg.record_max_bytes) {
+		/* room for this run: keep one fewer */
+		e = recdb_prune(r->db, r->cfg.record_keep ? r->cfg.record_keep - 1 : 0,
+				r->cfg.record_max_bytes);
+		r->rec_pruned = e > 0 ? e : 0;
+	}
+}
+
+/* Begins the run in the recording (t0_ns: its start) and starts the
+ * recorder thread. */
+static void run_record_begin(struct run *r, uint64_t t0_ns)
+{
+	char msg[256] = "", argv[8192], cwd[4096], host[256];
+	size_t len = 0;
+	int e;
+
+	if (!r->db)
+		return;
+	char *const *av = r->cfg.argv;
+	for (size_t i = 0; av && av[i]; i++) {
+		size_t n = strlen(av[i]) + 1;
+		if (len + n > sizeof(argv))
+			break;
+		memcpy(argv + len, av[i], n);
+		len += n;
+	}
+	struct recdb_run_info info = {.start_wall_ns = clockns_of(CLOCK_REALTIME) - (run_now_ns() - t0_ns),
+				      .base_ns = t0_ns, .argv = len ? argv : NULL, .argv_len = len,
+				      .cwd = getcwd(cwd, sizeof(cwd)),
+				      .host = gethostname(host, sizeof(host)) == 0 ? host : NULL,
+				      .attached = r->cfg.source == RUN_ATTACHED};
+	host[sizeof(host) - 1] = 0;
+	if ((e = recdb_run_begin(r->db, &info, &r->rec_id)) < 0) {
+		snprintf(msg, sizeof(msg), "%s", recdb_errmsg(r->db));
+		goto fail;
+	}
+	if (!(r->rec = recorder_start(r->st, r->db, r->rec_id, NULL))) {
+		e = -errno;
+		snprintf(msg, sizeof(msg), "cannot start the recorder: %s", strerror(errno));
+		recdb_run_finish(r->db, r->rec_id, NULL, RECDB_END_FAILED, 1, msg);
+		goto fail;
+	}
+	return;
+fail:
+	run_record_fail(r, e, msg);
+}
+
+/* Ends the recording: the rest of the data, the final summary and how the
+ * run ended; the one line of a failure is kept. */
+static void run_record_end(struct run *r)
+{
+	if (!r->rec) {
+		recdb_close(r->db);
+		r->db = NULL;
+		return;
+	}
+	if (r->line_len) { /* a last line without its newline */
+		recorder_output(r->rec, r->line_t_ns, r->line, r->line_len);
+		r->line_len = 0;
+	}
+	enum run_state st = run_state(r);
+	enum recdb_end end = st == RUN_DETACHED ? RECDB_END_DETACHED
+			     : st == RUN_ENDED  ? RECDB_END_EXITED
+						: RECDB_END_INTERRUPTED;
+	int e = recorder_finish(r->rec, end);
+	if (e < 0) {
+		char msg[256];
+		recorder_error(r->rec, msg, sizeof(msg));
+		r->rec_err = e;
+		snprintf(r->rec_msg, sizeof(r->rec_msg), "the recording of run %lld is incomplete: %s",
+			 (long long)r->rec_id, msg);
+	}
+	recorder_free(r->rec);
+	r->rec = NULL;
+	recdb_close(r->db);
+	r->db = NULL;
+}
+
+void run_output(struct run *r, const char *bytes, size_t len)
+{
+	if (!r->rec)
+		return;
+	uint64_t now = run_now_ns();
+	for (size_t i = 0; i < len; i++) {
+		char c = bytes[i];
+		if (!r->line_len)
+			r->line_t_ns = now;
+		if (c == '\n') {
+			size_t n = r->line_len;
+			if (n && r->line[n - 1] == '\r')
+				n--; /* a pty's CR LF */
+			recorder_output(r->rec, r->line_t_ns, r->line, n);
+			r->line_len = 0;
+			continue;
+		}
+		r->line[r->line_len++] = c;
+		if (r->line_len == sizeof(r->line)) {
+			recorder_output(r->rec, r->line_t_ns, r->line, r->line_len);
+			r->line_len = 0;
+		}
+	}
+}
+
+int64_t run_recording(struct run *r, char *msg, size_t cap, int *pruned)
+{
+	if (msg && cap)
+		snprintf(msg, cap, "%s", r->rec_msg);
+	if (pruned)
+		*pruned = r->rec_pruned;
+	return r->rec_err < 0 ? r->rec_err : r->rec_id;
+}
+
 /* Forks the command held, starts the collector before its release when
  * events are followed (its first exec is then seen) and after it when /proc
  * is polled (the tree then has something to poll). */
-static int run_spawn(struct run *r, const struct spawn_opts *so, enum run_fail *fail)
+static int run_spawn(struct run *r, const struct spawn_opts *so, uint64_t t0, enum run_fail *fail)
 {
-	uint64_t t0 = r->cfg.start_ns ? r->cfg.start_ns : run_now_ns();
 	int e;
 
 	if ((e = spawn_start(&r->sp, r->cfg.argv, so)) < 0) {
@@ -160,17 +308,27 @@ int run_start(struct run *r, const struct spawn_opts *so, enum run_fail *fail)
 	*fail = RUN_FAIL_NONE;
 	if (r->started)
 		return -EALREADY;
-	if (r->cfg.source == RUN_SPAWNED)
-		return run_spawn(r, so, fail);
-	/* the running tree: found by one scan after the subscription, then
-	 * followed by events (or polling) */
-	if ((e = collector_attach(r->col, r->cfg.pids, r->cfg.npids,
-				  r->cfg.start_ns ? r->cfg.start_ns : run_now_ns())) < 0) {
-		*fail = e == -ESRCH ? RUN_FAIL_GONE : RUN_FAIL_COLLECTOR;
-		return e;
+	run_record_open(r);
+	uint64_t t0 = r->cfg.start_ns ? r->cfg.start_ns : run_now_ns();
+	if (r->cfg.source == RUN_SPAWNED) {
+		e = run_spawn(r, so, t0, fail);
+	} else {
+		/* the running tree: found by one scan after the subscription,
+		 * then followed by events (or polling) */
+		e = collector_attach(r->col, r->cfg.pids, r->cfg.npids, t0);
+		if (e < 0)
+			*fail = e == -ESRCH ? RUN_FAIL_GONE : RUN_FAIL_COLLECTOR;
+		else
+			r->started = 1;
 	}
-	r->started = 1;
-	return 0;
+	/* recorded from the start (a command that could not start is not a run) */
+	if (e == 0)
+		run_record_begin(r, t0);
+	else {
+		recdb_close(r->db);
+		r->db = NULL;
+	}
+	return e;
 }
 
 enum run_source run_source(const struct run *r)
@@ -184,7 +342,7 @@ enum run_state run_state(struct run *r)
 
 	if (!r->started)
 		return RUN_STARTING;
-	if (collector_finished(r->col)) {
+	if (!r->col || collector_finished(r->col)) { /* a recording is over */
 		store_summary_get(r->st, &s);
 		return s.detached ? RUN_DETACHED : RUN_ENDED;
 	}
@@ -198,7 +356,7 @@ enum run_state run_state(struct run *r)
 
 int run_finished(struct run *r)
 {
-	return r->started && collector_finished(r->col);
+	return r->started && (!r->col || collector_finished(r->col));
 }
 
 struct store *run_store(const struct run *r)
@@ -208,14 +366,14 @@ struct store *run_store(const struct run *r)
 
 int run_notify_fd(const struct run *r)
 {
-	return collector_notify_fd(r->col);
+	return r->col ? collector_notify_fd(r->col) : -1;
 }
 
 void run_notify_clear(const struct run *r)
 {
 	uint64_t x;
 
-	if (read(collector_notify_fd(r->col), &x, sizeof(x)) < 0) {
+	if (r->col && read(collector_notify_fd(r->col), &x, sizeof(x)) < 0) {
 		/* nothing pending */
 	}
 }
@@ -243,7 +401,9 @@ void run_detach(struct run *r)
 void run_stop(struct run *r)
 {
 	run_detach(r);
-	collector_stop(r->col);
+	if (r->col)
+		collector_stop(r->col);
+	run_record_end(r);
 }
 
 int run_exit_status(struct run *r)
@@ -258,11 +418,90 @@ int run_exit_status(struct run *r)
 	return spawn_exit_code(s.wait_status);
 }
 
+struct run *run_new_recorded(struct store *st, struct recdb *db, int64_t run_id)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->cfg.source = RUN_RECORDED;
+	r->st = st;
+	r->db = db;
+	r->rec_id = run_id;
+	r->started = 1;
+	r->sp = (struct spawn){.pid = -1, .pidfd = -1, .pty_master = -1, .go_fd = -1, .err_fd = -1};
+	return r;
+}
+
+/* A recorded process as the process list shows a live one: its figures are
+ * those of its last per-process sample at or before the instant. */
+static void run_rec_of(const struct recdb_proc_at *p, struct proc_rec *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = p->id;
+	out->pid = p->pid;
+	out->ppid = p->ppid;
+	out->start_ns = p->start_ns;
+	memcpy(out->comm, p->comm, sizeof(out->comm));
+	out->threads = 1;
+	out->pss_kib = out->peak_pss_kib = p->s.pss_kib;
+	out->rss_kib = out->peak_rss_kib = p->s.rss_kib;
+	out->utime_us = p->s.cpu_us;
+	out->minflt = p->s.minflt;
+	out->majflt = p->s.majflt;
+	out->valid = p->s.valid & (PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
+}
+
+ssize_t run_procs_at(struct run *r, uint64_t t_ns, struct proc_rec **out)
+{
+	struct recdb_proc_at *at = NULL;
+
+	*out = NULL;
+	if (r->cfg.source != RUN_RECORDED || !r->db)
+		return -ENOTSUP;
+	ssize_t n = recdb_procs_at(r->db, r->rec_id, t_ns, &at);
+	if (n <= 0)
+		return n;
+	struct proc_rec *recs = calloc((size_t)n, sizeof(*recs));
+	if (!recs) {
+		free(at);
+		return -ENOMEM;
+	}
+	/* their command lines are in the store loaded from the same run */
+	size_t nall = store_procs(r->st, STORE_PROCS_ALL, NULL, 0);
+	struct proc_rec *all = nall ? calloc(nall, sizeof(*all)) : NULL;
+	if (all)
+		nall = store_procs(r->st, STORE_PROCS_ALL, all, nall);
+	for (ssize_t i = 0; i < n; i++) {
+		run_rec_of(&at[i], &recs[i]);
+		for (size_t j = 0; all && j < nall; j++)
+			if (all[j].id == recs[i].id) {
+				recs[i].argv_id = all[j].argv_id;
+				recs[i].valid |= all[j].valid & PROC_V_ARGV;
+				recs[i].nexec = all[j].nexec;
+				break;
+			}
+	}
+	free(all);
+	free(at);
+	*out = recs;
+	return n;
+}
+
+ssize_t run_output_at(struct run *r, uint64_t t_ns, size_t max, struct recdb_line **out)
+{
+	*out = NULL;
+	if (r->cfg.source != RUN_RECORDED || !r->db)
+		return -ENOTSUP;
+	return recdb_output_at(r->db, r->rec_id, t_ns, max, out);
+}
+
 void run_free(struct run *r)
 {
 	if (!r)
 		return;
 	collector_free(r->col);
+	run_record_end(r); /* after the collector: the final summary is written */
 	store_free(r->st);
 	spawn_close(&r->sp);
 	free(r);

@@ -61,6 +61,9 @@ struct run_config {
 	double budget;            /* the collector's CPU budget, fraction of a core */
 	int wait_tree;            /* RUN_SPAWNED: the run ends when the whole tree has */
 	int notify_end;           /* the notify fd wakes only at the end (nothing reads before) */
+	const char *record_path;  /* record the run into this SQLite file (NULL: not) */
+	size_t record_keep;       /* runs the file keeps at most, oldest pruned first (0: all) */
+	uint64_t record_max_bytes; /* and bytes (0: no limit) */
 	uint64_t start_ns;        /* the run's start on the one clock (0: when run_start is
 				   * called; earlier for a store filled beforehand, as in
 				   * the benchmarks) */
@@ -115,6 +118,30 @@ void run_stop(struct run *r);
  * (128+N for a signal); 0 for an attached run (their statuses are their
  * parents'). Returns -ENOENT when the command was never seen to end. */
 int run_exit_status(struct run *r);
+/* Hands the run one chunk of the command's output (a pty read): it is cut
+ * into lines, each timed, for the recording. */
+void run_output(struct run *r, const char *bytes, size_t len);
+
+/* The recording, after run_start: returns its run id (> 0) in the file, or
+ * 0 when the run is not recorded, -errno when recording failed (to open, or
+ * later: then the run in the file is incomplete). msg gets one line saying
+ * what happened ("" when all is well), pruned how many old runs were
+ * deleted to keep the file bounded. */
+int64_t run_recording(struct run *r, char *msg, size_t cap, int *pruned);
+
+/* A recorded run, read back: st (loaded by recdb_load) and db are the
+ * run's now. It is over from the start; nothing runs or is signalled. */
+struct recdb;
+struct recdb_line;
+struct run *run_new_recorded(struct store *st, struct recdb *db, int64_t run_id);
+/* A recorded run's processes alive at t_ns, as records whose figures are
+ * those of each one's last per-process sample then (not its peak); *out is
+ * malloc'd. Returns the count, or -ENOTSUP for a run not recorded. */
+ssize_t run_procs_at(struct run *r, uint64_t t_ns, struct proc_rec **out);
+/* A recorded run's last max output lines at or before t_ns (free with
+ * recdb_lines_free). Returns the count, or -ENOTSUP. */
+ssize_t run_output_at(struct run *r, uint64_t t_ns, size_t max, struct recdb_line **out);
+
 /* Frees the run: collector, store, and what spawn opened. NULL is a no-op. */
 void run_free(struct run *r);
 

@@ -23,6 +23,7 @@ static const struct key_binding keys[] = {
 	{'0', ACT_LIVE, "0", "back to live: whole-run view, output follows its end", "live", 0},
 	{FN(KEY_END), ACT_LIVE, "End", NULL, NULL, 0},
 	{'c', ACT_CURSOR, "c", "timeline cursor on/off: exact values at one instant", "cursor", 0},
+	{'P', ACT_PEAK, "P", "cursor on the run's peak PSS (a replay's process list then shows what made it up)", NULL, 0},
 	{',', ACT_CURSOR_LEFT, ",", "cursor one column back", NULL, 0},
 	{'.', ACT_CURSOR_RIGHT, ".", "cursor one column forward", NULL, 0},
 	{'<', ACT_CURSOR_LEFT_FAR, "<", "cursor ten columns back", NULL, 0},

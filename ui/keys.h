@@ -38,6 +38,7 @@ enum key_action {
 	ACT_REDRAW,
 	ACT_EXPORT,
 	ACT_TYPE,
+	ACT_PEAK,
 };
 
 struct key_binding {

@@ -3,6 +3,7 @@
 #include "caps.h"
 #include "export.h"
 #include "export_json.h"
+#include "history.h"
 #include "plain.h"
 #include "report.h"
 #include "run.h"
@@ -49,6 +50,9 @@ struct options {
 	unsigned export_formats;
 	char **argv;
 	int top; /* --top: heaviest jobs listed in the summary (-1: default) */
+	const char *record; /* --record FILE (NULL: the default recording) */
+	int no_record;
+	long keep;          /* --keep N: runs the recording keeps (-1: default) */
 	/* -p / --pgid: attach to these running processes instead of a command */
 	pid_t pids[STORE_ATTACH_MAX];
 	size_t npids;
@@ -90,11 +94,21 @@ static void usage(FILE *f)
 	      "                       in the summary (default 5, 20 with -v; 0: none)\n"
 	      "      --wait-tree      end when the whole tree has ended, not when the command\n"
 	      "                       has (processes it left behind are followed and reaped)\n"
+	      "      --record FILE    record the run into the SQLite file FILE (default:\n"
+	      "                       $XDG_STATE_HOME/spacetime/runs.db, or\n"
+	      "                       ~/.local/state/spacetime/runs.db, keeping the last 100\n"
+	      "                       runs and at most 512 MiB)\n"
+	      "      --no-record      do not record the run\n"
+	      "      --keep N         runs the recording keeps, oldest pruned first\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
 	      "                       (and use no taskstats exit records)\n"
 	      "      --caps           print which features privileges enable, and exit\n"
 	      "  -h, --help           this help\n"
 	      "  -V, --version        print the version\n"
+	      "\n"
+	      "\n"
+	      "       spacetime runs | replay [ID|last] | export [ID|last]   (see spacetime runs --help)\n"
+	      "List the recorded runs, replay one in the dashboard, export one.\n"
 	      "\n"
 	      "Exit status: the command's (128+N if signal N killed it), 127 if it was\n"
 	      "not found, 126 if it could not be executed, 2 for a usage error, 125 if\n"
@@ -166,7 +180,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
 	       OPT_FPS, OPT_WAIT_TREE,
-	       OPT_TOP, OPT_PGID };
+	       OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP };
 	static const struct option lo[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
@@ -183,6 +197,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"top", required_argument, NULL, OPT_TOP},
 		{"pid", required_argument, NULL, 'p'},
 		{"pgid", required_argument, NULL, OPT_PGID},
+		{"record", required_argument, NULL, OPT_RECORD},
+		{"no-record", no_argument, NULL, OPT_NO_RECORD},
+		{"keep", required_argument, NULL, OPT_KEEP},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -193,6 +210,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->interval_ms = 100;
 	o->budget = 1.0;
 	o->top = -1;
+	o->keep = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+so:i:p:vhV", lo, NULL)) != -1) {
 		switch (c) {
@@ -213,6 +231,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (export_formats_parse(optarg, &o->export_formats) < 0)
 				die_usage("invalid --export-format '%s': expected json,csv,trace,svg", optarg);
 			break;
+		case OPT_RECORD: o->record = optarg; break;
+		case OPT_NO_RECORD: o->no_record = 1; break;
+		case OPT_KEEP: o->keep = parse_int(optarg, 1, 1000000, "number of runs to keep"); break;
 		case OPT_TOP: o->top = (int)parse_int(optarg, 0, 1000, "number of jobs"); break;
 		case 'h': usage(stdout); exit(0);
 		case 'V':
@@ -230,6 +251,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	if ((o->npids || o->pgid) && o->wait_tree)
 		die_usage("--wait-tree is for a command spacetime runs: an attached run always lasts "
 			  "until the whole tree has ended%s", "");
+	if (o->record && o->no_record)
+		die_usage("--record and --no-record: choose one%s", "");
 	if (!o->caps && !o->npids && !o->pgid && !o->argv[0])
 		die_usage("no command given%s", "");
 }
@@ -448,11 +471,11 @@ static int start_failed(const struct options *o, enum run_fail fail, int err)
 /* Writes what the user asked for after the run: the summary, the JSON, the
  * snapshot. A failure is one line; the exit status stays the command's. */
 static void write_outputs(const struct options *o, struct store *st, FILE *out, FILE *json,
-			  const char *notice)
+			  const char *notice, const char *record)
 {
 	const char *utf = nl_langinfo(CODESET);
 	struct report_opts ro = {.verbose = o->verbose, .utf8 = utf && !strcmp(utf, "UTF-8"),
-				 .notice = notice};
+				 .notice = notice, .record = record};
 	int r;
 
 	ro.top = o->top >= 0 ? o->top : o->verbose ? REPORT_TOP_VERBOSE : REPORT_TOP;
@@ -538,6 +561,14 @@ int main(int argc, char **argv)
 		return MAIN_EXIT_FAIL;
 	}
 	setlocale(LC_ALL, "");
+	/* spacetime runs | replay | export: the recorded runs (a command of
+	 * that name runs with spacetime -- NAME) */
+	if (argc > 1 && history_is_command(argv[1])) {
+		run_sockets_close(&socks, 0);
+		if (env_fd >= 0)
+			close(env_fd);
+		return history_main(argc - 1, argv + 1);
+	}
 	parse_options(argc, argv, &o);
 	char **secure_env = spawn_secure_env(env_fd);
 	if (o.no_netlink)
@@ -584,7 +615,19 @@ int main(int argc, char **argv)
 	/* The dashboard: stdout is a terminal and -s was not given. */
 	struct winsize ws = {0};
 	int dash = !o.summary && tui_probe() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0;
+	/* the recording: the file given, or the user's default one, bounded */
+	char recp[4096] = "", recmsg[512] = "";
+	if (!o.no_record && o.record)
+		snprintf(recp, sizeof(recp), "%s", o.record);
+	else if (!o.no_record && history_db_path(recp, sizeof(recp), 1) < 0) {
+		snprintf(recmsg, sizeof(recmsg), "not recording: %s", recp);
+		recp[0] = 0;
+	}
+	int default_db = !o.record;
 	struct run_config rc = {.source = attach ? RUN_ATTACHED : RUN_SPAWNED, .argv = o.argv,
+				.record_path = recp[0] ? recp : NULL,
+				.record_keep = o.keep > 0 ? (size_t)o.keep : default_db ? HISTORY_KEEP_RUNS : 0,
+				.record_max_bytes = default_db ? HISTORY_MAX_BYTES : 0,
 				.pids = o.pids, .npids = o.npids, .socks = &socks,
 				.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
 				.wait_tree = o.wait_tree,
@@ -636,6 +679,10 @@ int main(int argc, char **argv)
 	}
 	if (boosted)
 		setpriority(PRIO_PROCESS, (id_t)gettid(), user_nice); /* the UI thread */
+	int pruned = 0;
+	int64_t rec_id = run_recording(run, recmsg[0] ? NULL : recmsg, sizeof(recmsg), &pruned);
+	if (recmsg[0] && !dash)
+		fprintf(stderr, "spacetime: %s\n", recmsg); /* one line, and the run goes on */
 	if (dash) {
 		struct tui_ctx tc = {.run = run, .argv = o.argv, .interval_ms = o.interval_ms, .fps = o.fps,
 				     .notice = notice[0] ? notice : NULL, .log_path = attach ? NULL : logp,
@@ -658,7 +705,25 @@ int main(int argc, char **argv)
 				"someone else, or never seen to end)\n");
 		r = MAIN_EXIT_FAIL;
 	}
-	write_outputs(&o, run_store(run), out, json, notice[0] ? notice : NULL);
+	/* the recording's one line: where the run is, or why it is not (all of it) */
+	char recline[1024] = "";
+	char endmsg[512] = "";
+	int64_t rec_end = run_recording(run, endmsg, sizeof(endmsg), NULL);
+	if (rec_end < 0 && rec_id > 0) { /* it failed during the run */
+		fprintf(stderr, "spacetime: %s\n", endmsg);
+		snprintf(recline, sizeof(recline), "%s", endmsg);
+	} else if (recmsg[0]) {
+		if (dash)
+			fprintf(stderr, "spacetime: %s\n", recmsg);
+		snprintf(recline, sizeof(recline), "%s", recmsg);
+	} else if (rec_end > 0) {
+		int k = snprintf(recline, sizeof(recline), "run %lld in %s (spacetime replay %lld)",
+				 (long long)rec_end, recp, (long long)rec_end);
+		if (pruned && k > 0 && (size_t)k < sizeof(recline))
+			snprintf(recline + k, sizeof(recline) - (size_t)k,
+				 "; %d oldest run%s pruned to keep it bounded", pruned, pruned > 1 ? "s" : "");
+	}
+	write_outputs(&o, run_store(run), out, json, notice[0] ? notice : NULL, recline[0] ? recline : NULL);
 out:
 	if (lfd >= 0)
 		log_close(lfd, logp);

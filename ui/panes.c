@@ -89,7 +89,7 @@ void panes_begin(struct panes *p, uint64_t now_ns)
 	p->have_data = store_span(p->st, &a, &b) == 0;
 	p->start_ns = p->sum.start_ns ? p->sum.start_ns : p->have_data ? a : now_ns;
 	/* attached: no command to reap, the run ends when the tree has */
-	p->finished = p->sum.exited || (p->sum.attached && p->sum.end_ns);
+	p->finished = p->recorded || p->sum.exited || (p->sum.attached && p->sum.end_ns);
 	p->live_ns = now_ns;
 	if (p->finished)
 		p->live_ns = p->sum.end_ns > p->sum.last.t_ns ? p->sum.end_ns : p->sum.last.t_ns;
@@ -287,6 +287,9 @@ void panes_header(struct panes *p)
 	} else if (p->finished && p->sum.attached) {
 		snprintf(buf, sizeof(buf), "%s", p->sum.detached ? "detached" : "ended (attached)");
 		state_role = ROLE_OK;
+	} else if (p->recorded && !p->sum.exited) {
+		snprintf(buf, sizeof(buf), "recording ends here (incomplete)");
+		state_role = ROLE_BAD;
 	} else if (p->finished) {
 		int code = spawn_exit_code(p->sum.wait_status);
 		if (WIFSIGNALED(p->sum.wait_status))

@@ -42,6 +42,7 @@ struct panes {
 	struct store_summary sum;
 	uint64_t now_ns, start_ns, live_ns, t0_ns, t1_ns;
 	int have_data, finished;
+	int recorded;          /* a replay: over from the start, on its own clock */
 	/* scratch, grown as needed, never shrunk */
 	struct bucket *bk;
 	size_t nbk, bk_cap;

@@ -27,6 +27,8 @@ void plain_wait(struct run *r, int sig_fd)
 			ssize_t n = read(pf[2].fd, buf, sizeof(buf));
 			if (n > 0 && !out_gone && write(STDOUT_FILENO, buf, (size_t)n) < 0)
 				out_gone = 1; /* stdout gone: keep draining into nothing */
+			if (n > 0)
+				run_output(r, buf, (size_t)n);
 			if (n <= 0)
 				pf[2].fd = -1;
 		}

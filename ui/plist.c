@@ -41,6 +41,8 @@ struct plist {
 	size_t live, finished; /* counts at the last refresh */
 	enum plist_sort sort;
 	int reverse, finished_view, cmdline;
+	int at;                /* the live view is a recording's processes at at_s */
+	double at_s;
 	size_t sel, top;
 	uint64_t sel_id;
 };
@@ -250,6 +252,7 @@ int plist_refresh(struct plist *pl, struct store *st, uint64_t now_ns)
 			return -ENOMEM;
 	}
 	pl->n = total < pl->cap ? total : pl->cap;
+	pl->at = 0;
 	pl->live = which == 1 ? total : store_procs(st, 1, NULL, 0);
 	pl->finished = which == 2 ? total : store_procs(st, 2, NULL, 0);
 	pl->now_ns = now_ns;
@@ -288,6 +291,30 @@ int plist_refresh(struct plist *pl, struct store *st, uint64_t now_ns)
 		pl->nprev = pl->n;
 		pl->prev_ns = now_ns;
 	}
+	if (plist_build(pl))
+		return -ENOMEM;
+	plist_reselect(pl);
+	return 0;
+}
+
+int plist_refresh_at(struct plist *pl, struct store *st, const struct proc_rec *recs, size_t n,
+		     uint64_t t_ns, uint64_t start_ns)
+{
+	if (pl->finished_view)
+		return plist_refresh(pl, st, 0);
+	if (plist_grow((void **)&pl->recs, &pl->cap, n + 1, sizeof(*pl->recs)) ||
+	    plist_grow((void **)&pl->cpu_pct, &pl->cpu_cap, n + 1, sizeof(*pl->cpu_pct)))
+		return -ENOMEM;
+	if (n)
+		memcpy(pl->recs, recs, n * sizeof(*recs));
+	pl->n = n;
+	pl->live = n;
+	pl->finished = store_procs(st, STORE_PROCS_EXITED, NULL, 0);
+	pl->at = 1;
+	pl->at_s = t_ns > start_ns ? (double)(t_ns - start_ns) / 1e9 : 0;
+	pl->now_ns = t_ns; /* ages as of then */
+	for (size_t i = 0; i < n; i++)
+		pl->cpu_pct[i] = -1; /* a rate needs two instants: not shown */
 	if (plist_build(pl))
 		return -ENOMEM;
 	plist_reselect(pl);
@@ -504,6 +531,8 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 	term_fill(t->y, t->x, t->w, g->hline, ROLE_TITLE);
 	if (pl->finished_view)
 		snprintf(txt, sizeof(txt), " Finished processes: %zu (%zu live) ", pl->finished, pl->live);
+	else if (pl->at)
+		snprintf(txt, sizeof(txt), " Processes at %.1f s: %zu alive ", pl->at_s, pl->live);
 	else
 		snprintf(txt, sizeof(txt), " Processes: %zu live, %zu finished ", pl->live, pl->finished);
 	x = t->x + 1 + term_puts(t->y, t->x + 1, t->w - 1, txt, tr);

@@ -20,6 +20,11 @@ void plist_free(struct plist *pl);
 /* Copies the live records (and the finished ones when that view is shown)
  * from the store. Returns 0 or -ENOMEM. */
 int plist_refresh(struct plist *pl, struct store *st, uint64_t now_ns);
+/* The live view of a recording: recs (n of them) are the processes alive at
+ * t_ns (start_ns: the run's start), with their figures then; the finished
+ * view is refreshed from st as usual. Returns 0 or -ENOMEM. */
+int plist_refresh_at(struct plist *pl, struct store *st, const struct proc_rec *recs, size_t n,
+		     uint64_t t_ns, uint64_t start_ns);
 void plist_cycle_sort(struct plist *pl);
 void plist_reverse(struct plist *pl);
 /* Switches between the live tree and the finished list. */

@@ -381,6 +381,8 @@ collection:
 		fprintf(f, "  warning         %" PRIu64 " netlink overruns: the tree was rescanned from /proc, counts are a lower bound\n", s.lost_events);
 	if (o->notice)
 		fprintf(f, "  note            %s\n", o->notice);
+	if (o->record)
+		fprintf(f, "  recording       %s\n", o->record);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

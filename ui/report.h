@@ -12,6 +12,7 @@ struct report_opts {
 	int utf8;          /* block glyphs in the chart */
 	const char *notice; /* one line about what collection left out, or NULL */
 	int top;           /* heaviest jobs listed by peak PSS and by CPU (0: none) */
+	const char *record; /* one line on the run's recording, or NULL */
 };
 
 #define REPORT_EXECS 20

@@ -13,6 +13,7 @@
 #include "panes.h"
 #include "plist.h"
 #include "ptywait.h"
+#include "recdb.h"
 #include "statpanes.h"
 #include "store.h"
 #include "term.h"
@@ -58,6 +59,8 @@ struct tui {
 	struct panes p;
 	struct plist *pl;
 	struct outpane *op;
+	int recorded;        /* a replay: the list and output follow the cursor */
+	uint64_t rec_at_ns;  /* the instant they show now (0: none yet) */
 	int in_fd, out_fd, tty_fd, sig_fd, log_fd, pty_fd;
 	int stop_sig; /* the signal that started stopping the command */
 	int pty_eof, tty_gone, done, finished;
@@ -116,10 +119,60 @@ static void tui_layout(struct tui *t)
 	}
 }
 
+/* The instant a replay's process list and output show: the cursor's, or
+ * without one the peak's (else the end). */
+static uint64_t tui_rec_at(const struct tui *t, const struct store_summary *s)
+{
+	const struct timeline *tl = &t->p.tl;
+
+	if (tl->cursor_on)
+		return tl->cursor_ns;
+	if (s->peak.t_ns)
+		return s->peak.t_ns;
+	return s->end_ns > s->last.t_ns ? s->end_ns : s->last.t_ns;
+}
+
+/* A replay: the processes alive at the cursor (or, without one, at the
+ * peak) with their figures then, and the output printed up to then. */
+static void tui_refresh_at(struct tui *t)
+{
+	struct panes *p = &t->p;
+	struct store_summary s;
+	store_summary_get(p->st, &s);
+	uint64_t at = tui_rec_at(t, &s);
+	struct proc_rec *recs = NULL;
+	struct recdb_line *lines = NULL;
+
+	t->rec_at_ns = at;
+	ssize_t n = run_procs_at(t->ctx->run, at, &recs);
+	if (n < 0 || plist_refresh_at(t->pl, p->st, recs, n > 0 ? (size_t)n : 0, at, s.start_ns) < 0)
+		panes_message(p, "cannot read the processes at that instant: %s", strerror(n < 0 ? (int)-n : ENOMEM));
+	free(recs);
+	n = run_output_at(t->ctx->run, at, TUI_OUT_LINES, &lines);
+	struct outpane *op = n >= 0 ? outpane_new(TUI_OUT_LINES, term_utf8()) : NULL;
+	if (op) {
+		for (ssize_t i = 0; i < n; i++) {
+			outpane_feed(op, lines[i].bytes, lines[i].len);
+			outpane_feed(op, "\n", 1);
+		}
+		outpane_free(t->op);
+		t->op = op;
+	}
+	if (n > 0)
+		recdb_lines_free(lines, (size_t)n);
+	t->dirty |= D_PLIST | D_OUT;
+}
+
 /* Copies the process records, no more often than they are cheap to copy. */
 static void tui_refresh_plist(struct tui *t, uint64_t now)
 {
 	uint64_t c0 = tui_cpu_ns();
+
+	if (t->recorded) {
+		tui_refresh_at(t);
+		t->plist_due_ns = UINT64_MAX; /* nothing changes but the cursor */
+		return;
+	}
 
 	if (plist_refresh(t->pl, run_store(t->ctx->run), now) < 0)
 		panes_message(&t->p, "out of memory for the process list");
@@ -343,6 +396,22 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 		timeline_cursor_toggle(&p->tl, p->t0_ns, p->t1_ns);
 		t->dirty |= D_MEM | D_STATS;
 		break;
+	case ACT_PEAK:
+		if (!p->sum.peak.t_ns) {
+			panes_message(p, "no peak yet");
+			break;
+		}
+		/* the whole run in view, the cursor on its peak */
+		timeline_live(&p->tl);
+		if (!t->finished)
+			p->tl.paused = 1;
+		p->tl.cursor_on = 1;
+		p->tl.cursor_ns = p->sum.peak.t_ns;
+		t->dirty |= D_HEADER | D_MEM | D_STATS;
+		if (!t->recorded)
+			panes_message(p, "cursor on the peak; the process list is the current one (a replay "
+					 "shows it as of the cursor)");
+		break;
 	case ACT_CURSOR_LEFT:
 	case ACT_CURSOR_RIGHT:
 	case ACT_CURSOR_LEFT_FAR:
@@ -465,6 +534,7 @@ static void tui_pty(struct tui *t)
 		ssize_t n = read(t->pty_fd, buf, sizeof(buf));
 		if (n > 0) {
 			outpane_feed(t->op, buf, (size_t)n);
+			run_output(t->ctx->run, buf, (size_t)n);
 			if (t->log_fd >= 0) {
 				for (ssize_t off = 0; off < n;) {
 					ssize_t w = write(t->log_fd, buf + off, (size_t)(n - off));
@@ -592,8 +662,10 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 			return;
 		}
 		p->quit = QUIT_NONE;
-		panes_message(p, tui_attached(t) ? "the attached processes have ended; q quits and prints the summary"
-						  : "the command finished; q quits and prints the summary");
+		panes_message(p, t->recorded    ? "replay: c cursor, , . < > move it, P the peak; processes and "
+						  "output follow the cursor; q quits"
+				 : tui_attached(t) ? "the attached processes have ended; q quits and prints the summary"
+						   : "the command finished; q quits and prints the summary");
 	}
 	if (data)
 		t->dirty |= D_MEM | D_STATS | D_HEADER;
@@ -605,6 +677,8 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 	if ((!p->tl.paused || !t->plist_due_ns) && now >= t->plist_due_ns &&
 	    (data || !t->plist_due_ns))
 		tui_refresh_plist(t, now);
+	else if (t->recorded && tui_rec_at(t, &p->sum) != t->rec_at_ns)
+		tui_refresh_at(t); /* the cursor moved */
 	if (t->esc_pending && now - t->esc_ns >= TUI_ESC_NS) {
 		t->esc_pending = 0; /* one Esc alone: the program's */
 		tui_type_bytes(t, "\033", 1);
@@ -726,6 +800,12 @@ int tui_run(struct tui_ctx *ctx)
 		goto out_term;
 	}
 	t.p.style = panes_default_style();
+	t.recorded = run_source(ctx->run) == RUN_RECORDED;
+	t.p.recorded = t.recorded;
+	if (ctx->cursor_ns) {
+		t.p.tl.cursor_on = 1;
+		t.p.tl.cursor_ns = ctx->cursor_ns;
+	}
 	t.frame_ns = (uint64_t)(1e9 / (ctx->fps > 0 ? ctx->fps : TUI_FPS_DEFAULT));
 	term_resize();
 	t.dirty = D_LAYOUT;

@@ -24,6 +24,7 @@ struct tui_ctx {
 	int log_fd;           /* that file, open for appending (-1: none); the caller closes it */
 	const char *export_dir;  /* where `e` writes snapshots (NULL: the current directory) */
 	unsigned export_formats; /* EXPORT_F_* bits, 0 = all */
+	uint64_t cursor_ns;      /* start with the timeline cursor on this instant (0: off) */
 };
 
 /* Runs the dashboard until the user quits; the command's pty output is read

@@ -28,6 +28,11 @@ ST_SETPRIV=(setpriv --reuid=$ST_NOBODY --regid=$ST_NOBODY --clear-groups --inh-c
 # these would make spacetime drop privileges in every test.
 unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND DOAS_USER PKEXEC_UID
 export LC_ALL=C
+# Every run is recorded by default (~/.local/state/spacetime/runs.db): the
+# tests' runs go to a directory of this test file's instead, made so that
+# the unprivileged user of some tests can record there too.
+export XDG_STATE_HOME="${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/state"
+mkdir -p "$XDG_STATE_HOME" 2>/dev/null && chmod 1777 "$XDG_STATE_HOME" "${BATS_FILE_TMPDIR:-/nonexistent}" 2>/dev/null
 
 # Under make check-san (tests/run-san.sh) every sanitizer report goes to a
 # file in SAN_LOG_DIR; name it after this test, so the failure says which.

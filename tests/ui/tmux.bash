@@ -58,7 +58,8 @@ ui_start() {
 	local try
 	for try in 1 2 3 4 5; do
 		ui_tmux -f /dev/null new-session -d -x "$cols" -y "$rows" \
-			env LC_ALL="$UI_LOCALE" TERM=screen-256color TMPDIR="${BATS_TEST_TMPDIR:-/tmp}" "${envs[@]}" \
+			env LC_ALL="$UI_LOCALE" TERM=screen-256color TMPDIR="${BATS_TEST_TMPDIR:-/tmp}" \
+			XDG_STATE_HOME="${XDG_STATE_HOME:-${BATS_FILE_TMPDIR:-/tmp}/state}" "${envs[@]}" \
 			sh -c '"$@"; echo "[spacetime exited $?]"; exec sleep 3600' sh "$SPACETIME" "$@" && break
 		[ "$try" = 5 ] && return 1
 		sleep 0.2

@@ -227,7 +227,7 @@ static void test_snapshot_tiers(void **state)
 	uint64_t maxpss = 0;
 
 	(void)state;
-	assert_int_equal(export_snap_take(&sn, st, argv, 0, 0), 0);
+	assert_int_equal(export_snap_take(&sn, st, argv, 0, 0, 0), 0);
 	assert_int_equal(sn.nsamples, 500);
 	assert_true(sn.nrows < 500);
 	if (getenv("TEST_EXPORT_DEBUG"))
@@ -260,7 +260,7 @@ static void test_snapshot_tiers(void **state)
 	export_snap_free(&sn);
 
 	/* A window: rows and processes inside it only. */
-	assert_int_equal(export_snap_take(&sn, st, argv, T0 + 480 * 100 * MS, T0 + 490 * 100 * MS), 0);
+	assert_int_equal(export_snap_take(&sn, st, argv, T0 + 480 * 100 * MS, T0 + 490 * 100 * MS, 0), 0);
 	assert_true(sn.windowed);
 	/* 48.0 s is only in tier 1 (fine samples start at 48.4 s): its 1 s bucket,
 	 * then the fine sample at 49.0 s. */
@@ -271,7 +271,7 @@ static void test_snapshot_tiers(void **state)
 	assert_int_equal(sn.nprocs, 1);
 	assert_int_equal(sn.nevents, 0);
 	export_snap_free(&sn);
-	assert_int_equal(export_snap_take(&sn, st, argv, 2, 1), -EINVAL);
+	assert_int_equal(export_snap_take(&sn, st, argv, 2, 1, 0), -EINVAL);
 	store_free(st);
 }
 
@@ -483,7 +483,7 @@ static void test_snapshot_empty(void **state)
 	store_free(st);
 
 	st = mkstore(NULL, 10, 3, 500, "x", 1);
-	assert_int_equal(export_snap_take(&sn, st, argv, T0 + 100 * SEC, T0 + 200 * SEC), 0);
+	assert_int_equal(export_snap_take(&sn, st, argv, T0 + 100 * SEC, T0 + 200 * SEC, 0), 0);
 	assert_int_equal(sn.nrows, 0);
 	assert_int_equal(sn.nprocs, 0);
 	export_snap_free(&sn);

@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# Replay: a run recorded from the dashboard, opened again in the dashboard
+# with `spacetime replay last --at peak`. Truth: the workload's three fill
+# processes hold 24 MiB each together (the peak), its output says "before"
+# before them and "after" once they are gone. At the peak the process list
+# shows the processes alive then with their PSS then, and the output pane the
+# lines printed up to then; moved to the end, the cursor shows "after".
+
+load tmux
+
+setup() {
+	ui_require
+	[ -x "$WL/fill" ] || { echo "no $WL/fill (make workloads)" >&2; return 1; }
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+}
+
+teardown() {
+	ui_teardown
+}
+
+@test "replay: at the peak, the processes that made it up with their PSS then, and the output up to then" {
+	ui_start 100 30 -- -- sh -c "echo before; for i in 1 2 3; do \"$WL/fill\" 24 2500 & done; wait; echo after"
+	ui_wait 'finished, exit 0'
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	ui_start 100 34 -- replay last --at peak
+	ui_wait 'Processes at [0-9.]+ s: 4 alive'
+	local screen rows n=0 v
+	screen=$(ui_cap)
+	[[ $screen == *"replay of run 1"* ]] || { ui_show; false; }
+	# the three fills, each at 24 MiB within 3%
+	rows=$(grep -E 'fill 24 2500' <<<"$screen")
+	while read -r v; do
+		awk -v v="$v" 'BEGIN { exit !(v >= 23.3 && v <= 24.7) }' || { ui_show; echo "PSS $v MiB, expected 24" >&2; false; }
+		n=$((n + 1))
+	done < <(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "MiB") { print $i; break } }' <<<"$rows")
+	[ "$n" -eq 3 ] || { ui_show; echo "$n fill rows with a PSS, expected 3" >&2; false; }
+	# the output printed up to the peak
+	[[ $screen == *before* ]] || { ui_show; echo "the output pane lacks 'before'" >&2; false; }
+	[[ $screen != *after* ]] || { ui_show; echo "the output pane shows 'after' at the peak" >&2; false; }
+	# the cursor far right, past the fills' end: they are gone, "after" shows
+	ui_keys '>' '>' '>' '>' '>' '>' '>' '>' '>' '>'
+	ui_wait 'Processes at [0-9.]+ s: [01] alive'
+	ui_wait 'after'
+	# P: back on the peak
+	ui_keys P
+	ui_wait 'Processes at [0-9.]+ s: 4 alive'
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+}

@@ -1,0 +1,426 @@
+/* history.c: the recorded runs (history.h). */
+#include "history.h"
+
+#include "export.h"
+#include "recdb.h"
+#include "report.h"
+#include "run.h"
+#include "store.h"
+#include "tui.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HISTORY_EXIT_USAGE 2
+#define HISTORY_EXIT_FAIL 1
+
+/* The user's home: HOME when it is theirs, else their account's. */
+static const char *history_home(void)
+{
+	const char *h = getenv("HOME");
+	struct stat sb;
+
+	if (h && h[0] == '/' && stat(h, &sb) == 0 && sb.st_uid == getuid())
+		return h;
+	struct passwd *pw = getpwuid(getuid());
+	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+}
+
+/* Makes dir and its missing parents (mode 0700). Returns 0 or -errno. */
+static int history_mkdirs(char *dir)
+{
+	for (char *p = dir + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = 0;
+		int r = mkdir(dir, 0700);
+		int e = errno;
+		*p = c;
+		if (r < 0 && e != EEXIST)
+			return -e;
+		if (!c)
+			return 0;
+	}
+}
+
+int history_db_path(char *path, size_t cap, int create)
+{
+	const char *xdg = getenv("XDG_STATE_HOME");
+	char dir[4096];
+	int n;
+
+	if (xdg && xdg[0] == '/') {
+		n = snprintf(dir, sizeof(dir), "%s/spacetime", xdg);
+	} else {
+		const char *home = history_home();
+		if (!home) {
+			snprintf(path, cap, "no home directory to keep it in (set XDG_STATE_HOME, or use --record FILE)");
+			return -ENOENT;
+		}
+		n = snprintf(dir, sizeof(dir), "%s/.local/state/spacetime", home);
+	}
+	if (n < 0 || (size_t)n >= sizeof(dir)) {
+		snprintf(path, cap, "the state directory's path is too long");
+		return -ENAMETOOLONG;
+	}
+	int r = create ? history_mkdirs(dir) : 0;
+	if (r < 0) {
+		snprintf(path, cap, "cannot create %s: %s (use --record FILE, or --no-record)", dir, strerror(-r));
+		return r;
+	}
+	snprintf(path, cap, "%s/runs.db", dir);
+	return 0;
+}
+
+int history_is_command(const char *word)
+{
+	return word && (!strcmp(word, "runs") || !strcmp(word, "replay") || !strcmp(word, "export"));
+}
+
+/* Options of the history commands. */
+struct hopts {
+	const char *db;     /* --db FILE (default: the default recording) */
+	const char *run;    /* ID or "last" */
+	const char *at;     /* replay --at: "peak", or seconds into the run */
+	const char *dir;    /* export -o DIR */
+	unsigned formats;   /* export --format */
+};
+
+static void history_usage(FILE *f)
+{
+	fputs("usage: spacetime runs [--db FILE]\n"
+	      "       spacetime replay [ID|last] [--at peak|SECONDS] [--db FILE]\n"
+	      "       spacetime export [ID|last] [--format LIST] [-o DIR] [--db FILE]\n"
+	      "The runs spacetime recorded (by default in $XDG_STATE_HOME/spacetime/runs.db,\n"
+	      "i.e. ~/.local/state/spacetime/runs.db): listed, replayed in the dashboard (or,\n"
+	      "without a terminal, summarized), or exported like a live run.\n",
+	      f);
+}
+
+static int history_die(const char *what, const char *arg)
+{
+	fprintf(stderr, "spacetime: ");
+	fprintf(stderr, what, arg);
+	fprintf(stderr, " (see spacetime %s --help)\n", "runs");
+	return HISTORY_EXIT_USAGE;
+}
+
+/* Parses the options after the command's name. Returns 0, or the exit
+ * status (-1: --help printed, exit 0). */
+static int history_parse(int argc, char **argv, struct hopts *o)
+{
+	static const struct option lo[] = {
+		{"db", required_argument, NULL, 'd'},     {"record", required_argument, NULL, 'd'},
+		{"at", required_argument, NULL, 'a'},     {"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->db = optarg; break;
+		case 'a': o->at = optarg; break;
+		case 'o': o->dir = optarg; break;
+		case 'f':
+			if (export_formats_parse(optarg, &o->formats) < 0)
+				return history_die("invalid --format '%s': expected json,csv,trace,svg", optarg);
+			break;
+		case 'h': history_usage(stdout); return -1;
+		case ':': return history_die("option '%s' needs a value", argv[optind - 1]);
+		default: return history_die("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->run = argv[optind++];
+	if (optind < argc)
+		return history_die("unexpected argument '%s'", argv[optind]);
+	if (!strcmp(argv[0], "runs") && (o->run || o->at || o->dir || o->formats))
+		return history_die("%s takes only --db", "runs");
+	if (strcmp(argv[0], "replay") && o->at)
+		return history_die("--at is for %s", "replay");
+	if (strcmp(argv[0], "export") && (o->dir || o->formats))
+		return history_die("-o and --format are for %s", "export");
+	return 0;
+}
+
+/* Opens the recording read-only, one line when it cannot be. */
+static struct recdb *history_open(const struct hopts *o, char *path, size_t cap)
+{
+	struct recdb *db = NULL;
+	char msg[512];
+
+	if (o->db) {
+		snprintf(path, cap, "%s", o->db);
+	} else if (history_db_path(path, cap, 0) < 0) {
+		fprintf(stderr, "spacetime: no recordings: %s\n", path);
+		return NULL;
+	}
+	if (access(path, F_OK) < 0 && errno == ENOENT) {
+		fprintf(stderr, "spacetime: no recordings in %s%s\n", path,
+			o->db ? "" : " yet (every run is recorded there unless --no-record)");
+		return NULL;
+	}
+	if (recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "spacetime: %s\n", msg);
+		return NULL;
+	}
+	return db;
+}
+
+/* The command line of a run row as one string, cut to width (0: whole). */
+static void history_cmd(const struct recdb_run_row *r, char *buf, size_t cap)
+{
+	size_t k = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; r->argv && i < r->argv_len && k + 1 < cap; i++) {
+		unsigned char c = (unsigned char)r->argv[i];
+		buf[k++] = c == 0 ? ' ' : c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	while (k && buf[k - 1] == ' ')
+		k--;
+	buf[k] = 0;
+}
+
+/* spacetime runs: one line per recorded run, oldest first. */
+static int history_runs(const struct hopts *o)
+{
+	char path[4096];
+	struct recdb *db = history_open(o, path, sizeof(path));
+	struct recdb_run_row *rows = NULL;
+
+	if (!db)
+		return HISTORY_EXIT_FAIL;
+	ssize_t n = recdb_runs(db, &rows);
+	if (n < 0) {
+		fprintf(stderr, "spacetime: cannot read %s: %s\n", path, recdb_errmsg(db));
+		recdb_close(db);
+		return HISTORY_EXIT_FAIL;
+	}
+	printf("%6s  %-16s  %9s  %9s  %-11s  %s\n", "ID", "START", "WALL", "PEAK PSS", "EXIT", "COMMAND");
+	for (ssize_t i = 0; i < n; i++) {
+		const struct recdb_run_row *r = &rows[i];
+		char when[32] = "?", wall[16], peak[16], ex[24], cmd[512];
+		time_t t = (time_t)(r->start_wall_ns / 1000000000ull);
+		struct tm tm;
+
+		if (localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+		snprintf(wall, sizeof(wall), "%.1f s", (double)r->wall_ns / 1e9);
+		report_size(peak, sizeof(peak), r->peak_pss_kib);
+		if (r->end == RECDB_END_RUNNING)
+			snprintf(ex, sizeof(ex), r->incomplete ? "incomplete" : "running");
+		else if (r->end == RECDB_END_DETACHED)
+			snprintf(ex, sizeof(ex), "detached");
+		else if (r->attached)
+			snprintf(ex, sizeof(ex), "ended");
+		else if (r->exit_known)
+			snprintf(ex, sizeof(ex), "%d%s", WIFEXITED(r->exit_status) ? WEXITSTATUS(r->exit_status)
+						      : 128 + WTERMSIG(r->exit_status),
+				 r->incomplete ? " (part)" : "");
+		else
+			snprintf(ex, sizeof(ex), "%s", recdb_end_name(r->end));
+		history_cmd(r, cmd, sizeof(cmd));
+		printf("%6" PRId64 "  %-16s  %9s  %9s  %-11s  %s%s\n", r->id, when, wall, peak, ex,
+		       r->attached ? "-p " : "", cmd);
+	}
+	if (n == 0)
+		printf("(no runs in %s)\n", path);
+	recdb_runs_free(rows, (size_t)n);
+	recdb_close(db);
+	return 0;
+}
+
+/* The run's argv as a NULL-terminated array (one allocation; free()). */
+static char **history_argv(const struct recdb_run_row *r)
+{
+	size_t n = 0, len = r->argv ? r->argv_len : 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += r->argv[i] == 0;
+	if (len && r->argv[len - 1])
+		n++;
+	char **av = malloc((n + 2) * sizeof(char *) + len + 1);
+	if (!av)
+		return NULL;
+	char *s = (char *)(av + n + 2);
+	if (len)
+		memcpy(s, r->argv, len);
+	s[len] = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < len; i += strlen(s + i) + 1)
+		av[k++] = s + i;
+	if (!k)
+		av[k++] = "?";
+	av[k] = NULL;
+	return av;
+}
+
+/* Opens the run o->run names (default: the last) and loads it into a store:
+ * the run object, its argv and the row in *row_out. */
+static int history_load(const struct hopts *o, struct run **run_out, char ***argv_out,
+			struct recdb_run_row *row_out)
+{
+	char path[4096];
+	struct recdb *db = history_open(o, path, sizeof(path));
+	struct recdb_run_row *rows = NULL;
+	struct store *st = NULL;
+	int64_t id;
+	int r;
+
+	if (!db)
+		return HISTORY_EXIT_FAIL;
+	const char *spec = o->run ? o->run : "last";
+	if ((r = recdb_resolve(db, spec, &id)) < 0) {
+		if (r == -ENOENT)
+			fprintf(stderr, "spacetime: no run %s in %s (spacetime runs lists them)\n", spec, path);
+		else if (r == -EINVAL)
+			fprintf(stderr, "spacetime: '%s' is not a run id: expected a number or 'last'\n", spec);
+		else
+			fprintf(stderr, "spacetime: cannot read %s: %s\n", path, recdb_errmsg(db));
+		recdb_close(db);
+		return r == -EINVAL ? HISTORY_EXIT_USAGE : HISTORY_EXIT_FAIL;
+	}
+	ssize_t n = recdb_runs(db, &rows);
+	ssize_t k = -1;
+	for (ssize_t i = 0; i < n; i++)
+		if (rows[i].id == id)
+			k = i;
+	if (k < 0 || (r = recdb_load(db, id, &st)) < 0) {
+		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path, recdb_errmsg(db));
+		recdb_runs_free(rows, n > 0 ? (size_t)n : 0);
+		recdb_close(db);
+		return HISTORY_EXIT_FAIL;
+	}
+	*row_out = rows[k];
+	rows[k].argv = rows[k].cwd = rows[k].host = rows[k].note = NULL;
+	recdb_runs_free(rows, (size_t)n);
+	*argv_out = history_argv(row_out);
+	*run_out = *argv_out ? run_new_recorded(st, db, id) : NULL;
+	if (!*run_out) {
+		fprintf(stderr, "spacetime: out of memory\n");
+		free(*argv_out);
+		store_free(st);
+		recdb_close(db);
+		return HISTORY_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* spacetime replay: the dashboard on a recorded run; without a terminal,
+ * its summary. */
+static int history_replay(const struct hopts *o)
+{
+	struct run *run;
+	char **argv;
+	struct recdb_run_row row;
+	int r = history_load(o, &run, &argv, &row);
+	struct store_summary sum;
+
+	if (r)
+		return r;
+	store_summary_get(run_store(run), &sum);
+	uint64_t at = 0;
+	if (o->at && !strcmp(o->at, "peak")) {
+		at = sum.peak.t_ns;
+	} else if (o->at) {
+		char *end;
+		double s = strtod(o->at, &end);
+		if (end == o->at || *end || !(s >= 0)) {
+			r = history_die("invalid --at '%s': expected 'peak' or seconds into the run", o->at);
+			goto out;
+		}
+		at = row.base_ns + (uint64_t)(s * 1e9);
+	}
+	char notice[160], when[32] = "?";
+	time_t t = (time_t)(row.start_wall_ns / 1000000000ull);
+	struct tm tm;
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(notice, sizeof(notice), "replay of run %" PRId64 ", recorded %s%s", row.id, when,
+		 row.incomplete ? " (incomplete: it ends where the recording stopped)" : "");
+	if (tui_probe()) {
+		struct tui_ctx tc = {.run = run, .argv = argv, .interval_ms = 100, .notice = notice,
+				     .log_fd = -1, .export_dir = NULL, .cursor_ns = at};
+		if ((r = tui_run(&tc)) < 0)
+			fprintf(stderr, "spacetime: cannot start the dashboard (%s); the summary follows\n",
+				strerror(-r));
+		else
+			goto out;
+	}
+	{
+		const char *utf = nl_langinfo(CODESET);
+		struct report_opts ro = {.utf8 = utf && !strcmp(utf, "UTF-8"), .notice = notice, .top = REPORT_TOP};
+		r = report_text(stdout, run_store(run), argv, &ro) < 0 ? HISTORY_EXIT_FAIL : 0;
+	}
+out:
+	free(row.argv);
+	free(row.cwd);
+	free(row.host);
+	free(row.note);
+	free(argv);
+	run_free(run);
+	return r;
+}
+
+/* spacetime export: the snapshot of a recorded run, as of a live one. */
+static int history_export(const struct hopts *o)
+{
+	struct run *run;
+	char **argv;
+	struct recdb_run_row row;
+	int r = history_load(o, &run, &argv, &row);
+
+	if (r)
+		return r;
+	const char *dir = o->dir ? o->dir : ".";
+	if ((r = export_dir_check(dir)) < 0) {
+		fprintf(stderr, "spacetime: cannot export to %s: %s\n", dir, strerror(-r));
+		r = HISTORY_EXIT_USAGE;
+	} else {
+		struct export_opts eo = {.dir = dir, .formats = o->formats, .start_wall_ns = row.start_wall_ns};
+		char msg[2048];
+		if (export_snapshot(run_store(run), argv, &eo, msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "spacetime: %s\n", msg);
+			r = HISTORY_EXIT_FAIL;
+		} else {
+			fprintf(stderr, "spacetime: snapshot of run %" PRId64 " written: %s\n", row.id, msg);
+			r = 0;
+		}
+	}
+	free(row.argv);
+	free(row.cwd);
+	free(row.host);
+	free(row.note);
+	free(argv);
+	run_free(run);
+	return r;
+}
+
+int history_main(int argc, char **argv)
+{
+	struct hopts o;
+	int r = history_parse(argc, argv, &o);
+
+	if (r)
+		return r < 0 ? 0 : r;
+	if (!strcmp(argv[0], "runs"))
+		return history_runs(&o);
+	if (!strcmp(argv[0], "replay"))
+		return history_replay(&o);
+	return history_export(&o);
+}
