@@ -401,9 +401,6 @@ static int recdb_create(struct recdb *db)
 	char sql[160];
 	int rc;
 
-	rc = recdb_exec(db, "PRAGMA auto_vacuum = INCREMENTAL", "creating the database");
-	if (rc < 0)
-		return rc;
 	rc = recdb_exec(db, "BEGIN IMMEDIATE", "creating the database");
 	if (rc < 0)
 		return rc;
@@ -444,7 +441,11 @@ static int recdb_setup(struct recdb *db, const char *path, unsigned flags)
 	rc = recdb_check_meta(db);
 	if (rc < 0)
 		return rc;
-	rc = recdb_exec(db, "PRAGMA journal_mode = WAL", "setting WAL mode");
+	/* only a file without pages takes it (WAL mode writes the first page) */
+	if (rc == 1)
+		rc = recdb_exec(db, "PRAGMA auto_vacuum = INCREMENTAL", "creating the database");
+	if (rc == 0)
+		rc = recdb_exec(db, "PRAGMA journal_mode = WAL", "setting WAL mode");
 	if (rc == 0)
 		rc = recdb_exec(db, "PRAGMA synchronous = NORMAL", "setting synchronous mode");
 	if (rc == 0 && recdb_check_meta(db) == 1)
