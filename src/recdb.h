@@ -19,7 +19,8 @@
  *   -EBUSY            locked by another writer past the busy timeout
  *   -ENOENT           no such file (read-only open) or run
  *   -EIO, -ENOMEM     the rest
- * One struct recdb is for one thread at a time. */
+ * One struct recdb is for one thread at a time. The writer, checks and
+ * pruning are in recdb.c, the reader in recdb_read.c. */
 #ifndef SPACETIME_RECDB_H
 #define SPACETIME_RECDB_H
 

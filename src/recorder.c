@@ -213,8 +213,9 @@ static int recorder_add_proc(struct recorder *r, size_t i, const struct proc_rec
 	uint64_t d = recorder_digest(rec), *dig;
 	uint32_t *aid;
 	struct recdb_proc *p;
+	size_t more = i >= r->digest.len ? i + 1 - r->digest.len : 0;
 
-	if (!recorder_vec_grow(&r->digest, 1) || !recorder_vec_grow(&r->argv_id, 1))
+	if (!recorder_vec_grow(&r->digest, more) || !recorder_vec_grow(&r->argv_id, more))
 		return -ENOMEM;
 	while (r->digest.len <= i) {
 		((uint64_t *)r->digest.p)[r->digest.len++] = 0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "recdb.h"
@@ -792,6 +793,22 @@ static void test_refused(void **state)
 	expect_refused(path, RECDB_RDONLY, -EBADMSG, "corrupt or truncated");
 }
 
+/* The database's size in pages, as a second connection sees it. */
+static int64_t page_count(const char *path)
+{
+	sqlite3_stmt *q;
+	sqlite3 *s;
+	int64_t n;
+
+	assert_int_equal(sqlite3_open(path, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(s, "PRAGMA page_count", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	sqlite3_close(s);
+	return n;
+}
+
 static void test_resolve_and_prune(void **state)
 {
 	struct recdb_run_info info = { .start_wall_ns = 1, .base_ns = BASE };
@@ -828,7 +845,23 @@ static void test_resolve_and_prune(void **state)
 	assert_int_equal(recdb_write(db, 9, &b), -ENOENT);
 
 	assert_int_equal(recdb_prune(db, 0, 0), 0);
-	assert_int_equal(recdb_prune(db, 2, 0), 3);
+	{
+		/* the freed pages go back to the file system */
+		int64_t before = page_count(path), after;
+		struct stat sb;
+		char wal[160];
+
+		assert_int_equal(recdb_prune(db, 2, 0), 3);
+		after = page_count(path);
+		if (after >= before * 3 / 4)
+			fail_msg("%lld pages before pruning 3 runs of 5, %lld after",
+				 (long long)before, (long long)after);
+		assert_int_equal(stat(path, &sb), 0);
+		assert_int_equal(sb.st_size, after * 4096);
+		snprintf(wal, sizeof(wal), "%s-wal", path);
+		assert_int_equal(stat(wal, &sb), 0);
+		assert_int_equal(sb.st_size, 0);
+	}
 	n = recdb_runs(db, &rows);
 	assert_int_equal(n, 2);
 	assert_int_equal(rows[0].id, 4);
