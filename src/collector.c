@@ -122,6 +122,9 @@ struct collector {
 	struct pssmodel_proc *mp;
 	uint32_t *mp_idx, *mp_pick;
 	size_t mp_cap;
+	size_t mp_n;        /* processes the last tick's model counted (mp_idx) */
+	struct store_peak_proc *peak_procs; /* scratch for store_peak_procs_set */
+	size_t peak_cap;
 	struct prog_ratio progs[COLLECTOR_PROGS];
 	struct sample peak_meas, peak_any; /* the highest measured and estimated samples */
 	int have_meas;
@@ -1568,6 +1571,7 @@ static int model_tick(struct collector *c, struct sample *s, uint64_t now)
 		       (double)llabs((long long)t.est_kib - (long long)c->prev_est_kib) >
 			       (double)t.est_kib * 0.001;
 	c->prev_est_kib = t.est_kib;
+	c->mp_n = m;
 	c->model_seen |= m > 0;
 	/* a tree with no process left is 0, but that is no measurement of it */
 	return sure && m > 0;
@@ -1597,6 +1601,27 @@ static void model_peak(struct collector *c, const struct sample *s, int sure, ui
 					(double)c->peak_meas.pss_kib * (1.0 + STORE_PEAK_EST_MARGIN)
 			? c->peak_any.pss_kib
 			: 0;
+}
+
+/* The peak moved to this tick's sample: the processes the model counted in
+ * it, with the PSS and RSS they had in it, go to the store (a replay's
+ * process list at the peak shows them). */
+static void model_peak_procs(struct collector *c, uint64_t t_ns)
+{
+	size_t n = c->mp_n;
+
+	if (n > c->peak_cap) {
+		struct store_peak_proc *p = realloc(c->peak_procs, n * sizeof(*p));
+		if (!p)
+			return; /* kept as it was: the previous peak's */
+		c->peak_procs = p;
+		c->peak_cap = n;
+	}
+	for (size_t j = 0; j < n; j++) {
+		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
+		c->peak_procs[j] = (struct store_peak_proc){e->rec.id, e->rec.pss_kib, e->rec.rss_kib};
+	}
+	store_peak_procs_set(c->st, t_ns, c->peak_procs, n);
 }
 
 /* Sets when the next tick comes: soon while the tree is near its peak, else
@@ -1703,6 +1728,8 @@ static void tick(struct collector *c)
 	if ((s.valid & SAMPLE_RSS) && s.rss_kib > c->sum.max_tree_rss_kib)
 		c->sum.max_tree_rss_kib = s.rss_kib;
 	model_peak(c, &s, sure, now);
+	if (c->sum.peak.t_ns != peak_t && c->sum.peak.t_ns == s.t_ns)
+		model_peak_procs(c, s.t_ns);
 	int push = !c->last_push_ns || c->sum.peak.t_ns != peak_t ||
 		   now - c->last_push_ns >= c->cfg.interval_ms * 900000ull;
 	if (push) {
@@ -2307,6 +2334,7 @@ void collector_free(struct collector *c)
 	free(c->mp);
 	free(c->mp_idx);
 	free(c->mp_pick);
+	free(c->peak_procs);
 	if (c->nl_fd >= 0)
 		nlproc_close(c->nl_fd); /* unsubscribes: the kernel counts listeners */
 	if (c->nl_quiet_fd >= 0)

@@ -21,6 +21,20 @@
 #define RECORDER_DEF_OUTPUT_BYTES ((size_t)1 << 20)
 #define RECORDER_DEF_SETTLE_NS 5000000000ull
 #define RECORDER_CHUNK 1024 /* samples, events, execs copied per store call */
+/* Between writes, the live processes are looked at this often: a process's
+ * figures are kept (a per-process sample) when they moved by more than
+ * RECORDER_PS_MOVE of themselves (or RECORDER_PS_MOVE_KIB), so a replay's
+ * process list is right to about this much time. */
+#define RECORDER_PS_MS 200
+#define RECORDER_PS_MOVE 0.02
+#define RECORDER_PS_MOVE_KIB 256
+/* Live processes looked at per look, at most (one lock hold). */
+#define RECORDER_PS_MAX 4096
+
+/* A live process's last per-process sample kept. */
+struct recorder_ps_last {
+	uint64_t id, pss_kib, rss_kib;
+};
 
 /* A queued line's header in the output buffer; the bytes follow. */
 struct recorder_qline {
@@ -62,6 +76,10 @@ struct recorder {
 	struct recorder_vec pending_execs; /* uint64_t exec indexes written without a comm */
 	struct recorder_vec samples, events, procs, psamples, execs, lines, owned;
 	struct proc_rec *chunk;
+	struct proc_rec *live;        /* RECORDER_PS_MAX: the live records at a look */
+	struct recorder_vec ps_last, ps_next; /* struct recorder_ps_last, by id */
+	struct store_peak_proc *peak;  /* RECORDER_PS_MAX: the peak's processes */
+	uint64_t peak_t;               /* the peak whose processes were written */
 };
 
 static void recorder_vec_init(struct recorder_vec *v, size_t size)
@@ -256,6 +274,91 @@ static int recorder_add_proc(struct recorder *r, size_t i, const struct proc_rec
 	return 0;
 }
 
+static int recorder_cmp_ps(const void *a, const void *b)
+{
+	uint64_t x = ((const struct recorder_ps_last *)a)->id, y = ((const struct recorder_ps_last *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* Whether a figure moved enough since the last sample kept of it. */
+static int recorder_moved(uint64_t was, uint64_t now)
+{
+	uint64_t d = was > now ? was - now : now - was;
+	return d > RECORDER_PS_MOVE_KIB && (double)d > RECORDER_PS_MOVE * (double)(was > now ? was : now);
+}
+
+/* A look at the live processes between writes: a per-process sample of each
+ * one new or whose PSS or RSS moved, timed at the newest tree sample (the
+ * tick that set the records' figures). One lock hold of the store. */
+static int recorder_look(struct recorder *r)
+{
+	struct store_summary s;
+	size_t n = store_procs(r->st, STORE_PROCS_LIVE, r->live, RECORDER_PS_MAX);
+
+	if (n > RECORDER_PS_MAX)
+		n = RECORDER_PS_MAX;
+	store_summary_get(r->st, &s);
+	r->ps_next.len = 0;
+	if (!recorder_vec_grow(&r->ps_next, n + 1))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct proc_rec *rec = &r->live[i];
+		struct recorder_ps_last key = {rec->id, 0, 0}, *was = NULL;
+		if (r->ps_last.len)
+			was = bsearch(&key, r->ps_last.p, r->ps_last.len, sizeof(key), recorder_cmp_ps);
+		struct recorder_ps_last *now = recorder_vec_push(&r->ps_next);
+		*now = (struct recorder_ps_last){rec->id, rec->pss_kib, rec->rss_kib};
+		if (was && !recorder_moved(was->pss_kib, rec->pss_kib) && !recorder_moved(was->rss_kib, rec->rss_kib)) {
+			*now = *was; /* compared with what was kept, not with the last look */
+			continue;
+		}
+		struct recdb_proc_sample *ps = recorder_vec_push(&r->psamples);
+		if (!ps)
+			return -ENOMEM;
+		memset(ps, 0, sizeof(*ps));
+		ps->id = rec->id;
+		ps->t_ns = s.last.t_ns ? s.last.t_ns : recorder_now();
+		ps->pss_kib = rec->pss_kib;
+		ps->rss_kib = rec->rss_kib;
+		ps->cpu_us = rec->utime_us + rec->stime_us;
+		ps->minflt = rec->minflt;
+		ps->majflt = rec->majflt;
+		ps->valid = rec->valid & (PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
+	}
+	qsort(r->ps_next.p, r->ps_next.len, sizeof(struct recorder_ps_last), recorder_cmp_ps);
+	struct recorder_vec t = r->ps_last;
+	r->ps_last = r->ps_next;
+	r->ps_next = t;
+	return 0;
+}
+
+/* When the peak moved: a per-process sample at the peak's instant of each
+ * process that made it up, with the PSS and RSS it had in that sample, so a
+ * replay's process list at the peak is exact. */
+static int recorder_copy_peak(struct recorder *r)
+{
+	uint64_t t;
+	size_t n = store_peak_procs(r->st, &t, r->peak, RECORDER_PS_MAX);
+
+	if (!t || t == r->peak_t)
+		return 0;
+	if (n > RECORDER_PS_MAX)
+		n = RECORDER_PS_MAX;
+	for (size_t i = 0; i < n; i++) {
+		struct recdb_proc_sample *ps = recorder_vec_push(&r->psamples);
+		if (!ps)
+			return -ENOMEM;
+		memset(ps, 0, sizeof(*ps));
+		ps->id = r->peak[i].id;
+		ps->t_ns = t;
+		ps->pss_kib = r->peak[i].pss_kib;
+		ps->rss_kib = r->peak[i].rss_kib;
+		ps->valid = PROC_V_PSS | PROC_V_RSS;
+	}
+	r->peak_t = t;
+	return 0;
+}
+
 /* Copies process records from the first unsettled one (all when final), in
  * chunks, each one lock hold of the store. */
 static int recorder_copy_procs(struct recorder *r, int final)
@@ -391,13 +494,18 @@ static void recorder_flush(struct recorder *r, int final)
 	pthread_mutex_lock(&r->lock);
 	failed = r->err != 0;
 	pthread_mutex_unlock(&r->lock);
+	/* the per-process samples of the looks since the last write stay */
+	size_t looked = r->psamples.len;
 	recorder_batch_reset(r);
+	r->psamples.len = looked;
 	t0 = recorder_now();
 	rc = failed ? 0 : recorder_copy_series(r);
 	if (rc == 0 && !failed)
 		rc = recorder_copy_procs(r, final);
 	if (rc == 0 && !failed)
 		rc = recorder_copy_execs(r);
+	if (rc == 0 && !failed)
+		rc = recorder_copy_peak(r);
 	drain = recorder_take_output(r);
 	store_summary_get(r->st, &sum);
 	t1 = recorder_now();
@@ -484,22 +592,34 @@ static void *recorder_main(void *arg)
 	struct recorder *r = arg;
 	struct timespec dl;
 
+	uint64_t next_write = recorder_now() + (uint64_t)r->cfg.interval_ms * 1000000ull;
+
 	pthread_mutex_lock(&r->lock);
 	while (!r->stop) {
-		uint64_t ns;
+		uint64_t ns, now = recorder_now(), step = (uint64_t)RECORDER_PS_MS * 1000000ull;
+		int timed_out = 0;
 
+		/* a look at the live processes every RECORDER_PS_MS, a write every interval */
+		if (next_write > now && next_write - now < step)
+			step = next_write - now;
 		clock_gettime(CLOCK_MONOTONIC, &dl);
-		ns = (uint64_t)dl.tv_nsec + (uint64_t)r->cfg.interval_ms * 1000000ull;
+		ns = (uint64_t)dl.tv_nsec + (next_write > now ? step : 0);
 		dl.tv_sec += (time_t)(ns / 1000000000ull);
 		dl.tv_nsec = (long)(ns % 1000000000ull);
-		while (!r->stop && !r->kick)
-			if (pthread_cond_timedwait(&r->cond, &r->lock, &dl) == ETIMEDOUT)
-				break;
+		while (!r->stop && !r->kick && !timed_out)
+			timed_out = pthread_cond_timedwait(&r->cond, &r->lock, &dl) == ETIMEDOUT;
+		int kicked = r->kick;
 		r->kick = 0;
 		if (r->stop)
 			break;
+		int failed = r->err != 0;
 		pthread_mutex_unlock(&r->lock);
-		recorder_flush(r, 0);
+		if (kicked || recorder_now() >= next_write) {
+			recorder_flush(r, 0);
+			next_write = recorder_now() + (uint64_t)r->cfg.interval_ms * 1000000ull;
+		} else if (!failed && recorder_look(r) < 0) {
+			recorder_fail(r, -ENOMEM, "recording stopped: out of memory");
+		}
 		pthread_mutex_lock(&r->lock);
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -525,6 +645,10 @@ static void recorder_release(struct recorder *r)
 	free(r->lines.p);
 	free(r->owned.p);
 	free(r->chunk);
+	free(r->live);
+	free(r->peak);
+	free(r->ps_last.p);
+	free(r->ps_next.p);
 	pthread_cond_destroy(&r->cond);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
@@ -562,6 +686,8 @@ struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_
 	recorder_vec_init(&r->execs, sizeof(struct recdb_exec));
 	recorder_vec_init(&r->lines, sizeof(struct recdb_line));
 	recorder_vec_init(&r->owned, sizeof(char *));
+	recorder_vec_init(&r->ps_last, sizeof(struct recorder_ps_last));
+	recorder_vec_init(&r->ps_next, sizeof(struct recorder_ps_last));
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -570,7 +696,9 @@ struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_
 	r->qbuf[0] = malloc(r->cfg.output_bytes);
 	r->qbuf[1] = malloc(r->cfg.output_bytes);
 	r->chunk = malloc(STORE_PROCS_CHUNK * sizeof(*r->chunk));
-	if (!r->qbuf[0] || !r->qbuf[1] || !r->chunk) {
+	r->live = malloc(RECORDER_PS_MAX * sizeof(*r->live));
+	r->peak = malloc(RECORDER_PS_MAX * sizeof(*r->peak));
+	if (!r->qbuf[0] || !r->qbuf[1] || !r->chunk || !r->live || !r->peak) {
 		recorder_release(r);
 		errno = ENOMEM;
 		return NULL;

@@ -218,6 +218,18 @@ size_t store_push_exec(struct store *st, const struct store_exec *ex);
  * the kernel told its name at the exit). */
 void store_exec_set_comm(struct store *st, size_t idx, const char comm[16]);
 
+/* One process's part in the peak sample: its PSS and RSS at that tick. */
+struct store_peak_proc {
+	uint64_t id; /* proc_rec.id */
+	uint64_t pss_kib, rss_kib;
+};
+/* Collector side: the processes that made up the peak sample (t_ns), set
+ * when the peak moves. Returns 0 or -ENOMEM. */
+int store_peak_procs_set(struct store *st, uint64_t t_ns, const struct store_peak_proc *v, size_t n);
+/* Copies up to max of them into out and the peak's time into *t_ns (0:
+ * none yet); returns how many there are. */
+size_t store_peak_procs(struct store *st, uint64_t *t_ns, struct store_peak_proc *out, size_t max);
+
 /* Reader side: every call copies under the lock and returns. */
 /* Copies execs [from, from + max); returns the total number of execs. */
 size_t store_execs(struct store *st, size_t from, struct store_exec *out, size_t max);

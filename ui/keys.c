@@ -12,6 +12,7 @@
 
 static const struct key_binding keys[] = {
 	{'q', ACT_QUIT, "q", "quit (asks first while the command runs; then SIGTERM, SIGKILL after 5 s)", "quit", 0},
+	{CTRL('c'), ACT_INTERRUPT, "^C", "send SIGINT to the command's process group, as without spacetime", NULL, 0},
 	{'?', ACT_HELP, "?", "this help (from the same table that drives the keys)", "help", 0},
 	{FN(KEY_F(1)), ACT_HELP, "F1", NULL, NULL, 0},
 	{' ', ACT_PAUSE, "space", "pause / resume the view; collection never stops", "pause", 0},
@@ -45,7 +46,6 @@ static const struct key_binding keys[] = {
 	{'o', ACT_OUTPUT, "o", "show / hide the command's output pane", "output", 0},
 	{'r', ACT_RSS, "r", "show / hide the RSS line over the stacked PSS", NULL, 0},
 	{'g', ACT_GLYPHS, "g", "graph glyphs: Braille, blocks, ASCII (UTF-8 locales)", NULL, 0},
-	{CTRL('c'), ACT_INTERRUPT, "^C", "send SIGINT to the command's process group, as without spacetime", NULL, 0},
 	{CTRL('l'), ACT_REDRAW, "^L", "redraw the whole screen", NULL, 0},
 	{'i', ACT_TYPE, "i", "type to the command (a prompt waiting): keys go to its terminal until Esc Esc or ^]", "type", 0},
 };

@@ -465,8 +465,10 @@ static void plist_cell(const struct plist *pl, size_t i, int c, char *b, size_t 
 			snprintf(b, cap, "n/a");
 		else if (fin)
 			snprintf(b, cap, "%.2f", (double)plist_cpu_us(r) / 1e6);
+		else if (pl->cpu_pct[i] < 0)
+			snprintf(b, cap, "n/a"); /* a replay's instant: no rate */
 		else
-			snprintf(b, cap, "%.1f", pl->cpu_pct[i] < 0 ? 0 : pl->cpu_pct[i]);
+			snprintf(b, cap, "%.1f", pl->cpu_pct[i]);
 		break;
 	case COL_MINFLT:
 	case COL_MAJFLT:

@@ -148,7 +148,11 @@ static void tui_refresh_at(struct tui *t)
 	if (n < 0 || plist_refresh_at(t->pl, p->st, recs, n > 0 ? (size_t)n : 0, at, s.start_ns) < 0)
 		panes_message(p, "cannot read the processes at that instant: %s", strerror(n < 0 ? (int)-n : ENOMEM));
 	free(recs);
-	n = run_output_at(t->ctx->run, at, TUI_OUT_LINES, &lines);
+	/* in the graph's last column: all of the output, the lines the command
+	 * printed as it ended included */
+	uint64_t end = s.end_ns > s.last.t_ns ? s.end_ns : s.last.t_ns;
+	uint64_t col = p->lay.mem_graph.w > 0 && p->t1_ns > p->t0_ns ? (p->t1_ns - p->t0_ns) / (uint64_t)p->lay.mem_graph.w : 0;
+	n = run_output_at(t->ctx->run, at + col >= end ? end + 3600000000000ull : at, TUI_OUT_LINES, &lines);
 	struct outpane *op = n >= 0 ? outpane_new(TUI_OUT_LINES, term_utf8()) : NULL;
 	if (op) {
 		for (ssize_t i = 0; i < n; i++) {
@@ -627,7 +631,10 @@ static void tui_draw(struct tui *t, uint64_t now)
 			plist_draw(t->pl, run_store(t->ctx->run), &p->lay, p->focus == FOCUS_PROCS);
 		if ((t->dirty & D_OUT) && p->lay.out.h) {
 			panes_output_title(p, outpane_total(t->op) - 1, t->pty_eof);
-			if (t->pty_fd < 0)
+			if (t->recorded && !outpane_total(t->op))
+				term_puts(p->lay.out_body.y, 1, p->lay.out_body.w - 1,
+					  "no output recorded up to here (runs with -s keep none)", ROLE_DIM);
+			else if (t->pty_fd < 0 && !t->recorded)
 				term_puts(p->lay.out_body.y, 1, p->lay.out_body.w - 1,
 					  "the command's output is not captured", ROLE_DIM);
 			else

@@ -29,7 +29,7 @@ teardown() {
 	screen=$(ui_cap)
 	[[ $screen == *"replay of run 1"* ]] || { ui_show; false; }
 	# the three fills, each at 24 MiB within 3%
-	rows=$(grep -E 'fill 24 2500' <<<"$screen")
+	rows=$(grep -E '[├└]─fill 24 2500' <<<"$screen")
 	while read -r v; do
 		awk -v v="$v" 'BEGIN { exit !(v >= 23.3 && v <= 24.7) }' || { ui_show; echo "PSS $v MiB, expected 24" >&2; false; }
 		n=$((n + 1))
