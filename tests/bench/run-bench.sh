@@ -11,6 +11,9 @@ PAIRS=${BENCH_PAIRS:-${BENCH_RUNS:-18}}
 COPIES=${BENCH_COPIES:-3}
 T=$(mktemp -d /tmp/spacetime-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# every run is recorded (the default): into the bench's own file, not the user's
+export XDG_STATE_HOME="$T/state"
+RECDB="$XDG_STATE_HOME/spacetime/runs.db"
 
 median() { sort -g | awk '{a[NR]=$1} END {printf "%.6f\n", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 # A 95% confidence interval for the median, free of any assumption about the
@@ -83,6 +86,15 @@ summary_run() {
 	$ST -s -o /dev/null --json "$T/s.json" -- make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2
 	t1=$(now_us)
 	measured_side "$T/s.json" $((t1 - t0)) >"$T/ts"
+}
+# the same with --no-record: writes its side to $T/tn
+norec_run() {
+	rm -rf "$T/b"
+	local t0 t1
+	t0=$(now_us)
+	$ST -s --no-record -o /dev/null --json "$T/n.json" -- make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2
+	t1=$(now_us)
+	measured_side "$T/n.json" $((t1 - t0)) >"$T/tn"
 }
 # one build under the dashboard in tmux 100x30: writes its side to $T/td
 # (nothing when the build did not finish cleanly)
@@ -210,29 +222,30 @@ if [ "${BENCH_ONLY:-}" = accuracy ]; then
 	exit 0
 fi
 
-if command -v tmux >/dev/null; then modes="bare summary dash"; else modes="bare summary"; fi
-echo "== real build: spacetime's own sources x$COPIES, make -j2, $PAIRS rounds of: bare, under spacetime -s, under the dashboard (tmux 100x30)"
+if command -v tmux >/dev/null; then modes="bare summary norec dash"; else modes="bare summary norec"; fi
+echo "== real build: spacetime's own sources x$COPIES, make -j2, $PAIRS rounds of: bare, under spacetime -s (recorded, the default), under spacetime -s --no-record, under the dashboard (tmux 100x30, recorded)"
 build >/dev/null # warm the page cache
-: >"$T/pairs"; : >"$T/dpairs"
+: >"$T/pairs"; : >"$T/dpairs"; : >"$T/npairs"
 for i in $(seq "$PAIRS"); do
 	# each round runs the three builds back to back, in an order that turns
 	# over from round to round, so a drift of the machine's speed weighs on
 	# all alike; the measured builds are compared with the round's bare one
-	case "$modes:$((i % 6))" in
-	*dash:0) order="bare summary dash" ;; *dash:1) order="summary dash bare" ;;
-	*dash:2) order="dash bare summary" ;; *dash:3) order="dash summary bare" ;;
-	*dash:4) order="bare dash summary" ;; *dash:5) order="summary bare dash" ;;
-	*) if [ $((i % 2)) = 1 ]; then order="bare summary"; else order="summary bare"; fi ;;
+	case "$modes:$((i % 4))" in
+	*dash:0) order="bare summary norec dash" ;; *dash:1) order="summary norec dash bare" ;;
+	*dash:2) order="norec dash bare summary" ;; *dash:3) order="dash bare summary norec" ;;
+	*:0|*:2) order="bare summary norec" ;; *) order="norec summary bare" ;;
 	esac
 	: >"$T/one"
 	for m in $order; do
 		case $m in
 		bare) bare_run "$T/one" ;;
 		summary) summary_run ;;
+		norec) norec_run ;;
 		dash) dash_run ;;
 		esac
 	done
 	echo "$(cat "$T/one") $(cat "$T/ts")" >>"$T/pairs"
+	echo "$(cat "$T/one") $(cat "$T/tn")" >>"$T/npairs"
 	line="  round $i ($order): $(jq -r '"\(.processes) processes, \(.pss_reads) PSS reads, refresh age mean \(.pss_refresh_mean_age_us/1000|floor) ms, collector woke \(.collector_wakeups) times, spacetime CPU \(.spacetime_cpu_us/1000|floor) ms of \(.budget_cpu_us/1000|floor) ms budgeted"' "$T/s.json")"
 	case $modes in
 	*dash)
@@ -245,7 +258,22 @@ for i in $(seq "$PAIRS"); do
 	esac
 	echo "$line"
 done
-pair_figures "$T/pairs" "summary mode"
+pair_figures "$T/pairs" "summary mode, recorded"
+pair_figures "$T/npairs" "summary mode, --no-record"
+# recording on against off, round by round: the recorded build's wall and
+# spacetime's CPU over the unrecorded one's
+paste -d' ' "$T/pairs" "$T/npairs" | awk '{ print $3 / $10, $5 / $12 }' >"$T/recvs"
+printf 'recording: wall time recorded / not recorded %.4f median of %s rounds (target: 1 within noise); spacetime CPU recorded / not recorded %.3f median\n' \
+	"$(awk '{print $1}' "$T/recvs" | median)" "$(wc -l <"$T/recvs")" "$(awk '{print $2}' "$T/recvs" | median)"
+if [ -s "$RECDB" ] && command -v sqlite3 >/dev/null; then
+	sqlite3 -separator ' ' "$RECDB" "SELECT count(*), sum(wall_ns) / 1e9, sum(total_procs) FROM runs" |
+		while read -r runs wall procs; do
+			bytes=$(( $(stat -c %s "$RECDB") + $(stat -c %s "$RECDB-wal" 2>/dev/null || echo 0) ))
+			awk -v b="$bytes" -v r="$runs" -v w="$wall" -v p="$procs" 'BEGIN {
+				printf "recording: %d runs, %.0f s of builds, %d processes in %.1f MiB: %.1f MiB per hour of build, %.1f MiB per 1,000 processes\n",
+					r, w, p, b / 1048576, b / 1048576 / w * 3600, b / 1048576 / p * 1000 }'
+		done
+fi
 case $modes in
 *dash)
 	echo "(the dashboard's wall time is the command's, from its JSON: the dashboard stays up after it)"
