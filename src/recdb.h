@@ -141,6 +141,19 @@ int recdb_resolve(struct recdb *db, const char *spec, int64_t *run_id);
  * and exports read it as a live run. */
 int recdb_load(struct recdb *db, int64_t run_id, struct store **out);
 
+/* Following a run still being recorded (by another spacetime): what was
+ * read so far. Zero it before the first call. */
+struct recdb_follow {
+	int started;
+	int64_t t_rel, event_rowid, exec_idx, seq;
+	int ended; /* the run has finished (or was never running) */
+};
+/* Adds to st (a store of its own, from store_new) what the run has that was
+ * not read yet: new samples, events, execs, new or changed process records,
+ * and the summary; the first call reads it all. Returns 1 when something
+ * came, 0 when nothing did, or -errno. */
+int recdb_follow(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f);
+
 /* A process alive at an instant, with its last per-process sample at or
  * before it (valid 0 when it had none yet). */
 struct recdb_proc_at {

@@ -362,6 +362,183 @@ static int recdb_load_summary(struct recdb *db, int64_t run_id, uint64_t base, s
 	return 0;
 }
 
+/* Reads one process row (the column order of the SELECTs above). */
+static void recdb_row_proc(sqlite3_stmt *s, uint64_t base, struct store *st, struct proc_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = (uint64_t)sqlite3_column_int64(s, 0);
+	r->pid = (pid_t)sqlite3_column_int64(s, 1);
+	r->ppid = (pid_t)sqlite3_column_int64(s, 2);
+	r->start_ns = recdb_sql_col_time(s, 3, base);
+	r->end_ns = recdb_sql_col_time(s, 4, base);
+	recdb_sql_col_comm(s, 5, r->comm);
+	r->argv_id = recdb_col_intern(st, s, 6);
+	r->exit_status = sqlite3_column_int(s, 7);
+	r->threads = (uint32_t)sqlite3_column_int64(s, 8);
+	r->nexec = (uint32_t)sqlite3_column_int64(s, 9);
+	r->pss_kib = (uint64_t)sqlite3_column_int64(s, 10);
+	r->rss_kib = (uint64_t)sqlite3_column_int64(s, 11);
+	r->peak_pss_kib = (uint64_t)sqlite3_column_int64(s, 12);
+	r->peak_pss_t_ns = recdb_sql_col_time(s, 13, base);
+	r->peak_rss_kib = (uint64_t)sqlite3_column_int64(s, 14);
+	r->pss_age_ns = (uint64_t)sqlite3_column_int64(s, 15);
+	r->utime_us = (uint64_t)sqlite3_column_int64(s, 16);
+	r->stime_us = (uint64_t)sqlite3_column_int64(s, 17);
+	r->minflt = (uint64_t)sqlite3_column_int64(s, 18);
+	r->majflt = (uint64_t)sqlite3_column_int64(s, 19);
+	r->valid = (uint32_t)sqlite3_column_int64(s, 20);
+}
+
+/* Runs a follow query bound to the run and one more value, calling row() on
+ * each row. */
+static int recdb_follow_q(struct recdb *db, int64_t run_id, const char *sql, int64_t v, int64_t v3,
+			  int (*row)(sqlite3_stmt *, void *), void *ctx, const char *what)
+{
+	sqlite3_stmt *s;
+	int rc = recdb_prep_run(db, sql, run_id, &s);
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 2, v);
+	if (sqlite3_bind_parameter_count(s) >= 3)
+		sqlite3_bind_int64(s, 3, v3);
+	int n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (row(s, ctx) < 0) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		n++;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_NOMEM)
+		return recdb_sql_say(db, -ENOMEM, "%s: out of memory", what);
+	return rc == SQLITE_DONE ? n : recdb_sql_fail(db, rc, what);
+}
+
+/* A process row that ended this long before the newest sample read is not
+ * read again (the recorder writes a change within about a second). */
+#define RECDB_FOLLOW_SETTLE_NS 10000000000ll
+
+struct recdb_follow_ctx {
+	struct recdb_follow *f;
+	struct store *st;
+	uint64_t base;
+};
+
+static int recdb_follow_sample(sqlite3_stmt *s, void *arg)
+{
+	struct recdb_follow_ctx *c = arg;
+	struct sample smp;
+
+	memset(&smp, 0, sizeof(smp));
+	for (size_t i = 0; i < recdb_sql_nsample_fields; i++)
+		recdb_sql_col_field(s, (int)i, &recdb_sql_sample_fields[i], &smp, c->base);
+	store_push_sample(c->st, &smp);
+	c->f->t_rel = (int64_t)(smp.t_ns - c->base);
+	return 0;
+}
+
+static int recdb_follow_event(sqlite3_stmt *s, void *arg)
+{
+	struct recdb_follow_ctx *c = arg;
+	struct store_event e = {.t_ns = c->base + (uint64_t)sqlite3_column_int64(s, 0),
+				.type = (uint32_t)sqlite3_column_int64(s, 1),
+				.pid = (pid_t)sqlite3_column_int64(s, 2),
+				.ppid = (pid_t)sqlite3_column_int64(s, 3),
+				.arg = sqlite3_column_int64(s, 4)};
+
+	store_push_event(c->st, &e);
+	c->f->event_rowid = sqlite3_column_int64(s, 5);
+	return 0;
+}
+
+static int recdb_follow_proc(sqlite3_stmt *s, void *arg)
+{
+	struct recdb_follow_ctx *c = arg;
+	struct proc_rec r;
+
+	recdb_row_proc(s, c->base, c->st, &r);
+	int64_t seq = sqlite3_column_int64(s, 21);
+	if (seq > c->f->seq)
+		c->f->seq = seq;
+	return store_proc_update(c->st, &r);
+}
+
+static int recdb_follow_exec(sqlite3_stmt *s, void *arg)
+{
+	struct recdb_follow_ctx *c = arg;
+	struct store_exec x;
+
+	memset(&x, 0, sizeof(x));
+	x.t_ns = c->base + (uint64_t)sqlite3_column_int64(s, 0);
+	x.pid = (pid_t)sqlite3_column_int64(s, 1);
+	x.ppid = (pid_t)sqlite3_column_int64(s, 2);
+	recdb_sql_col_comm(s, 3, x.comm);
+	x.argv_id = recdb_col_intern(c->st, s, 4);
+	store_push_exec(c->st, &x);
+	c->f->exec_idx = sqlite3_column_int64(s, 5);
+	return 0;
+}
+
+int recdb_follow(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f)
+{
+	struct recdb_follow_ctx c = {.f = f, .st = st};
+	sqlite3_stmt *s;
+	int rc, n = 0, k;
+
+	if (!f->started) {
+		f->t_rel = -1;
+		f->event_rowid = f->exec_idx = f->seq = -1;
+		f->started = 1;
+	}
+	if ((rc = recdb_sql_run_base(db, run_id, &c.base)) < 0)
+		return rc;
+	/* what is new since the last call; a process row is read again while
+	 * it may have changed (alive, or ended lately: rows are written about a
+	 * second after their change) */
+	int64_t t_prev = f->t_rel;
+	if ((k = recdb_follow_q(db, run_id,
+				"SELECT t_ns, pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib,"
+				" pss_est_kib, pss_hi_kib, rss_kib, minflt, majflt, utime_us, stime_us,"
+				" live_procs, live_threads, total_procs, total_threads, valid"
+				" FROM samples WHERE run_id = ?1 AND t_ns > ?2 ORDER BY t_ns, rowid",
+				f->t_rel, 0, recdb_follow_sample, &c, "reading samples")) < 0)
+		return k;
+	n += k;
+	if ((k = recdb_follow_q(db, run_id,
+				"SELECT t_ns, type, pid, ppid, arg, rowid FROM events WHERE run_id = ?1"
+				" AND rowid > ?2 ORDER BY rowid", f->event_rowid, 0, recdb_follow_event, &c,
+				"reading events")) < 0)
+		return k;
+	n += k;
+	if ((k = recdb_follow_q(db, run_id,
+				"SELECT id, pid, ppid, start_ns, end_ns, comm, argv, exit_status,"
+				" threads, nexec, pss_kib, rss_kib, peak_pss_kib, peak_pss_t_ns,"
+				" peak_rss_kib, pss_age_ns, utime_us, stime_us, minflt, majflt, valid, seq"
+				" FROM processes WHERE run_id = ?1 AND (seq > ?2 OR end_ns IS NULL OR"
+				" end_ns >= ?3) ORDER BY seq",
+				f->seq, t_prev - RECDB_FOLLOW_SETTLE_NS, recdb_follow_proc, &c,
+				"reading processes")) < 0)
+		return k;
+	if ((k = recdb_follow_q(db, run_id,
+				"SELECT t_ns, pid, ppid, comm, argv, idx FROM execs WHERE run_id = ?1"
+				" AND idx > ?2 ORDER BY idx", f->exec_idx, 0, recdb_follow_exec, &c,
+				"reading execs")) < 0)
+		return k;
+	n += k;
+	if ((rc = recdb_load_summary(db, run_id, c.base, st)) < 0)
+		return rc;
+	rc = recdb_prep_run(db, "SELECT end_state FROM runs WHERE id = ?1", run_id, &s);
+	if (rc < 0)
+		return rc;
+	rc = sqlite3_step(s);
+	const char *state = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+	f->ended = !state || strcmp(state, recdb_end_name(RECDB_END_RUNNING)) != 0;
+	sqlite3_finalize(s);
+	return n > 0;
+}
+
 int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 {
 	struct store_config cfg;

@@ -18,6 +18,8 @@
 
 /* taskstats' receive buffer: a burst of exits must not overrun it. */
 #define RUN_TS_RCVBUF (16 * 1024 * 1024)
+/* A followed recording with nothing new for this long has stopped. */
+#define RUN_FOLLOW_STALE_NS (10 * 1000000000ull)
 /* An output line longer than this is recorded in pieces. */
 #define RUN_LINE_MAX 4096
 
@@ -34,6 +36,9 @@ struct run {
 	int64_t rec_id;
 	int rec_err, rec_pruned;
 	char rec_msg[320];
+	struct recdb_follow fol; /* a recorded run still being recorded: followed */
+	int following;
+	uint64_t fol_new_ns;     /* when something new came last */
 	char line[RUN_LINE_MAX]; /* the output line being assembled */
 	size_t line_len;
 	uint64_t line_t_ns;      /* when its first byte came */
@@ -342,6 +347,8 @@ enum run_state run_state(struct run *r)
 
 	if (!r->started)
 		return RUN_STARTING;
+	if (r->following)
+		return RUN_RUNNING;
 	if (!r->col || collector_finished(r->col)) { /* a recording is over */
 		store_summary_get(r->st, &s);
 		return s.detached ? RUN_DETACHED : RUN_ENDED;
@@ -356,7 +363,7 @@ enum run_state run_state(struct run *r)
 
 int run_finished(struct run *r)
 {
-	return r->started && (!r->col || collector_finished(r->col));
+	return r->started && !r->following && (!r->col || collector_finished(r->col));
 }
 
 struct store *run_store(const struct run *r)
@@ -431,6 +438,37 @@ struct run *run_new_recorded(struct store *st, struct recdb *db, int64_t run_id)
 	r->started = 1;
 	r->sp = (struct spawn){.pid = -1, .pidfd = -1, .pty_master = -1, .go_fd = -1, .err_fd = -1};
 	return r;
+}
+
+int run_follow(struct run *r)
+{
+	int e;
+
+	if (r->cfg.source != RUN_RECORDED || !r->db)
+		return -ENOTSUP;
+	if (!r->fol.started)
+		r->following = 1;
+	if (!r->following)
+		return 0;
+	uint64_t now = run_now_ns();
+	if ((e = recdb_follow(r->db, r->rec_id, r->st, &r->fol)) < 0)
+		return e;
+	if (e > 0 || !r->fol_new_ns)
+		r->fol_new_ns = now;
+	uint64_t t0, t1;
+	if (r->fol_new_ns == now && store_span(r->st, &t0, &t1) == 0 &&
+	    (t1 > now || now - t1 > RUN_FOLLOW_STALE_NS))
+		r->fol.ended = 1; /* its newest sample is old (or of another boot): not live */
+	/* over: finished in the file, or nothing new for a while (the
+	 * spacetime recording it was killed; a live one writes every second) */
+	if (r->fol.ended || now - r->fol_new_ns > RUN_FOLLOW_STALE_NS)
+		r->following = 0;
+	return e;
+}
+
+int run_following(const struct run *r)
+{
+	return r->following;
 }
 
 /* A recorded process as the process list shows a live one: its figures are

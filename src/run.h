@@ -134,6 +134,14 @@ int64_t run_recording(struct run *r, char *msg, size_t cap, int *pruned);
 struct recdb;
 struct recdb_line;
 struct run *run_new_recorded(struct store *st, struct recdb *db, int64_t run_id);
+/* Follows a recorded run that another spacetime is still recording: the
+ * first call reads all of it into the run's store (which must be empty),
+ * later ones what was written since. The run is running until the file says
+ * it finished, or nothing new came for 10 s (its recorder was killed).
+ * Returns 1 when something new came, 0 when nothing did, or -errno. */
+int run_follow(struct run *r);
+/* Whether run_follow() still follows the run. */
+int run_following(const struct run *r);
 /* A recorded run's processes alive at t_ns, as records whose figures are
  * those of each one's last per-process sample then (not its peak); *out is
  * malloc'd. Returns the count, or -ENOTSUP for a run not recorded. */

@@ -223,7 +223,7 @@ static int history_runs(const struct hopts *o)
 		snprintf(wall, sizeof(wall), "%.1f s", (double)r->wall_ns / 1e9);
 		report_size(peak, sizeof(peak), r->peak_pss_kib);
 		if (r->end == RECDB_END_RUNNING)
-			snprintf(ex, sizeof(ex), r->incomplete ? "incomplete" : "running");
+			snprintf(ex, sizeof(ex), "unfinished"); /* being recorded, or killed */
 		else if (r->end == RECDB_END_DETACHED)
 			snprintf(ex, sizeof(ex), "detached");
 		else if (r->attached)
@@ -300,7 +300,14 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 	for (ssize_t i = 0; i < n; i++)
 		if (rows[i].id == id)
 			k = i;
-	if (k < 0 || (r = recdb_load(db, id, &st)) < 0) {
+	/* a run still being recorded is followed (read as it grows); the others
+	 * are loaded whole, in the store's own orders */
+	int follow = k >= 0 && rows[k].end == RECDB_END_RUNNING;
+	if (follow && !(st = store_new(NULL)))
+		r = -ENOMEM;
+	else if (k >= 0 && !follow)
+		r = recdb_load(db, id, &st);
+	if (k < 0 || r < 0) {
 		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path, recdb_errmsg(db));
 		recdb_runs_free(rows, n > 0 ? (size_t)n : 0);
 		recdb_close(db);
@@ -316,6 +323,12 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 		free(*argv_out);
 		store_free(st);
 		recdb_close(db);
+		return HISTORY_EXIT_FAIL;
+	}
+	if (follow && (r = run_follow(*run_out)) < 0) {
+		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path, strerror(-r));
+		free(*argv_out);
+		run_free(*run_out);
 		return HISTORY_EXIT_FAIL;
 	}
 	return 0;
@@ -352,7 +365,9 @@ static int history_replay(const struct hopts *o)
 	if (localtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	snprintf(notice, sizeof(notice), "replay of run %" PRId64 ", recorded %s%s", row.id, when,
-		 row.incomplete ? " (incomplete: it ends where the recording stopped)" : "");
+		 run_following(run)   ? " (still being recorded: followed live)"
+		 : row.incomplete ? " (incomplete: it ends where the recording stopped)"
+				  : "");
 	if (tui_probe()) {
 		struct tui_ctx tc = {.run = run, .argv = argv, .interval_ms = 100, .notice = notice,
 				     .log_fd = -1, .export_dir = NULL, .cursor_ns = at};

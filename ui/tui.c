@@ -37,6 +37,7 @@
 #define TUI_ESC_NS (400 * 1000000ull)       /* typing: an Esc alone after this is the program's */
 #define TUI_QUIET_NS (300 * 1000000ull)     /* output quiet this long: maybe a prompt */
 #define TUI_WAIT_CHECK_NS (700 * 1000000ull) /* then looked for this often */
+#define TUI_FOLLOW_NS (1000 * 1000000ull)     /* a replay followed live: read this often */
 #define TUI_PLIST_MIN_NS 500000000ull      /* process list refresh, at most 2/s */
 #define TUI_PLIST_COST_FACTOR 100          /* ... and using at most 1% of a core */
 #define TUI_OUT_LINES 4000
@@ -60,6 +61,7 @@ struct tui {
 	struct plist *pl;
 	struct outpane *op;
 	int recorded;        /* a replay: the list and output follow the cursor */
+	uint64_t follow_due_ns; /* a replay followed live: the next read */
 	uint64_t rec_at_ns;  /* the instant they show now (0: none yet) */
 	int in_fd, out_fd, tty_fd, sig_fd, log_fd, pty_fd;
 	int stop_sig; /* the signal that started stopping the command */
@@ -127,6 +129,8 @@ static uint64_t tui_rec_at(const struct tui *t, const struct store_summary *s)
 
 	if (tl->cursor_on)
 		return tl->cursor_ns;
+	if (run_following(t->ctx->run)) /* followed live: its newest instant */
+		return s->last.t_ns;
 	if (s->peak.t_ns)
 		return s->peak.t_ns;
 	return s->end_ns > s->last.t_ns ? s->end_ns : s->last.t_ns;
@@ -658,6 +662,19 @@ static void tui_draw(struct tui *t, uint64_t now)
 static void tui_tick(struct tui *t, uint64_t now, int data)
 {
 	struct panes *p = &t->p;
+
+	/* a replay of a run still being recorded: read what is new each second */
+	if (t->recorded && run_following(t->ctx->run) && now >= t->follow_due_ns) {
+		int r = run_follow(t->ctx->run);
+		if (r > 0) {
+			data = 1;
+			t->rec_at_ns = 0; /* the list and output at the instant, again */
+		} else if (r < 0) {
+			panes_message(p, "cannot read the recording: %s", strerror(-r));
+		}
+		t->follow_due_ns = now + TUI_FOLLOW_NS;
+	}
+	p->recorded = t->recorded && !run_following(t->ctx->run);
 	int fin = run_finished(t->ctx->run);
 
 	if (fin && !t->finished) {
@@ -808,7 +825,7 @@ int tui_run(struct tui_ctx *ctx)
 	}
 	t.p.style = panes_default_style();
 	t.recorded = run_source(ctx->run) == RUN_RECORDED;
-	t.p.recorded = t.recorded;
+	t.p.recorded = t.recorded && !run_following(ctx->run);
 	if (ctx->cursor_ns) {
 		t.p.tl.cursor_on = 1;
 		t.p.tl.cursor_ns = ctx->cursor_ns;

@@ -48,3 +48,21 @@ teardown() {
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
 }
+
+@test "replay: a run still being recorded by another spacetime is followed live until it ends" {
+	"$SPACETIME" -s -o /dev/null -- sh -c "sleep 1; \"$WL/fill\" 16 5000; exit 3" </dev/null >/dev/null 2>&1 &
+	local rec=$!
+	sleep 0.5
+	ui_start 100 34 -- replay last
+	ui_wait 'still being recorded: followed live'
+	ui_wait 'running'
+	# the fill, started after the replay opened, shows up with its 16 MiB
+	ui_wait 'Processes at [0-9.]+ s: 2 alive'
+	ui_wait '[└├]─fill 16 5000'
+	ui_wait '1[56]\.[0-9] MiB .*fill 16 5000'
+	# the recording ends: so does the following, with the command's status
+	ui_wait 'finished, exit 3' 
+	wait "$rec" || [ $? -eq 3 ]
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+}
