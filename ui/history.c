@@ -370,7 +370,8 @@ static int history_replay(const struct hopts *o)
 				  : "");
 	if (tui_probe()) {
 		struct tui_ctx tc = {.run = run, .argv = argv, .interval_ms = 100, .notice = notice,
-				     .log_fd = -1, .export_dir = NULL, .cursor_ns = at};
+				     .log_fd = -1, .export_dir = NULL, .cursor_ns = at,
+				     .start_wall_ns = row.start_wall_ns};
 		if ((r = tui_run(&tc)) < 0)
 			fprintf(stderr, "spacetime: cannot start the dashboard (%s); the summary follows\n",
 				strerror(-r));

@@ -496,7 +496,8 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 		break;
 	case ACT_EXPORT: {
 		/* the whole run, or just the visible window when zoomed in */
-		struct export_opts eo = {.dir = t->ctx->export_dir, .formats = t->ctx->export_formats};
+		struct export_opts eo = {.dir = t->ctx->export_dir, .formats = t->ctx->export_formats,
+					 .start_wall_ns = t->ctx->start_wall_ns};
 		char msg[1024];
 		if (p->tl.span_ns) {
 			eo.t0_ns = p->t0_ns;

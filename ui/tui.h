@@ -25,6 +25,8 @@ struct tui_ctx {
 	const char *export_dir;  /* where `e` writes snapshots (NULL: the current directory) */
 	unsigned export_formats; /* EXPORT_F_* bits, 0 = all */
 	uint64_t cursor_ns;      /* start with the timeline cursor on this instant (0: off) */
+	uint64_t start_wall_ns;  /* a replay: the recorded run's start (CLOCK_REALTIME), for
+				  * the exports' names and dates (0: a live run) */
 };
 
 /* Runs the dashboard until the user quits; the command's pty output is read
