@@ -130,7 +130,7 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 'a': o->at = optarg; break;

@@ -212,7 +212,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->top = -1;
 	o->keep = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+so:i:p:vhV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:so:i:p:vhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': o->summary = 1; break;
 		case 'o': o->output = optarg; break;
