@@ -18,8 +18,9 @@
 
 /* taskstats' receive buffer: a burst of exits must not overrun it. */
 #define RUN_TS_RCVBUF (16 * 1024 * 1024)
-/* A followed recording with nothing new for this long has stopped. */
-#define RUN_FOLLOW_STALE_NS (10 * 1000000000ull)
+/* A followed recording with nothing new for this long has stopped (a live one
+ * writes every second). */
+#define RUN_FOLLOW_STALE_NS (5 * 1000000000ull)
 /* An output line longer than this is recorded in pieces. */
 #define RUN_LINE_MAX 4096
 

@@ -137,7 +137,7 @@ struct run *run_new_recorded(struct store *st, struct recdb *db, int64_t run_id)
 /* Follows a recorded run that another spacetime is still recording: the
  * first call reads all of it into the run's store (which must be empty),
  * later ones what was written since. The run is running until the file says
- * it finished, or nothing new came for 10 s (its recorder was killed).
+ * it finished, or nothing new came for 5 s (its recorder was killed).
  * Returns 1 when something new came, 0 when nothing did, or -errno. */
 int run_follow(struct run *r);
 /* Whether run_follow() still follows the run. */
