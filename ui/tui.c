@@ -710,8 +710,9 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 	}
 	/* a prompt: output quiet a while, a process of its terminal's
 	 * foreground group blocked reading it */
+	/* (out_ns is read after now was: now - out_ns would wrap around) */
 	if (!t->finished && t->pty_fd >= 0 && !t->pty_eof && now >= t->wait_check_ns &&
-	    now - t->out_ns >= TUI_QUIET_NS) {
+	    now >= t->out_ns + TUI_QUIET_NS) {
 		int w = ptywait_reader(t->pty_fd) > 0;
 		/* a look may scan /proc: less and less often while output is
 		 * quiet and nobody reads (a build whose make prints nothing) */

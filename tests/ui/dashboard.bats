@@ -567,3 +567,23 @@ distinct_elapsed() {
 	ui_keys i
 	ui_wait 'no terminal to type to'
 }
+
+@test "a command printing steadily costs no look for a prompt: no scan of /proc per line of output" {
+	# 20 lines/s: output is never quiet for the 300 ms after which the
+	# dashboard looks whether the command waits for input (src/ptywait.c,
+	# which may read every process's stat). A look per line (an earlier
+	# bug: the quiet time wrapped around) read thousands of files a second.
+	ui_start 100 30 -- --no-record -- sh -c 'i=0; while [ $i -lt 400 ]; do echo "line $i"; i=$((i+1)); sleep 0.05; done'
+	ui_wait 'line 5'
+	local pid r0 r1 procs
+	pid=$(pgrep -x -P "$(ui_tmux display-message -p '#{pane_pid}')" spacetime)
+	procs=$(ls /proc | grep -c '^[0-9]')
+	sleep 1
+	r0=$(awk '/^syscr/ {print $2}' "/proc/$pid/io")
+	sleep 4
+	r1=$(awk '/^syscr/ {print $2}' "/proc/$pid/io")
+	# the collector reads a few files of each of its processes per tick
+	# (about 100 reads/s here); 40 looks a second would be 40 x $procs
+	echo "spacetime made $((r1 - r0)) read calls in 4 s ($procs processes on the machine)"
+	[ $((r1 - r0)) -lt $((4 * 10 * procs)) ] || false
+}
