@@ -107,13 +107,19 @@ start() {
 	done
 	[ "${1:-}" = "--" ] && shift
 	[ $# -gt 0 ] || set -- make -j4
+	# "@ ARGS": spacetime's own arguments (replay ...), not a command
+	local sep=--
+	if [ "$1" = @ ]; then
+		shift
+		sep=
+	fi
 	cleanup
 	RUN=$((RUN + 1)) # a fresh server each time: no race with the old one exiting
 	SOCK="stshot$$-$RUN"
 	tm -f /dev/null new-session -d -x "$cols" -y "$rows" \
-		env TERM=screen-256color PATH="$BIN:$PATH" TMPDIR="$BIN" "${envs[@]}" \
+		env TERM=screen-256color PATH="$BIN:$PATH" TMPDIR="$BIN" XDG_STATE_HOME="$BIN/state" "${envs[@]}" \
 		sh -c '"$@"; echo "[spacetime exited $?]"; exec sleep 3600' sh \
-		"$SPACETIME" -- "$@"
+		"$SPACETIME" ${sep:+"$sep"} "$@"
 }
 
 start 100 30 LC_ALL=C.UTF-8
@@ -164,4 +170,11 @@ tm send-keys i y
 wait_for 'TYPING'
 shot dashboard-typing "i: keys go to the command's terminal until Esc Esc"
 tm send-keys Enter Escape Escape q y
+
+# the make -j4 above, recorded (run 1), replayed with the cursor on its peak:
+# the processes that made it up, with their PSS then, and the output so far
+start 100 30 LC_ALL=C.UTF-8 -- @ replay 1 --at peak
+wait_for 'Processes at'
+shot replay-peak "spacetime replay 1 --at peak: the processes that made up the peak"
+tm send-keys q
 echo "screenshot: done"
