@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "recdb_sql.h"
 
@@ -37,6 +38,8 @@ static const char recdb_schema[] =
 	"  incomplete INTEGER NOT NULL DEFAULT 1,\n"     /* 0 once finished with all written */
 	"  note TEXT,\n"                                 /* why it is incomplete */
 	"  wall_ns INTEGER,\n"
+	"  updated_wall_ns INTEGER,\n" /* CLOCK_REALTIME of the last write: a run still
+					 * being recorded is rewritten every second */
 	"  peak_pss_kib INTEGER,\n"
 	"  peak_t_ns INTEGER,\n"
 	"  exit_status INTEGER,\n" /* wait(2) status of the command */
@@ -168,7 +171,8 @@ static const char *const recdb_stmt_sql[RS_N] = {
 	[RS_RUNSUM] = "UPDATE runs SET wall_ns = ?2, peak_pss_kib = ?3, peak_t_ns = ?4,"
 		      " exit_status = ?5, ru_utime_us = ?6, ru_stime_us = ?7, ru_maxrss_kib = ?8,"
 		      " ru_minflt = ?9, ru_majflt = ?10, total_procs = ?11, total_threads = ?12,"
-		      " total_execs = ?13, lost_events = ?14, mode = ?15 WHERE id = ?1",
+		      " total_execs = ?13, lost_events = ?14, mode = ?15, updated_wall_ns = ?16"
+		      " WHERE id = ?1",
 };
 
 const char *recdb_errmsg(const struct recdb *db)
@@ -364,8 +368,8 @@ int recdb_run_begin(struct recdb *db, const struct recdb_run_info *info, int64_t
 	if (db->rdonly)
 		return recdb_sql_say(db, -EROFS, "the recording was opened read-only");
 	rc = sqlite3_prepare_v2(db->db,
-				"INSERT INTO runs (start_wall_ns, base_ns, argv, cwd, host, source)"
-				" VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &s, NULL);
+				"INSERT INTO runs (start_wall_ns, base_ns, argv, cwd, host, source,"
+				" updated_wall_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &s, NULL);
 	if (rc != SQLITE_OK) {
 		sqlite3_finalize(s);
 		return recdb_sql_fail(db, rc, "starting a run");
@@ -378,6 +382,9 @@ int recdb_run_begin(struct recdb *db, const struct recdb_run_info *info, int64_t
 	if (info->host)
 		sqlite3_bind_text(s, 5, info->host, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 6, info->attached ? "attached" : "spawned", -1, SQLITE_STATIC);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	sqlite3_bind_int64(s, 7, (int64_t)now.tv_sec * 1000000000ll + now.tv_nsec);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -442,6 +449,9 @@ static int recdb_write_summary(struct recdb *db, int64_t run_id, uint64_t base,
 	sqlite3_bind_int64(s, 13, sum->total_execs);
 	sqlite3_bind_int64(s, 14, (int64_t)sum->lost_events);
 	sqlite3_bind_int64(s, 15, sum->mode);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	sqlite3_bind_int64(s, 16, (int64_t)now.tv_sec * 1000000000ll + now.tv_nsec);
 	return recdb_sql_step(db, s, "writing the summary");
 }
 

@@ -129,6 +129,8 @@ struct recdb_run_row {
 	char *cwd, *host, *note; /* NULL when unknown */
 	int attached, incomplete;
 	int exit_known, exit_status; /* wait(2) status */
+	uint64_t updated_wall_ns;    /* CLOCK_REALTIME of the last write (0: unknown):
+				      * a run still being recorded is written every second */
 	enum recdb_end end;
 };
 /* Lists the runs, oldest first; free with recdb_runs_free(). Returns the count. */
@@ -147,6 +149,7 @@ struct recdb_follow {
 	int started;
 	int64_t t_rel, event_rowid, exec_idx, seq;
 	int ended; /* the run has finished (or was never running) */
+	uint64_t updated_wall_ns; /* CLOCK_REALTIME of its recorder's last write */
 };
 /* Adds to st (a store of its own, from store_new) what the run has that was
  * not read yet: new samples, events, execs, new or changed process records,

@@ -31,7 +31,8 @@ ssize_t recdb_runs(struct recdb *db, struct recdb_run_row **out)
 	*out = NULL;
 	rc = sqlite3_prepare_v2(db->db,
 				"SELECT id, start_wall_ns, base_ns, argv, cwd, host, source, end_state,"
-				" incomplete, note, wall_ns, peak_pss_kib, exit_status FROM runs"
+				" incomplete, note, wall_ns, peak_pss_kib, exit_status, updated_wall_ns"
+				" FROM runs"
 				" ORDER BY id", -1, &s, NULL);
 	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
 		const char *src;
@@ -67,6 +68,7 @@ ssize_t recdb_runs(struct recdb *db, struct recdb_run_row **out)
 		r->peak_pss_kib = (uint64_t)sqlite3_column_int64(s, 11);
 		r->exit_known = sqlite3_column_type(s, 12) != SQLITE_NULL;
 		r->exit_status = sqlite3_column_int(s, 12);
+		r->updated_wall_ns = (uint64_t)sqlite3_column_int64(s, 13);
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
@@ -481,17 +483,37 @@ static int recdb_follow_exec(sqlite3_stmt *s, void *arg)
 	return 0;
 }
 
+static int recdb_follow_read(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f,
+			     struct recdb_follow_ctx *cp);
+
 int recdb_follow(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f)
 {
 	struct recdb_follow_ctx c = {.f = f, .st = st};
-	sqlite3_stmt *s;
-	int rc, n = 0, k;
+	int rc;
 
 	if (!f->started) {
 		f->t_rel = -1;
 		f->event_rowid = f->exec_idx = f->seq = -1;
 		f->started = 1;
 	}
+	/* one snapshot of the file: the data and the end state agree */
+	if ((rc = sqlite3_exec(db->db, "BEGIN", NULL, NULL, NULL)) != SQLITE_OK)
+		return recdb_sql_fail(db, rc, "reading the recording");
+	rc = recdb_follow_read(db, run_id, st, f, &c);
+	(void)st;
+	sqlite3_exec(db->db, rc < 0 ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
+	return rc;
+}
+
+/* recdb_follow's reads, inside its transaction. */
+static int recdb_follow_read(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f,
+			     struct recdb_follow_ctx *cp)
+{
+	struct recdb_follow_ctx c = *cp;
+	sqlite3_stmt *s;
+	int rc, n = 0, k;
+
+	(void)st;
 	if ((rc = recdb_sql_run_base(db, run_id, &c.base)) < 0)
 		return rc;
 	/* what is new since the last call; a process row is read again while
@@ -521,6 +543,7 @@ int recdb_follow(struct recdb *db, int64_t run_id, struct store *st, struct recd
 				f->seq, t_prev - RECDB_FOLLOW_SETTLE_NS, recdb_follow_proc, &c,
 				"reading processes")) < 0)
 		return k;
+	n += k;
 	if ((k = recdb_follow_q(db, run_id,
 				"SELECT t_ns, pid, ppid, comm, argv, idx FROM execs WHERE run_id = ?1"
 				" AND idx > ?2 ORDER BY idx", f->exec_idx, 0, recdb_follow_exec, &c,
@@ -529,12 +552,13 @@ int recdb_follow(struct recdb *db, int64_t run_id, struct store *st, struct recd
 	n += k;
 	if ((rc = recdb_load_summary(db, run_id, c.base, st)) < 0)
 		return rc;
-	rc = recdb_prep_run(db, "SELECT end_state FROM runs WHERE id = ?1", run_id, &s);
+	rc = recdb_prep_run(db, "SELECT end_state, updated_wall_ns FROM runs WHERE id = ?1", run_id, &s);
 	if (rc < 0)
 		return rc;
 	rc = sqlite3_step(s);
 	const char *state = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
 	f->ended = !state || strcmp(state, recdb_end_name(RECDB_END_RUNNING)) != 0;
+	f->updated_wall_ns = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(s, 1) : 0;
 	sqlite3_finalize(s);
 	return n > 0;
 }
@@ -608,7 +632,7 @@ ssize_t recdb_procs_at(struct recdb *db, int64_t run_id, uint64_t t_ns,
 			    " s.rss_kib, s.cpu_us, s.minflt, s.majflt FROM processes p"
 			    " LEFT JOIN proc_samples s ON s.rowid = (SELECT rowid FROM proc_samples"
 			    " WHERE run_id = p.run_id AND proc_id = p.id AND t_ns <= ?2"
-			    " ORDER BY t_ns DESC LIMIT 1)"
+			    " ORDER BY t_ns DESC, rowid DESC LIMIT 1)"
 			    " WHERE p.run_id = ?1 AND p.start_ns <= ?2"
 			    " AND (p.end_ns IS NULL OR p.end_ns > ?2) ORDER BY p.seq", run_id, &s);
 	if (rc < 0)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,9 +40,9 @@ struct run {
 	char rec_msg[320];
 	struct recdb_follow fol; /* a recorded run still being recorded: followed */
 	int following;
-	uint64_t fol_new_ns;     /* when something new came last */
 	char line[RUN_LINE_MAX]; /* the output line being assembled */
 	size_t line_len;
+	int line_split;          /* a piece of RUN_LINE_MAX bytes was just written */
 	uint64_t line_t_ns;      /* when its first byte came */
 };
 
@@ -123,6 +124,7 @@ struct run *run_new(const struct run_config *cfg)
 		.notify_end = cfg->notify_end, .test_lose_forks = cfg->test_lose_forks,
 		.test_lose_exits = cfg->test_lose_exits};
 	r->nl = s->nl_fd >= 0;
+	errno = 0;
 	r->st = store_new(NULL);
 	if (r->st)
 		r->col = collector_new(r->st, &cc);
@@ -131,7 +133,7 @@ struct run *run_new(const struct run_config *cfg)
 	if (cfg->socks) /* the collector owns them now (or they were closed) */
 		*cfg->socks = (struct run_sockets){.nl_fd = -1, .nl_quiet_fd = -1, .ts_fd = -1};
 	if (!r->col) {
-		int e = errno ? errno : ENOMEM;
+		int e = errno > 0 ? errno : ENOMEM;
 		run_free(r);
 		errno = e;
 		return NULL;
@@ -163,12 +165,6 @@ static void run_record_open(struct run *r)
 		run_record_fail(r, e, msg);
 		return;
 	}
-	if (r->cfg.record_keep || r->cfg.record_max_bytes) {
-		/* room for this run: keep one fewer */
-		e = recdb_prune(r->db, r->cfg.record_keep ? r->cfg.record_keep - 1 : 0,
-				r->cfg.record_max_bytes);
-		r->rec_pruned = e > 0 ? e : 0;
-	}
 }
 
 /* Begins the run in the recording (t0_ns: its start) and starts the
@@ -199,6 +195,15 @@ static void run_record_begin(struct run *r, uint64_t t0_ns)
 		snprintf(msg, sizeof(msg), "%s", recdb_errmsg(r->db));
 		goto fail;
 	}
+	/* bounded: the oldest runs go first (this one, the newest, never) */
+	if (r->cfg.record_keep || r->cfg.record_max_bytes) {
+		e = recdb_prune(r->db, r->cfg.record_keep, r->cfg.record_max_bytes);
+		r->rec_pruned = e > 0 ? e : 0;
+	}
+	/* the writer thread inherits this thread's nice level: the user's, not
+	 * the collector's boost */
+	if (r->cfg.reset_nice)
+		setpriority(PRIO_PROCESS, (id_t)gettid(), r->cfg.nice);
 	if (!(r->rec = recorder_start(r->st, r->db, r->rec_id, NULL))) {
 		e = -errno;
 		snprintf(msg, sizeof(msg), "cannot start the recorder: %s", strerror(errno));
@@ -254,14 +259,18 @@ void run_output(struct run *r, const char *bytes, size_t len)
 			size_t n = r->line_len;
 			if (n && r->line[n - 1] == '\r')
 				n--; /* a pty's CR LF */
-			recorder_output(r->rec, r->line_t_ns, r->line, n);
+			if (n || !r->line_split) /* not the end of a line already written in pieces */
+				recorder_output(r->rec, r->line_t_ns, r->line, n);
 			r->line_len = 0;
+			r->line_split = 0;
 			continue;
 		}
 		r->line[r->line_len++] = c;
+		r->line_split = 0;
 		if (r->line_len == sizeof(r->line)) {
 			recorder_output(r->rec, r->line_t_ns, r->line, r->line_len);
 			r->line_len = 0;
+			r->line_split = 1;
 		}
 	}
 }
@@ -441,6 +450,13 @@ struct run *run_new_recorded(struct store *st, struct recdb *db, int64_t run_id)
 	return r;
 }
 
+int run_recording_live(uint64_t updated_wall_ns)
+{
+	uint64_t wall = clockns_of(CLOCK_REALTIME);
+
+	return updated_wall_ns && wall <= updated_wall_ns + RUN_FOLLOW_STALE_NS;
+}
+
 int run_follow(struct run *r)
 {
 	int e;
@@ -451,18 +467,12 @@ int run_follow(struct run *r)
 		r->following = 1;
 	if (!r->following)
 		return 0;
-	uint64_t now = run_now_ns();
 	if ((e = recdb_follow(r->db, r->rec_id, r->st, &r->fol)) < 0)
 		return e;
-	if (e > 0 || !r->fol_new_ns)
-		r->fol_new_ns = now;
-	uint64_t t0, t1;
-	if (r->fol_new_ns == now && store_span(r->st, &t0, &t1) == 0 &&
-	    (t1 > now || now - t1 > RUN_FOLLOW_STALE_NS))
-		r->fol.ended = 1; /* its newest sample is old (or of another boot): not live */
-	/* over: finished in the file, or nothing new for a while (the
-	 * spacetime recording it was killed; a live one writes every second) */
-	if (r->fol.ended || now - r->fol_new_ns > RUN_FOLLOW_STALE_NS)
+	/* over: finished in the file, or not written for a while (the
+	 * spacetime recording it was killed: a live one writes every second,
+	 * whatever its sampling interval) */
+	if (r->fol.ended || !run_recording_live(r->fol.updated_wall_ns))
 		r->following = 0;
 	return e;
 }

@@ -64,6 +64,8 @@ struct run_config {
 	const char *record_path;  /* record the run into this SQLite file (NULL: not) */
 	size_t record_keep;       /* runs the file keeps at most, oldest pruned first (0: all) */
 	uint64_t record_max_bytes; /* and bytes (0: no limit) */
+	int reset_nice, nice;     /* the thread calling run_start runs boosted: the
+				   * recorder's thread gets nice level nice instead */
 	uint64_t start_ns;        /* the run's start on the one clock (0: when run_start is
 				   * called; earlier for a store filled beforehand, as in
 				   * the benchmarks) */
@@ -137,9 +139,12 @@ struct run *run_new_recorded(struct store *st, struct recdb *db, int64_t run_id)
 /* Follows a recorded run that another spacetime is still recording: the
  * first call reads all of it into the run's store (which must be empty),
  * later ones what was written since. The run is running until the file says
- * it finished, or nothing new came for 5 s (its recorder was killed).
+ * it finished, or was not written for 5 s (its recorder was killed).
  * Returns 1 when something new came, 0 when nothing did, or -errno. */
 int run_follow(struct run *r);
+/* Whether a recording last written at updated_wall_ns (CLOCK_REALTIME) is
+ * still being written: its recorder writes every second. */
+int run_recording_live(uint64_t updated_wall_ns);
 /* Whether run_follow() still follows the run. */
 int run_following(const struct run *r);
 /* A recorded run's processes alive at t_ns, as records whose figures are

@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <langinfo.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,7 +224,8 @@ static int history_runs(const struct hopts *o)
 		snprintf(wall, sizeof(wall), "%.1f s", (double)r->wall_ns / 1e9);
 		report_size(peak, sizeof(peak), r->peak_pss_kib);
 		if (r->end == RECDB_END_RUNNING)
-			snprintf(ex, sizeof(ex), "unfinished"); /* being recorded, or killed */
+			/* written a moment ago: being recorded; else its spacetime died */
+			snprintf(ex, sizeof(ex), run_recording_live(r->updated_wall_ns) ? "running" : "unfinished");
 		else if (r->end == RECDB_END_DETACHED)
 			snprintf(ex, sizeof(ex), "detached");
 		else if (r->attached)
@@ -302,7 +304,7 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 			k = i;
 	/* a run still being recorded is followed (read as it grows); the others
 	 * are loaded whole, in the store's own orders */
-	int follow = k >= 0 && rows[k].end == RECDB_END_RUNNING;
+	int follow = k >= 0 && rows[k].end == RECDB_END_RUNNING && run_recording_live(rows[k].updated_wall_ns);
 	if (follow && !(st = store_new(NULL)))
 		r = -ENOMEM;
 	else if (k >= 0 && !follow)
@@ -320,18 +322,24 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 	*run_out = *argv_out ? run_new_recorded(st, db, id) : NULL;
 	if (!*run_out) {
 		fprintf(stderr, "spacetime: out of memory\n");
-		free(*argv_out);
 		store_free(st);
 		recdb_close(db);
-		return HISTORY_EXIT_FAIL;
+		goto fail;
 	}
 	if (follow && (r = run_follow(*run_out)) < 0) {
-		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path, strerror(-r));
-		free(*argv_out);
+		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path,
+			recdb_errmsg(db));
 		run_free(*run_out);
-		return HISTORY_EXIT_FAIL;
+		goto fail;
 	}
 	return 0;
+fail:
+	free(*argv_out);
+	free(row_out->argv);
+	free(row_out->cwd);
+	free(row_out->host);
+	free(row_out->note);
+	return HISTORY_EXIT_FAIL;
 }
 
 /* spacetime replay: the dashboard on a recorded run; without a terminal,
@@ -353,7 +361,7 @@ static int history_replay(const struct hopts *o)
 	} else if (o->at) {
 		char *end;
 		double s = strtod(o->at, &end);
-		if (end == o->at || *end || !(s >= 0)) {
+		if (end == o->at || *end || !(s >= 0) || !isfinite(s) || s > 1e9) {
 			r = history_die("invalid --at '%s': expected 'peak' or seconds into the run", o->at);
 			goto out;
 		}
@@ -364,12 +372,15 @@ static int history_replay(const struct hopts *o)
 	struct tm tm;
 	if (localtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	int tty = tui_probe();
 	snprintf(notice, sizeof(notice), "replay of run %" PRId64 ", recorded %s%s", row.id, when,
-		 run_following(run)   ? " (still being recorded: followed live)"
+		 run_following(run) && tty ? " (still being recorded: followed live)"
+		 : run_following(run)  ? " (still being recorded: what was written so far)"
 		 : row.incomplete ? " (incomplete: it ends where the recording stopped)"
 				  : "");
-	if (tui_probe()) {
-		struct tui_ctx tc = {.run = run, .argv = argv, .interval_ms = 100, .notice = notice,
+	if (tty) {
+		struct tui_ctx tc = {.run = run, .argv = argv,
+				     .interval_ms = sum.interval_ms ? (unsigned)sum.interval_ms : 100, .notice = notice,
 				     .log_fd = -1, .export_dir = NULL, .cursor_ns = at,
 				     .start_wall_ns = row.start_wall_ns};
 		if ((r = tui_run(&tc)) < 0)

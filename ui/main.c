@@ -628,6 +628,7 @@ int main(int argc, char **argv)
 				.record_path = recp[0] ? recp : NULL,
 				.record_keep = o.keep > 0 ? (size_t)o.keep : default_db ? HISTORY_KEEP_RUNS : 0,
 				.record_max_bytes = default_db ? HISTORY_MAX_BYTES : 0,
+				.reset_nice = boosted, .nice = user_nice,
 				.pids = o.pids, .npids = o.npids, .socks = &socks,
 				.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
 				.wait_tree = o.wait_tree,
@@ -637,7 +638,7 @@ int main(int argc, char **argv)
 				.test_lose_exits = getenv("SPACETIME_TEST_LOSE_EXITS") != NULL};
 	struct run *run = run_new(&rc);
 	if (!run) {
-		fprintf(stderr, "spacetime: out of memory\n");
+		fprintf(stderr, "spacetime: cannot set up the run: %s\n", strerror(errno));
 		free(secure_env);
 		free(main_attach_argv);
 		return MAIN_EXIT_FAIL;

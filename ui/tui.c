@@ -91,6 +91,13 @@ static int tui_attached(const struct tui *t)
 	return run_source(t->ctx->run) == RUN_ATTACHED;
 }
 
+/* Nothing here is ours to stop (attached, or a replay, even one followed
+ * live): q leaves at once, without a question or a signal. */
+static int tui_hands_off(const struct tui *t)
+{
+	return run_source(t->ctx->run) != RUN_SPAWNED;
+}
+
 /* Monotonic CPU time of this thread, ns. */
 static uint64_t tui_cpu_ns(void)
 {
@@ -192,8 +199,8 @@ static void tui_refresh_plist(struct tui *t, uint64_t now)
 /* Starts stopping the command: sig now, SIGKILL after the grace period. */
 static void tui_stop_command(struct tui *t, int sig, uint64_t now)
 {
-	if (t->finished || tui_attached(t)) {
-		t->done = 1; /* attached: nothing to stop, the processes go on */
+	if (t->finished || tui_hands_off(t)) {
+		t->done = 1; /* attached or a replay: nothing to stop */
 		return;
 	}
 	run_signal(t->ctx->run, sig);
@@ -363,8 +370,9 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 	timeline_range(&p->tl, p->start_ns, p->live_ns, &p->t0_ns, &p->t1_ns);
 	switch (a) {
 	case ACT_QUIT:
-		/* attached: the processes are not ours to stop; q detaches */
-		if (t->finished || tui_attached(t))
+		/* attached: the processes are not ours to stop, q detaches;
+		 * a replay (followed live or not): q quits */
+		if (t->finished || tui_hands_off(t))
 			t->done = 1;
 		else if (p->quit == QUIT_STOPPING)
 			tui_kill_command(t, now);
@@ -492,6 +500,8 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 			panes_message(p, "SIGINT sent to the command's process group");
 		} else if (tui_attached(t)) {
 			panes_message(p, "attached: nothing is sent to the processes; q detaches");
+		} else {
+			panes_message(p, "a replay: nothing runs here to interrupt; q quits");
 		}
 		break;
 	case ACT_EXPORT: {
@@ -591,7 +601,7 @@ static void tui_signals(struct tui *t, uint64_t now)
 			term_invalidate();
 			t->dirty |= D_LAYOUT;
 			t->urgent = 1;
-		} else if (tui_attached(t) && (sig == SIGTERM || sig == SIGHUP || sig == SIGINT)) {
+		} else if (tui_hands_off(t) && (sig == SIGTERM || sig == SIGHUP || sig == SIGINT)) {
 			t->done = 1; /* detach: the attached processes go on untouched */
 		} else if (sig == SIGTERM || sig == SIGHUP) {
 			/* the dashboard goes, the command goes with it; a closed

@@ -159,3 +159,25 @@ q() { sqlite3 "$DB" "$1"; }
 	assert_status 4
 	[ "$(grep -c '^spacetime: not recording' <<<"$stderr")" -eq 1 ] || st_fail "no one line saying the run is not recorded"
 }
+
+@test "record: --keep 1 keeps just the run made now" {
+	local db="$BATS_TEST_TMPDIR/keep1.db" i
+	for i in 1 2 3; do
+		st -s --record "$db" --keep 1 -- "$WL/fill" "$i" 50
+		assert_status 0
+	done
+	[ "$(sqlite3 "$db" 'SELECT count(*) FROM runs')" -eq 1 ] || st_fail "the file keeps more than 1 run"
+	st runs --db "$db"
+	[[ $output == *"fill 3 50"* ]] || st_fail "not the newest run kept"
+}
+
+@test "record: a program called runs (or replay, export) runs with spacetime -- NAME" {
+	local bin="$BATS_TEST_TMPDIR/bin"
+	mkdir -p "$bin"
+	printf '#!/bin/sh\necho "I am runs"\nexit 6\n' >"$bin/runs"
+	chmod +x "$bin/runs"
+	PATH="$bin:$PATH" st -s --no-record -- runs
+	assert_status 6
+	[[ $output == *"I am runs"* ]] || st_fail "the program did not run"
+	[[ $stderr == *"peak PSS"* ]] || st_fail "no summary: it was not run under spacetime"
+}

@@ -15,6 +15,7 @@ setup() {
 }
 
 teardown() {
+	[ -z "${REC_PID:-}" ] || kill -KILL "$REC_PID" 2>/dev/null || true
 	ui_teardown
 }
 
@@ -51,7 +52,7 @@ teardown() {
 
 @test "replay: a run still being recorded by another spacetime is followed live until it ends" {
 	"$SPACETIME" -s -o /dev/null -- sh -c "sleep 1; \"$WL/fill\" 16 5000; exit 3" </dev/null >/dev/null 2>&1 &
-	local rec=$!
+	REC_PID=$!
 	sleep 0.5
 	ui_start 100 34 -- replay last
 	ui_wait 'still being recorded: followed live'
@@ -61,8 +62,27 @@ teardown() {
 	ui_wait '[└├]─fill 16 5000'
 	ui_wait '1[56]\.[0-9] MiB .*fill 16 5000'
 	# the recording ends: so does the following, with the command's status
-	ui_wait 'finished, exit 3' 
-	wait "$rec" || [ $? -eq 3 ]
+	ui_wait 'finished, exit 3'
+	local st=0
+	wait "$REC_PID" || st=$?
+	REC_PID=
+	[ "$st" -eq 3 ] || { echo "the recording spacetime exited $st, not 3" >&2; false; }
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
+}
+
+@test "replay: q leaves a replay followed live at once, asking nothing, signalling nothing" {
+	"$SPACETIME" -s -o /dev/null -- sh -c "\"$WL/fill\" 8 6000; exit 5" </dev/null >/dev/null 2>&1 &
+	REC_PID=$!
+	sleep 1.2
+	ui_start 100 34 -- replay last
+	ui_wait 'still being recorded: followed live'
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	# the recorded command was not touched: it ends with its own status
+	kill -0 "$REC_PID" || { echo "the recording spacetime is gone already" >&2; false; }
+	local st=0
+	wait "$REC_PID" || st=$?
+	REC_PID=
+	[ "$st" -eq 5 ] || { echo "the recorded run exited $st, not 5" >&2; false; }
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../src/recdb.h"
 #include "../../src/run.h"
 
 #define WAIT_MS 10000
@@ -251,6 +252,123 @@ static void test_attached_gone(void **state)
 	run_free(r);
 }
 
+/* A recorded run: the output handed to it is cut into lines (CR LF as one
+ * end, a line of 4096 bytes and more in pieces with no empty line after
+ * them, the last line without its newline kept), and the run is in the file
+ * with the command's status. */
+static void test_recorded_output(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/spacetime-test-run-db-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path); /* a name for the database to create */
+	char *argv[] = {"sh", "-c", "sleep 0.3; exit 4", NULL};
+	struct run_config rc = {.source = RUN_SPAWNED, .argv = argv, .record_path = path};
+	struct run_sockets s;
+	struct run *r = new_run(&rc, &s, 0);
+	unsigned seen = 0;
+	char msg[256];
+	static char big[4096 + 1 + 4096];
+
+	assert_non_null(r);
+	assert_int_equal(run_start(r, NULL, NULL), 0);
+	int64_t id = run_recording(r, msg, sizeof(msg), NULL);
+	assert_true(id > 0);
+	assert_string_equal(msg, "");
+	run_output(r, "first\r\nsec", 10);
+	run_output(r, "ond\n", 4);
+	memset(big, 'x', 4096);
+	big[4096] = '\n'; /* exactly one piece, then its end */
+	memset(big + 4097, 'y', 4096);
+	run_output(r, big, sizeof(big)); /* and a piece of 4096 y, no end yet */
+	run_output(r, "z\nlast", 6);
+	assert_int_equal(wait_state(r, RUN_ENDED, &seen), RUN_ENDED);
+	assert_int_equal(run_exit_status(r), 4);
+	run_stop(r);
+	assert_int_equal(run_recording(r, msg, sizeof(msg), NULL), id);
+	run_free(r);
+
+	struct recdb *db = NULL;
+	struct recdb_line *lines = NULL;
+	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+	ssize_t n = recdb_output_at(db, id, UINT64_MAX / 2, 100, &lines);
+	assert_int_equal(n, 6);
+	assert_int_equal(lines[0].len, 5);
+	assert_memory_equal(lines[0].bytes, "first", 5);
+	assert_int_equal(lines[1].len, 6);
+	assert_memory_equal(lines[1].bytes, "second", 6);
+	assert_int_equal(lines[2].len, 4096);
+	assert_int_equal(lines[2].bytes[4095], 'x');
+	assert_int_equal(lines[3].len, 4096);
+	assert_int_equal(lines[3].bytes[0], 'y');
+	assert_int_equal(lines[4].len, 1);
+	assert_memory_equal(lines[4].bytes, "z", 1);
+	assert_int_equal(lines[5].len, 4);
+	assert_memory_equal(lines[5].bytes, "last", 4);
+	recdb_lines_free(lines, (size_t)n);
+	struct recdb_run_row *rows = NULL;
+	assert_int_equal(recdb_runs(db, &rows), 1);
+	assert_int_equal(rows[0].id, id);
+	assert_true(rows[0].exit_known);
+	assert_int_equal(WEXITSTATUS(rows[0].exit_status), 4);
+	assert_int_equal(rows[0].end, RECDB_END_EXITED);
+	assert_false(rows[0].incomplete);
+	recdb_runs_free(rows, 1);
+	recdb_close(db);
+	unlink(path);
+	char wal[64];
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	unlink(wal);
+	snprintf(wal, sizeof(wal), "%s-shm", path);
+	unlink(wal);
+}
+
+/* A file that cannot be a recording: the run goes on, unrecorded, and says
+ * why in one line. */
+static void test_record_refused(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/spacetime-test-run-bad-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "this is not a database, not at all; not even close to one\n", 58), 58);
+	close(fd);
+	char *argv[] = {"sh", "-c", "exit 9", NULL};
+	struct run_config rc = {.source = RUN_SPAWNED, .argv = argv, .record_path = path};
+	struct run_sockets s;
+	struct run *r = new_run(&rc, &s, 0);
+	unsigned seen = 0;
+	char msg[256];
+
+	assert_non_null(r);
+	assert_int_equal(run_start(r, NULL, NULL), 0);
+	assert_true(run_recording(r, msg, sizeof(msg), NULL) < 0);
+	assert_true(strncmp(msg, "not recording: ", 15) == 0);
+	assert_null(strchr(msg, '\n'));
+	run_output(r, "ignored\n", 8);
+	assert_int_equal(wait_state(r, RUN_ENDED, &seen), RUN_ENDED);
+	assert_int_equal(run_exit_status(r), 9);
+	run_stop(r);
+	run_free(r);
+	unlink(path);
+}
+
+/* Whether a recording is live: written within the last 5 s. */
+static void test_recording_live(void **state)
+{
+	(void)state;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+
+	assert_true(run_recording_live(now));
+	assert_true(run_recording_live(now - 4000000000ull));
+	assert_false(run_recording_live(now - 6000000000ull));
+	assert_false(run_recording_live(0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +380,9 @@ int main(void)
 		cmocka_unit_test(test_spawned_states_poll),
 		cmocka_unit_test(test_spawned_ends_with_command),
 		cmocka_unit_test(test_not_found),
+		cmocka_unit_test(test_recorded_output),
+		cmocka_unit_test(test_record_refused),
+		cmocka_unit_test(test_recording_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
