@@ -86,7 +86,7 @@ int coll_end_attach_ended(struct collector *c)
 /* The command has ended with status and ru. */
 static void root_ended(struct collector *c, int status, const struct rusage *ru)
 {
-	uint64_t now = collector_now_ns();
+	uint64_t now = collector_clock(c);
 
 	c->root_done = 1;
 	c->sum.root_end_ns = now;
@@ -142,7 +142,7 @@ int coll_end_reap(struct collector *c)
 			continue;
 		if (r < 0 && errno == ECHILD && !c->root_done) {
 			/* reaped behind our back (SIGCHLD ignored): ended, status unknown */
-			coll_end_finish(c, collector_now_ns());
+			coll_end_finish(c, collector_clock(c));
 			return 1;
 		}
 		if (r <= 0)
@@ -158,10 +158,10 @@ int coll_end_reap(struct collector *c)
 		c->sum.orphans_reaped++;
 		struct pentry *e = ptable_get(c->pt, r);
 		if (e)
-			coll_sample_retire(c, e, collector_now_ns(), status, 1, COLL_SAMPLE_RETIRE_READ);
+			coll_sample_retire(c, e, collector_clock(c), status, 1, COLL_SAMPLE_RETIRE_READ);
 	}
 	if (c->root_done && !atomic_load(&c->finished) && !tree_left(c)) {
-		coll_end_finish(c, collector_now_ns());
+		coll_end_finish(c, collector_clock(c));
 		return 1;
 	}
 	return atomic_load(&c->finished);

@@ -154,7 +154,7 @@ static void rescan_if_due(struct collector *c, struct nlsrc *src)
 	if (!src->rescan_due)
 		return;
 	src->rescan_due = 0;
-	struct store_event ev = {.t_ns = collector_now_ns(), .type = STORE_EV_RESCAN};
+	struct store_event ev = {.t_ns = collector_clock(c), .type = STORE_EV_RESCAN};
 	store_push_event(c->st, &ev);
 	coll_scan_tree(c, ev.t_ns);
 }
@@ -176,7 +176,7 @@ static void nl_read(struct collector *c, struct nlsrc *src)
 	src->n = 0;
 	src->more = 0;
 	src->fd_read = 1;
-	src->read_ns = collector_now_ns();
+	src->read_ns = collector_clock(c);
 	for (;;) {
 		for (size_t i = 0; i < COLLECTOR_NLBATCH; i++) {
 			iov[i] = (struct iovec){.iov_base = src->buf + i * slot, .iov_len = slot};
@@ -192,7 +192,7 @@ static void nl_read(struct collector *c, struct nlsrc *src)
 				rescan_if_due(c, src);
 			return;
 		}
-		struct store_event ev = {.t_ns = collector_now_ns(), .type = STORE_EV_LOST, .arg = 1};
+		struct store_event ev = {.t_ns = collector_clock(c), .type = STORE_EV_LOST, .arg = 1};
 		c->sum.lost_events++;
 		store_push_event(c->st, &ev);
 		src->rescan_due = 1;
@@ -240,7 +240,7 @@ void coll_events_quiet_adjust(struct collector *c, int at_tick)
  * follows it (an exec that still comes first waits in the early list). */
 void coll_events_drain(struct collector *c)
 {
-	c->nl_drain_ns = collector_now_ns();
+	c->nl_drain_ns = collector_clock(c);
 	struct nlsrc w = {.fd = c->nl_fd, .buf = c->nlbuf, .evs = c->evs};
 	struct nlsrc q = {.fd = c->nl_quiet_fd, .buf = c->qbuf, .evs = c->qevs};
 	size_t wi = 0, qi = 0;

@@ -12,7 +12,7 @@
 /* Reads the command line of pid into the string pool; 0 if it is gone. */
 uint32_t coll_sample_read_argv(struct collector *c, pid_t pid)
 {
-	ssize_t n = procfs_read(pid, "cmdline", c->argv, sizeof(c->argv));
+	ssize_t n = procfs_read_at(c->proc_root, pid, "cmdline", c->argv, sizeof(c->argv));
 
 	if (n <= 0)
 		return 0;
@@ -87,12 +87,15 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	store_push_event(c->st, &ev);
 }
 
-/* CLOCK_BOOTTIME - CLOCK_MONOTONIC: the time the machine was suspended. */
-uint64_t coll_sample_boot_offset_ns(void)
+/* CLOCK_BOOTTIME - CLOCK_MONOTONIC: the time the machine was suspended (0
+ * with an injected clock, which is boot time too). */
+uint64_t coll_sample_boot_offset_ns(const struct collector *c)
 {
-	uint64_t mono = collector_now_ns();
 	struct timespec ts;
 
+	if (c->cfg.clock_ns)
+		return 0;
+	uint64_t mono = collector_now_ns();
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	uint64_t boot = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	return boot > mono ? boot - mono : 0;
@@ -106,7 +109,7 @@ int coll_sample_proc_fd(struct collector *c, pid_t pid, int *slot, const char *n
 	*own = 0;
 	if (*slot >= 0)
 		return *slot;
-	int fd = procfs_open(pid, 0, name);
+	int fd = procfs_open_at(c->proc_root, pid, 0, name);
 	if (fd < 0)
 		return fd;
 	if (fd < c->fd_cache_below)
@@ -147,7 +150,7 @@ int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_s
 	/* The first read of a forked child: it may have ended and its pid
 	 * gone to another process already; its start must be its fork's. */
 	if (!e->start_ticks && e->fork_seen &&
-	    (!procfs_started_near(ps->starttime_ticks, procfs_hz(), e->rec.start_ns + coll_sample_boot_offset_ns(),
+	    (!procfs_started_near(ps->starttime_ticks, procfs_hz(), e->rec.start_ns + coll_sample_boot_offset_ns(c),
 				  TASKSTATS_SLACK_NS) ||
 	     !parent_plausible(c, e, ps->ppid)))
 		return -ESRCH;
@@ -258,7 +261,7 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	c->gone_stime_us += collector_since_base(e->rec.stime_us, e->base_stime_us);
 	if (c->attach && e->rec.peak_rss_kib > c->sum.ru_maxrss_kib)
 		c->sum.ru_maxrss_kib = e->rec.peak_rss_kib; /* no wait4: the largest seen */
-	e->rec.end_ns = t_ns ? t_ns : collector_now_ns();
+	e->rec.end_ns = t_ns ? t_ns : collector_clock(c);
 	e->rec.threads = e->max_threads;
 	if (known) {
 		e->rec.exit_status = status;
@@ -286,7 +289,7 @@ int coll_sample_was_retired(struct collector *c, pid_t pid)
 		if (c->retired[i].pid != pid)
 			continue;
 		if (!have) {
-			ssize_t len = procfs_read(pid, "stat", c->rbuf, sizeof(c->rbuf));
+			ssize_t len = procfs_read_at(c->proc_root, pid, "stat", c->rbuf, sizeof(c->rbuf));
 			if (len <= 0 || procfs_parse_stat(c->rbuf, (size_t)len, &ps) < 0)
 				return 1; /* gone already: nothing to count either way */
 			have = 1;
@@ -420,7 +423,7 @@ void coll_sample_retire_exited(struct collector *c)
 		int read;
 		if (e->exit_pending && coll_sample_proc_ended(c, e, &ps, &read)) {
 			/* a leader that exited before its threads: it ended now */
-			coll_sample_retire(c, e, e->exit_late ? collector_now_ns() : e->exit_ns, e->exit_status_pending, 1,
+			coll_sample_retire(c, e, e->exit_late ? collector_clock(c) : e->exit_ns, e->exit_status_pending, 1,
 			       read ? &ps : NULL);
 			continue;
 		}

@@ -2,6 +2,7 @@
 #include "collector_int.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,18 +13,18 @@
 static void scan_orphans(struct collector *c, uint64_t now, pid_t **stack, size_t *sp, size_t *stack_cap,
 			 pid_t **kids, size_t *kids_cap, char **kbuf, size_t *kbuf_cap)
 {
-	char path[64];
-	pid_t self = getpid();
+	char path[PATH_MAX];
+	pid_t self = c->self;
 	DIR *d;
 	struct dirent *de;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)self);
+	snprintf(path, sizeof(path), "%s/%d/task", c->proc_root, (int)self);
 	if (!(d = opendir(path)))
 		return;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		int fd = procfs_open(self, (pid_t)atoi(de->d_name), "children");
+		int fd = procfs_open_at(c->proc_root, self, (pid_t)atoi(de->d_name), "children");
 		int k = fd >= 0 ? procfs_read_children(fd, kbuf, kbuf_cap, kids, kids_cap) : 0;
 		if (fd >= 0)
 			close(fd);
@@ -80,7 +81,7 @@ void coll_scan_tree(struct collector *c, uint64_t now)
 	pid_t *stack = NULL, *kids = NULL;
 	size_t sp = 0, stack_cap = 0, kids_cap = 0, kbuf_cap = 0;
 	char *kbuf = NULL;
-	char path[64];
+	char path[PATH_MAX];
 
 	for (size_t i = 0; i < ptable_count(c->pt); i++)
 		ptable_at(c->pt, i)->seen = 0;
@@ -100,7 +101,7 @@ void coll_scan_tree(struct collector *c, uint64_t now)
 		if (!e)
 			continue;
 		e->seen = 1;
-		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		snprintf(path, sizeof(path), "%s/%d/task", c->proc_root, pid);
 		DIR *d = e->rec.threads > 1 ? opendir(path) : NULL;
 		struct dirent *de;
 		pid_t tid = pid;
@@ -113,7 +114,7 @@ void coll_scan_tree(struct collector *c, uint64_t now)
 					continue;
 				tid = (pid_t)atoi(de->d_name);
 			}
-			int fd = procfs_open(pid, tid, "children");
+			int fd = procfs_open_at(c->proc_root, pid, tid, "children");
 			int k = fd >= 0 ? procfs_read_children(fd, &kbuf, &kbuf_cap, &kids, &kids_cap) : 0;
 			if (fd >= 0)
 				close(fd);

@@ -39,7 +39,7 @@ static int ts_fits(struct collector *c, const struct pentry *e, const struct tas
 		o.start_ns = e->rec.start_ns;
 	} else if (e->start_ticks) {
 		/* found by polling: its stat start, rounded down to a tick */
-		uint64_t boot = e->start_ticks * (1000000000ull / (uint64_t)procfs_hz()), off = coll_sample_boot_offset_ns();
+		uint64_t boot = e->start_ticks * (1000000000ull / (uint64_t)procfs_hz()), off = coll_sample_boot_offset_ns(c);
 		o.start_ns = boot > off ? boot - off : 0;
 	}
 	return taskstats_belongs(x, &o, after_ns, read_ns);
@@ -52,13 +52,13 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 	if (x->aggr_tgid)
 		return;
 	e = ptable_get(c->pt, x->tgid);
-	if (e && !ts_fits(c, e, x, c->ts_empty_ns, collector_now_ns()))
+	if (e && !ts_fits(c, e, x, c->ts_empty_ns, collector_clock(c)))
 		return;
 	if (!e) {
 		/* not in the tree, or its fork event is still unread */
 		size_t k = c->tspend_next++ % COLLECTOR_TSPEND;
 		c->tspend[k] = *x;
-		c->tspend_ns[k] = collector_now_ns();
+		c->tspend_ns[k] = collector_clock(c);
 		c->tspend_after_ns[k] = c->ts_empty_ns;
 		if (x->pid == x->tgid && ptable_get(c->pt, x->ppid)) {
 			k = c->tskid_next++ % COLLECTOR_TSPEND;
@@ -74,7 +74,7 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 /* Adds to e the records of its tasks that came before it was in the table. */
 void coll_ts_adopt(struct collector *c, struct pentry *e)
 {
-	uint64_t now = collector_now_ns();
+	uint64_t now = collector_clock(c);
 
 	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
 		struct taskstats_exit *x = &c->tspend[k];
@@ -150,7 +150,7 @@ void coll_ts_drain(struct collector *c)
 	if (c->ts_fd < 0)
 		return;
 	for (;;) {
-		uint64_t before = collector_now_ns();
+		uint64_t before = collector_clock(c);
 		ssize_t n = recv(c->ts_fd, c->tsbuf, sizeof(c->tsbuf), MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -41,6 +41,11 @@ static uint64_t cpu_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t collector_clock(const struct collector *c)
+{
+	return c->cfg.clock_ns ? c->cfg.clock_ns(c->cfg.clock_ctx) : collector_now_ns();
+}
+
 uint64_t collector_thread_cpu_ns(void)
 {
 	return cpu_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -72,6 +77,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 	c->st = st;
 	c->cfg = *cfg;
 	c->self = getpid();
+	c->proc_root = cfg->proc_root ? cfg->proc_root : "/proc";
 	if (!c->cfg.interval_ms)
 		c->cfg.interval_ms = 100;
 	if (c->cfg.budget <= 0)
@@ -148,7 +154,7 @@ static void tick_pace(struct collector *c)
 /* One sampling tick: cheap counters for all, PSS within budget, a sample. */
 void collector_tick(struct collector *c)
 {
-	uint64_t now = collector_now_ns();
+	uint64_t now = collector_clock(c);
 	struct sample s = {.t_ns = now};
 
 	if (c->sum.mode == COLLECTOR_POLL)
@@ -276,7 +282,7 @@ static void *collector_main(void *arg)
 				coll_end_reap(c);
 			} else if (fd == c->wake_fd) {
 				if (atomic_load(&c->detach_req) && !atomic_load(&c->finished))
-					coll_end_finish(c, collector_now_ns());
+					coll_end_finish(c, collector_clock(c));
 				return NULL;
 			}
 		}
@@ -287,7 +293,7 @@ static void *collector_main(void *arg)
 				if (c->nl_fd >= 0)
 					coll_events_drain(c);
 				if (coll_end_attach_ended(c))
-					coll_end_finish(c, collector_now_ns());
+					coll_end_finish(c, collector_clock(c));
 			}
 		} else if (c->pidfd < 0 && !atomic_load(&c->finished)) {
 			coll_end_reap(c);
@@ -374,7 +380,7 @@ int collector_attach(struct collector *c, const pid_t *pids, size_t n, uint64_t 
 	c->sum.attached = 1;
 	for (size_t i = 0; i < n && i < STORE_ATTACH_MAX; i++) {
 		struct procfs_stat ps;
-		ssize_t len = procfs_read(pids[i], "stat", c->rbuf, sizeof(c->rbuf));
+		ssize_t len = procfs_read_at(c->proc_root, pids[i], "stat", c->rbuf, sizeof(c->rbuf));
 		if (ptable_get(c->pt, pids[i]))
 			continue; /* named twice */
 		c->sum.attach_pid[c->sum.attach_n++] = pids[i];

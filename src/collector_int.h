@@ -113,6 +113,7 @@ struct collector {
 	uint64_t prev_est_kib; /* the tree's estimate at the last tick */
 	uint64_t last_push_ns; /* the last sample stored */
 	uint64_t dil_cum_kib;   /* KiB newly mapped in the tree (new processes, shared growth) */
+	const char *proc_root;  /* where /proc is (cfg.proc_root, or "/proc") */
 	int fd_cache_below;     /* /proc fds numbered below this are kept open between reads */
 	struct {
 		pid_t pid;
@@ -158,6 +159,8 @@ struct collector {
 };
 
 /* collector.c */
+/* The collector's "now": the injected clock, or CLOCK_MONOTONIC. */
+uint64_t collector_clock(const struct collector *c);
 uint64_t collector_thread_cpu_ns(void);
 uint64_t collector_process_cpu_ns(void);
 uint64_t collector_ticks_to_us(uint64_t t);
@@ -173,7 +176,7 @@ extern const struct procfs_stat coll_sample_retire_read;
 uint32_t coll_sample_read_argv(struct collector *c, pid_t pid);
 uint32_t coll_sample_root_argv(struct collector *c);
 void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns);
-uint64_t coll_sample_boot_offset_ns(void);
+uint64_t coll_sample_boot_offset_ns(const struct collector *c);
 int coll_sample_proc_fd(struct collector *c, pid_t pid, int *slot, const char *name, int *own);
 int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps);
 void coll_sample_take_stat(struct pentry *e, const struct procfs_stat *ps);
