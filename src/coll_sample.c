@@ -131,6 +131,15 @@ static int parent_plausible(struct collector *c, const struct pentry *e, pid_t p
 	return ppid == e->rec.ppid || !p || p->exit_pending || p->mm_gone;
 }
 
+/* Whether a stat starttime (clock ticks since boot, rounded down) is later
+ * than t_ns on the collector's clock, beyond the slack of two clocks. */
+static int started_after(const struct collector *c, uint64_t start_ticks, uint64_t t_ns)
+{
+	uint64_t start = start_ticks * (1000000000ull / (uint64_t)procfs_hz());
+
+	return start > t_ns + coll_sample_boot_offset_ns(c) + TASKSTATS_SLACK_NS;
+}
+
 /* Reads stat for e, checking identity; returns 0, -ESRCH when gone or reused. */
 int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps)
 {
@@ -153,6 +162,11 @@ int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_s
 	    (!procfs_started_near(ps->starttime_ticks, procfs_hz(), e->rec.start_ns + coll_sample_boot_offset_ns(c),
 				  TASKSTATS_SLACK_NS) ||
 	     !parent_plausible(c, e, ps->ppid)))
+		return -ESRCH;
+	/* The first read of one whose exit event came (an entry added from a
+	 * lost event has only that): a process does not start after its end,
+	 * so a stat that does is the pid's next holder's. */
+	if (!e->start_ticks && e->exit_pending && started_after(c, ps->starttime_ticks, e->exit_ns))
 		return -ESRCH;
 	e->start_ticks = ps->starttime_ticks;
 	return 0;
