@@ -154,15 +154,18 @@ static inline void fp_cmdline(struct fakeproc *f, pid_t pid, const char *args, s
 	fp_write(f, rel, args, len);
 }
 
-/* Removes ROOT/PID: the process is gone. */
+/* Removes a file or directory, emptying a file first: the collector may
+ * keep it open, and a kept fd of a process gone reads nothing. */
 static int fp_rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
-	(void)flag;
 	(void)ftw;
+	if (flag == FTW_F && truncate(path, 0) < 0)
+		return -1;
 	return remove(path);
 }
 
+/* Removes ROOT/PID: the process is gone. */
 static inline void fp_gone(struct fakeproc *f, pid_t pid)
 {
 	char path[PATH_MAX];
