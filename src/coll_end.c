@@ -115,8 +115,8 @@ static void root_ended(struct collector *c, int status, const struct rusage *ru)
 		struct procfs_stat ps;
 		int read;
 		if (coll_sample_proc_ended(c, o, &ps, &read)) {
-			coll_sample_retire(c, o, o->exit_pending ? o->exit_ns : now, o->exit_status_pending, o->exit_pending,
-			       read ? &ps : NULL);
+			coll_sample_retire(c, o, o->exit_pending ? o->exit_ns : now, o->exit_status_pending,
+					   o->exit_pending, read ? &ps : NULL);
 			continue;
 		}
 		i++;

@@ -189,7 +189,7 @@ void coll_sample_take_stat(struct pentry *e, const struct procfs_stat *ps)
 
 /* Adds a process of the tree to the table; parent may be NULL (the root). */
 struct pentry *coll_sample_add_proc(struct collector *c, pid_t pid, pid_t ppid, uint64_t t_ns,
-			       const struct pentry *parent)
+					   const struct pentry *parent)
 {
 	struct procfs_stat ps;
 	char comm[16] = "";
@@ -234,7 +234,7 @@ const struct procfs_stat coll_sample_retire_read;
  * last: its stat just read (a zombie's final counters), or NULL when it was
  * just found gone; otherwise (COLL_SAMPLE_RETIRE_READ) stat is read here. */
 void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, int status, int known,
-		   const struct procfs_stat *last)
+			const struct procfs_stat *last)
 {
 	struct procfs_stat ps;
 	struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXIT, .pid = e->rec.pid,
@@ -437,8 +437,8 @@ void coll_sample_retire_exited(struct collector *c)
 		int read;
 		if (e->exit_pending && coll_sample_proc_ended(c, e, &ps, &read)) {
 			/* a leader that exited before its threads: it ended now */
-			coll_sample_retire(c, e, e->exit_late ? collector_clock(c) : e->exit_ns, e->exit_status_pending, 1,
-			       read ? &ps : NULL);
+			coll_sample_retire(c, e, e->exit_late ? collector_clock(c) : e->exit_ns,
+					   e->exit_status_pending, 1, read ? &ps : NULL);
 			continue;
 		}
 		/* still alive in /proc: the exit event is sent before the process

@@ -39,12 +39,15 @@ static int ts_fits(struct collector *c, const struct pentry *e, const struct tas
 		o.start_ns = e->rec.start_ns;
 	} else if (e->start_ticks) {
 		/* found by polling: its stat start, rounded down to a tick */
-		uint64_t boot = e->start_ticks * (1000000000ull / (uint64_t)procfs_hz()), off = coll_sample_boot_offset_ns(c);
+		uint64_t boot = e->start_ticks * (1000000000ull / (uint64_t)procfs_hz());
+		uint64_t off = coll_sample_boot_offset_ns(c);
 		o.start_ns = boot > off ? boot - off : 0;
 	}
 	return taskstats_belongs(x, &o, after_ns, read_ns);
 }
 
+/* Applies one record to its process in the tree, or keeps it for a while
+ * (its fork event may be unread, or it tells of a lost child). */
 void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 {
 	struct pentry *e;

@@ -41,11 +41,13 @@ static uint64_t cpu_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The injected clock, or CLOCK_MONOTONIC: every "now" of the collector. */
 uint64_t collector_clock(const struct collector *c)
 {
 	return c->cfg.clock_ns ? c->cfg.clock_ns(c->cfg.clock_ctx) : collector_now_ns();
 }
 
+/* The collector thread's CPU time: what a PSS read cost. */
 uint64_t collector_thread_cpu_ns(void)
 {
 	return cpu_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -57,6 +59,7 @@ uint64_t collector_process_cpu_ns(void)
 	return cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
+/* Clock ticks (stat's CPU times) in microseconds. */
 uint64_t collector_ticks_to_us(uint64_t t)
 {
 	return t * 1000000u / (uint64_t)procfs_hz();
@@ -114,6 +117,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 	return c;
 }
 
+/* Wakes the UI (notify fd). */
 void collector_notify(struct collector *c)
 {
 	uint64_t one = 1;
