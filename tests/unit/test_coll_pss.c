@@ -119,11 +119,49 @@ static void test_pss_peak(void **state)
 	fp_free(f);
 }
 
+/* P maps 10 times the pages, most of them shared, unread: the tree's
+ * estimate passes the measured peak, in doubt (how many others share those
+ * pages?), so the tick sweeps (reads P whatever the budget). A sweep whose read
+ * agrees with statm after it is a measured new peak; one whose process
+ * moved meanwhile (smaps_rollup's Rss far from statm's) is no measurement,
+ * and the measured peak stays. */
+static void test_pss_sweep(void **state)
+{
+	(void)state;
+	uint64_t pk = (uint64_t)procfs_page_kib();
+
+	for (int moved = 0; moved <= 1; moved++) {
+		struct fakeproc *f = follow();
+		uint64_t t1 = f->now_ns, t2 = t1 + 100 * MS;
+		read_and_tick(f);
+		assert_int_equal(f->c->sum.peak.pss_kib, 900);
+		f->now_ns = t2;
+		set_mem(f, 3000, 2000, 4000, 2000);
+		if (moved)
+			fp_rollup(f, P, 1000 * pk, 900 * pk, 4000, 2000, 0, 4000);
+		collector_tick(f->c);
+		assert_int_equal(f->c->sum.pss_sweeps, 1);
+		assert_int_equal(f->c->sum.pss_sweep_reads, 1);
+		assert_int_equal(proc(f)->rd_t_ns, t2);
+		assert_int_equal(f->c->sum.pss_sweeps_unstable, moved);
+		assert_true(f->c->sum.peak_measured);
+		if (!moved) {
+			assert_int_equal(f->c->sum.peak.pss_kib, 6000);
+			assert_int_equal(f->c->sum.peak.t_ns, t2);
+		} else {
+			assert_int_equal(f->c->sum.peak.pss_kib, 900);
+			assert_int_equal(f->c->sum.peak.t_ns, t1);
+		}
+		fp_free(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pss_clock),
 		cmocka_unit_test(test_pss_peak),
+		cmocka_unit_test(test_pss_sweep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
