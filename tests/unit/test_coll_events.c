@@ -10,6 +10,11 @@
 
 #include "fakeproc.h"
 
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+
 #define R FP_PID
 #define K (FP_PID + 1)
 #define L (FP_PID + 2)
@@ -162,6 +167,71 @@ static void test_events_thread(void **state)
 	fp_free(f);
 }
 
+/* Sends one connector event, as the kernel does, on fd. */
+static void send_event(int fd, unsigned what, pid_t pid, pid_t parent, uint64_t ts)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct cn_msg cn;
+		struct proc_event ev;
+	} __attribute__((packed)) m;
+
+	memset(&m, 0, sizeof(m));
+	m.nlh.nlmsg_len = sizeof(m);
+	m.nlh.nlmsg_type = NLMSG_DONE;
+	m.cn.id.idx = CN_IDX_PROC;
+	m.cn.id.val = CN_VAL_PROC;
+	m.cn.len = sizeof(m.ev);
+	m.ev.what = what;
+	m.ev.timestamp_ns = ts;
+	if (what == PROC_EVENT_FORK) {
+		m.ev.event_data.fork.parent_pid = m.ev.event_data.fork.parent_tgid = parent;
+		m.ev.event_data.fork.child_pid = m.ev.event_data.fork.child_tgid = pid;
+	} else if (what == PROC_EVENT_EXEC) {
+		m.ev.event_data.exec.process_pid = m.ev.event_data.exec.process_tgid = pid;
+	} else {
+		m.ev.event_data.exit.process_pid = m.ev.event_data.exit.process_tgid = pid;
+		m.ev.event_data.exit.parent_pid = m.ev.event_data.exit.parent_tgid = parent;
+	}
+	assert_int_equal(send(fd, &m, sizeof(m), 0), (ssize_t)sizeof(m));
+}
+
+/* Two sockets (exec events; fork and exit events) are drained in the order
+ * things happened: K's fork, its exec, its exit. Handled socket by socket,
+ * the exec would come after the exit and take it back (as a thread's exec
+ * does), leaving K running forever. */
+static void test_events_drain_merge(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+	int w[2], q[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, w), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, q), 0);
+	f->c->nl_fd = w[0];
+	f->c->nl_quiet_fd = q[0];
+	send_event(w[1], PROC_EVENT_EXEC, K, 0, t + 2 * MS);
+	send_event(q[1], PROC_EVENT_FORK, K, R, t + 1 * MS);
+	send_event(q[1], PROC_EVENT_EXIT, K, R, t + 3 * MS);
+	f->now_ns = t + 10 * MS;
+	coll_events_drain(f->c);
+	const struct pentry *e = ptable_get(f->c->pt, K);
+	assert_non_null(e);
+	assert_int_equal(e->rec.nexec, 1);
+	assert_true(e->exit_pending);
+	assert_int_equal(e->exit_ns, t + 3 * MS);
+	assert_int_equal(f->c->nearly, 0);
+	assert_int_equal(f->c->sum.nl_events, 3);
+	assert_int_equal(f->c->nl_drain_ns, t + 10 * MS);
+	f->c->nl_fd = f->c->nl_quiet_fd = -1;
+	close(w[0]);
+	close(w[1]);
+	close(q[0]);
+	close(q[1]);
+	fp_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_events_lost_fork),
 		cmocka_unit_test(test_events_strangers),
 		cmocka_unit_test(test_events_thread),
+		cmocka_unit_test(test_events_drain_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
