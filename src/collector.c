@@ -8,7 +8,13 @@
  * of its counters (pssmodel.h). When the tree's estimate passes the highest
  * measured total, a sweep reads the processes whose figures are in doubt, so
  * that a new peak is a sum of reads, whatever the budget; near the peak, ticks
- * come every COLLECTOR_FAST_TICK_MS. */
+ * come every COLLECTOR_FAST_TICK_MS.
+ *
+ * This file holds the thread, its epoll loop, the tick and the public API;
+ * the jobs are in coll_events.c (netlink events), coll_scan.c (the /proc
+ * tree scan), coll_sample.c (processes added, sampled, retired), coll_pss.c
+ * (the PSS model and its reads), coll_ts.c (taskstats) and coll_end.c
+ * (reaping, the run's end), sharing collector_int.h. */
 #include "collector_int.h"
 
 #include <errno.h>
