@@ -33,6 +33,12 @@ struct collector_config {
 	uint32_t test_lose_forks; /* test only: every Nth fork event of the tree is
 				   * dropped as a lost one would be, unnoticed (0: none) */
 	int test_lose_exits;      /* test only: and those children's exit events too */
+	const char *proc_root;    /* the /proc the collector reads (NULL: "/proc"); a
+				   * test's fake tree. Must outlive the collector. */
+	uint64_t (*clock_ns)(void *ctx); /* the collector's "now", ns (NULL:
+					  * CLOCK_MONOTONIC); an injected clock is taken
+					  * as boot time too (no suspend offset) */
+	void *clock_ctx;          /* its argument */
 };
 
 struct collector;

@@ -350,15 +350,23 @@ int procfs_parse_children(const char *buf, size_t len, pid_t *out, size_t max)
 /* Builds the /proc path and opens it; ENOENT means the task is gone. */
 int procfs_open(pid_t pid, pid_t tid, const char *name)
 {
+	return procfs_open_at(NULL, pid, tid, name);
+}
+
+/* Opens ROOT/PID/NAME or ROOT/PID/task/TID/NAME. */
+int procfs_open_at(const char *root, pid_t pid, pid_t tid, const char *name)
+{
 	char path[PATH_MAX];
 	int n, fd;
 
 	if (pid <= 0 || tid < 0 || !name || !*name)
 		return -EINVAL;
+	if (!root)
+		root = "/proc";
 	if (tid > 0)
-		n = snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+		n = snprintf(path, sizeof(path), "%s/%d/task/%d/%s", root, (int)pid, (int)tid, name);
 	else
-		n = snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+		n = snprintf(path, sizeof(path), "%s/%d/%s", root, (int)pid, name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -414,8 +422,14 @@ ssize_t procfs_pread_once(int fd, char *buf, size_t cap)
 
 ssize_t procfs_read(pid_t pid, const char *name, char *buf, size_t cap)
 {
+	return procfs_read_at(NULL, pid, name, buf, cap);
+}
+
+/* Opens ROOT/PID/NAME, reads it once and closes it. */
+ssize_t procfs_read_at(const char *root, pid_t pid, const char *name, char *buf, size_t cap)
+{
 	ssize_t r;
-	int fd = procfs_open(pid, 0, name);
+	int fd = procfs_open_at(root, pid, 0, name);
 
 	if (fd < 0)
 		return fd;

@@ -61,6 +61,9 @@ int procfs_parse_children(const char *buf, size_t len, pid_t *out, size_t max);
 /* Opens /proc/PID/NAME (or /proc/PID/task/TID/NAME when tid > 0) read-only,
  * close-on-exec. Returns the fd or -errno (-ENOENT: the process is gone). */
 int procfs_open(pid_t pid, pid_t tid, const char *name);
+/* The same under root, a directory laid out as /proc (NULL: "/proc"): a
+ * test's fake /proc tree. */
+int procfs_open_at(const char *root, pid_t pid, pid_t tid, const char *name);
 /* Reads the whole file behind fd from offset 0 into buf (NUL-terminated, at
  * most cap - 1 bytes). Returns the length or -errno (-ESRCH: the process is
  * gone). */
@@ -73,6 +76,8 @@ ssize_t procfs_pread_once(int fd, char *buf, size_t cap);
 /* One-shot read of /proc/PID/NAME (a file of the kind procfs_pread_once
  * reads) into buf. Returns the length or -errno. */
 ssize_t procfs_read(pid_t pid, const char *name, char *buf, size_t cap);
+/* The same under root (NULL: "/proc"). */
+ssize_t procfs_read_at(const char *root, pid_t pid, const char *name, char *buf, size_t cap);
 
 /* Reads the whole children file behind fd (any size: 1,000 children pass
  * 8 KiB) and parses it. *buf and *pids are grown with realloc as needed

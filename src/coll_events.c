@@ -1,0 +1,291 @@
+/* coll_events.c: netlink events merged in time order, the early-event
+ * buffer and lost-event repair. */
+#include "collector_int.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+/* Keeps an exec or exit event of a pid not (yet) in the tree: its fork event
+ * may still be on the way. The oldest is dropped when full. */
+static void keep_early(struct collector *c, const struct nlproc_event *ev)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->nearly; i++)
+		if (c->early[i].ts_ns + COLLECTOR_EARLY_NS >= ev->ts_ns)
+			c->early[k++] = c->early[i];
+	c->nearly = k;
+	if (c->nearly == COLLECTOR_EARLY) {
+		memmove(c->early, c->early + 1, (COLLECTOR_EARLY - 1) * sizeof(c->early[0]));
+		c->nearly--;
+	}
+	c->early[c->nearly++] = *ev;
+}
+
+/* Replays, in order, the early events of the process a fork event just added;
+ * drops early events too old to belong to any fork still to come. */
+static void replay_early(struct collector *c, const struct nlproc_event *fork)
+{
+	size_t k = 0;
+	struct nlproc_event mine[COLLECTOR_EARLY];
+	size_t nmine = 0;
+
+	for (size_t i = 0; i < c->nearly; i++) {
+		const struct nlproc_event *ev = &c->early[i];
+		if (ev->tgid == fork->pid && ev->ts_ns + COLLECTOR_EARLY_NS >= fork->ts_ns)
+			mine[nmine++] = *ev;
+		else if (ev->ts_ns + COLLECTOR_EARLY_NS >= fork->ts_ns)
+			c->early[k++] = *ev;
+	}
+	c->nearly = k;
+	for (size_t i = 0; i < nmine; i++)
+		coll_events_on_event(c, &mine[i]);
+}
+
+/* Handles one netlink event. */
+void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
+{
+	struct pentry *e, *p;
+
+	switch (ev->type) {
+	case NLPROC_FORK:
+		if (ev->pid != ev->tgid) {
+			if (ptable_get(c->pt, ev->tgid))
+				c->total_threads++;
+			return;
+		}
+		p = ptable_get(c->pt, ev->ptgid);
+		if (!p || ptable_get(c->pt, ev->pid))
+			return;
+		/* Forked after the parent's exit event: by another process that
+		 * got its pid (a thread's exec, whose leader "exit" comes first,
+		 * has cleared exit_pending with its exec event by now: events are
+		 * handled in time order). */
+		if (p->exit_pending && ev->ts_ns > p->exit_ns)
+			return;
+		if (c->cfg.test_lose_forks && ++c->test_forks % c->cfg.test_lose_forks == 0) {
+			c->test_lost[c->test_nlost++ % 64] = ev->pid;
+			return;
+		}
+		p->forked_since_read = 1; /* its pages are shared with the child now */
+		pid_t parent_pid = p->rec.pid;
+		e = coll_sample_add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
+		if (e) {
+			e->fork_seen = 1;
+			struct store_event se = {.t_ns = ev->ts_ns, .type = STORE_EV_FORK,
+						 .pid = ev->pid, .ppid = parent_pid};
+			store_push_event(c->st, &se);
+			collector_publish(c, e);
+			replay_early(c, ev);
+		}
+		return;
+	case NLPROC_EXEC:
+		e = ptable_get(c->pt, ev->tgid);
+		if (e) {
+			e->exit_pending = 0; /* the leader's "exit" was a thread's exec */
+			e->exit_late = 0;
+			coll_sample_note_exec(c, e, ev->ts_ns);
+		} else {
+			keep_early(c, ev);
+		}
+		return;
+	case NLPROC_EXIT:
+		if (ev->pid != ev->tgid)
+			return;
+		for (size_t i = 0; c->cfg.test_lose_exits && i < 64 && i < c->test_nlost; i++)
+			if (c->test_lost[i] == ev->pid)
+				return;
+		e = ptable_get(c->pt, ev->pid);
+		if (e) {
+			/* Retired at the next tick once /proc shows it gone: a thread
+			 * that execs also sends the old leader's exit, and an early
+			 * event may be a stranger's whose pid the tree reused. */
+			if (e->exit_pending)
+				return; /* the pid's next holder ended too: ours ended first */
+			e->exit_pending = 1;
+			e->exit_status_pending = (int)ev->exit_code;
+			e->exit_ns = ev->ts_ns;
+		} else if ((p = ptable_get(c->pt, ev->ptgid)) && !(p->exit_pending && ev->ts_ns > p->exit_ns) &&
+			   !coll_sample_retired_lately(c, ev->pid)) {
+			/* A child of the tree whose fork event was lost (fork and exit
+			 * come on one socket, in order) and that ended before a
+			 * rescan could find it: counted now, its figures unknown but
+			 * for those its taskstats record brings. */
+			e = coll_sample_add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
+			if (!e)
+				return;
+			c->sum.rescans++;
+			collector_publish(c, e);
+			/* its exec events, which came on the other socket, first */
+			struct nlproc_event fork = {.type = NLPROC_FORK, .pid = ev->pid, .tgid = ev->pid,
+						    .ts_ns = ev->ts_ns};
+			replay_early(c, &fork);
+			if (!(e = ptable_get(c->pt, ev->pid)))
+				return;
+			e->exit_pending = 1;
+			e->exit_status_pending = (int)ev->exit_code;
+			e->exit_ns = ev->ts_ns;
+		} else {
+			keep_early(c, ev);
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/* One netlink socket being drained: a batch of its events and where we are. */
+struct nlsrc {
+	int fd;
+	char *buf;
+	struct nlproc_event *evs;
+	size_t n;    /* events in the batch */
+	int more;    /* the last read filled the batch: more may be queued */
+	int fd_read; /* read at least once */
+	uint64_t read_ns; /* when it was last read: what happened before is in the batch */
+	int rescan_due; /* an overrun was reported: rescan once the socket is empty */
+};
+
+/* Rescans the tree after an overrun of src, once src is empty. */
+static void rescan_if_due(struct collector *c, struct nlsrc *src)
+{
+	if (!src->rescan_due)
+		return;
+	src->rescan_due = 0;
+	struct store_event ev = {.t_ns = collector_clock(c), .type = STORE_EV_RESCAN};
+	store_push_event(c->st, &ev);
+	coll_scan_tree(c, ev.t_ns);
+}
+
+/* Reads one batch of datagrams from src into its events; counts and repairs
+ * lost events (ENOBUFS). Sets src->more when the socket may hold more.
+ * The kernel reports an overrun once: until a read empties the socket it
+ * drops further events silently (the socket stays "congested"). So the rescan
+ * that finds the processes whose fork events were lost waits for the read
+ * that empties the socket; a short process gone by then is counted by its
+ * exit event (on_event). */
+static void nl_read(struct collector *c, struct nlsrc *src)
+{
+	struct mmsghdr mm[COLLECTOR_NLBATCH];
+	struct iovec iov[COLLECTOR_NLBATCH];
+	size_t slot = COLLECTOR_NLBUF / COLLECTOR_NLBATCH;
+	int n;
+
+	src->n = 0;
+	src->more = 0;
+	src->fd_read = 1;
+	src->read_ns = collector_clock(c);
+	for (;;) {
+		for (size_t i = 0; i < COLLECTOR_NLBATCH; i++) {
+			iov[i] = (struct iovec){.iov_base = src->buf + i * slot, .iov_len = slot};
+			mm[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
+		}
+		n = recvmmsg(src->fd, mm, COLLECTOR_NLBATCH, MSG_DONTWAIT, NULL);
+		if (n >= 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno != ENOBUFS) {
+			if (errno == EAGAIN)
+				rescan_if_due(c, src);
+			return;
+		}
+		struct store_event ev = {.t_ns = collector_clock(c), .type = STORE_EV_LOST, .arg = 1};
+		c->sum.lost_events++;
+		store_push_event(c->st, &ev);
+		src->rescan_due = 1;
+	}
+	/* one event per datagram: at most COLLECTOR_NLBATCH events */
+	for (int i = 0; i < n && src->n < COLLECTOR_NLBATCH; i++) {
+		size_t ok = 0;
+		int k = nlproc_parse(iov[i].iov_base, mm[i].msg_len, src->evs + src->n,
+				     COLLECTOR_NLBATCH - src->n, &ok);
+		src->n += k >= 0 ? (size_t)k : ok;
+	}
+	src->more = n == COLLECTOR_NLBATCH;
+	c->sum.nl_events += src->n;
+	if (!src->more)
+		rescan_if_due(c, src); /* the read stopped at an empty socket */
+}
+
+/* Turns waking for fork|exit events on when they come fast enough to
+ * threaten the quiet socket's buffer between ticks (a quarter of it in one
+ * tick's time), off again when they slow down (under a 16th). at_tick: the
+ * tick's decision, which may also turn it off. */
+void coll_events_quiet_adjust(struct collector *c, int at_tick)
+{
+	int on = c->quiet_polled;
+
+	if (c->nl_quiet_fd < 0 || c->ep_fd < 0 || c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS)
+		return;
+	if (c->quiet_read > (uint64_t)c->quiet_cap / 4)
+		on = 1;
+	else if (at_tick && c->quiet_read < (uint64_t)c->quiet_cap / 16)
+		on = 0;
+	if (at_tick)
+		c->quiet_read = 0;
+	if (on == c->quiet_polled)
+		return;
+	/* with no EPOLLIN an overflow (EPOLLERR) still wakes us */
+	struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.fd = c->nl_quiet_fd};
+	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->nl_quiet_fd, &ev) == 0)
+		c->quiet_polled = on;
+}
+
+/* Reads every pending netlink event and handles them in the order they
+ * happened. With two sockets (exec; fork|exit) both are read batch by batch
+ * and merged by kernel timestamp, so a fork is handled before the exec that
+ * follows it (an exec that still comes first waits in the early list). */
+void coll_events_drain(struct collector *c)
+{
+	c->nl_drain_ns = collector_clock(c);
+	struct nlsrc w = {.fd = c->nl_fd, .buf = c->nlbuf, .evs = c->evs};
+	struct nlsrc q = {.fd = c->nl_quiet_fd, .buf = c->qbuf, .evs = c->qevs};
+	size_t wi = 0, qi = 0;
+
+	if (c->nl_quiet_fd < 0) {
+		do {
+			nl_read(c, &w);
+			for (size_t i = 0; i < w.n; i++)
+				coll_events_on_event(c, &w.evs[i]);
+		} while (w.more);
+		return;
+	}
+	for (;;) {
+		/* a batch used up while its socket may hold more: read on first,
+		 * its next event may be older than the other batch's */
+		if (wi == w.n && (w.more || !w.fd_read)) {
+			nl_read(c, &w);
+			wi = 0;
+		}
+		if (qi == q.n && (q.more || !q.fd_read)) {
+			nl_read(c, &q);
+			c->quiet_read += q.n;
+			qi = 0;
+		}
+		if (wi == w.n && qi == q.n) {
+			coll_events_quiet_adjust(c, 0);
+			return;
+		}
+		int from_q = qi < q.n && (wi == w.n || q.evs[qi].ts_ns <= w.evs[wi].ts_ns);
+		const struct nlproc_event *ev = from_q ? &q.evs[qi] : &w.evs[wi];
+		/* the other socket's batch is used up and was read before this
+		 * event happened: what it got since may come first */
+		struct nlsrc *other = from_q ? &w : &q;
+		if ((from_q ? wi == w.n : qi == q.n) && ev->ts_ns > other->read_ns) {
+			nl_read(c, other);
+			if (other == &q)
+				c->quiet_read += q.n;
+			*(from_q ? &wi : &qi) = 0;
+			if (other->n)
+				continue;
+		}
+		coll_events_on_event(c, ev);
+		if (from_q)
+			qi++;
+		else
+			wi++;
+	}
+}

@@ -1,0 +1,475 @@
+/* coll_pss.c: the PSS model, the budgeted smaps_rollup reads and sweeps, the peak. */
+#include "collector_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Whether e counts in the tree's PSS: past the command's first exec, with
+ * memory of its own (a zombie's is gone). */
+int coll_pss_counts(const struct collector *c, const struct pentry *e)
+{
+	return !coll_sample_vm_borrowed(c, e) && (e->rec.valid & PROC_V_RSS) && !e->mm_gone;
+}
+
+/* The program ratios slot for comm: found, or a free one when add (NULL when
+ * the table is full or comm is unknown). */
+static struct prog_ratio *prog_slot(struct collector *c, const char *comm, int add)
+{
+	uint32_t h = 2166136261u;
+
+	if (!comm[0])
+		return NULL;
+	for (size_t i = 0; i < 16 && comm[i]; i++)
+		h = (h ^ (unsigned char)comm[i]) * 16777619u;
+	for (size_t k = 0; k < COLLECTOR_PROGS; k++) {
+		struct prog_ratio *r = &c->progs[(h + k) % COLLECTOR_PROGS];
+		if (!r->comm[0]) {
+			if (!add)
+				return NULL;
+			memcpy(r->comm, comm, sizeof(r->comm));
+			r->comm[15] = '\0';
+			r->anon = r->shared = -1;
+			return r;
+		}
+		if (strncmp(r->comm, comm, 15) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* Learns e's program's PSS/RSS ratios from its read (a fresh exec's: a child
+ * that has not exec'd shares its parent's pages, which says nothing about
+ * the program). */
+static void prog_learn(struct collector *c, const struct pentry *e)
+{
+	struct prog_ratio *r = e->rec.nexec ? prog_slot(c, e->rec.comm, 1) : NULL;
+
+	if (!r)
+		return;
+	if (e->rd_anon_rss > 256) {
+		double a = (double)e->rd_pss_anon / (double)e->rd_anon_rss;
+		r->anon = r->anon < 0 ? a : 0.5 * r->anon + 0.5 * a;
+	}
+	if (e->rd_shared_rss > 256) {
+		double sh = (double)(e->rd_pss_file + e->rd_pss_shmem) / (double)e->rd_shared_rss;
+		r->shared = r->shared < 0 ? sh : 0.5 * r->shared + 0.5 * sh;
+	}
+}
+
+/* Describes e to the PSS model and estimates it. */
+static void model_fill(struct collector *c, const struct pentry *e, struct pssmodel_proc *p)
+{
+	*p = (struct pssmodel_proc){
+		.anon_rss_kib = e->anon_rss, .shared_rss_kib = e->shared_rss, .faults = e->rec.minflt + e->rec.majflt,
+		.read = e->rd_ok, .rd_pss_anon_kib = e->rd_pss_anon, .rd_pss_file_kib = e->rd_pss_file,
+		.rd_pss_shmem_kib = e->rd_pss_shmem, .rd_anon_rss_kib = e->rd_anon_rss,
+		.rd_shared_rss_kib = e->rd_shared_rss, .rd_private_kib = e->rd_private_kib,
+		.rd_faults = e->rd_faults, .forked = e->forked_since_read,
+		.prog_anon_ratio = -1, .prog_shared_ratio = c->shared_ratio};
+	if (e->rd_ok) {
+		uint64_t d = c->dil_cum_kib - e->rd_dil_cum_kib;
+		p->diluted_kib = d > e->own_dil_kib ? d - e->own_dil_kib : 0;
+		uint64_t g = c->ghost_cum_kib - e->rd_ghost_cum_kib;
+		p->ghosted_kib = g > e->own_ghost_kib ? g - e->own_ghost_kib : 0;
+	}
+	p->fork_only = !e->rec.nexec;
+	p->unreadable = e->pss_denied;
+	if (!e->rd_ok) {
+		const struct prog_ratio *r = e->rec.nexec ? prog_slot(c, e->rec.comm, 0) : NULL;
+		if (r) {
+			p->prog_anon_ratio = r->anon;
+			if (r->shared >= 0)
+				p->prog_shared_ratio = r->shared;
+		}
+	}
+	pssmodel_estimate(p, (uint64_t)procfs_page_kib());
+}
+
+/* e's pages leave the tree (exit or exec): its share of the pages others
+ * map passes to them, perhaps in the tree. */
+void coll_pss_leave(struct collector *c, const struct pentry *e)
+{
+	struct pssmodel_proc p;
+
+	model_fill(c, e, &p);
+	uint64_t part = pssmodel_shared_part(&p);
+	part = part > e->released_given_kib ? part - e->released_given_kib : 0; /* not twice */
+	c->ghost_cum_kib += part;
+	pssmodel_add_ghost(&c->model, part);
+}
+
+/* Adds to the running total what e started mapping since the last tick: all
+ * of a new process's pages (a forked child's are its parent's too; a new
+ * program's shared ones may be others'), then its shared RSS growth. */
+static void model_dilute(struct collector *c, struct pentry *e)
+{
+	uint64_t add;
+
+	if (!e->dil_seen) {
+		/* a new program's anonymous pages are its own (polling cannot
+		 * tell a new program from a forked child: it counts them too) */
+		int exec_known = c->sum.mode == COLLECTOR_NETLINK && e->rec.nexec;
+		add = e->shared_rss + (exec_known ? 0 : e->anon_rss);
+		e->dil_seen = 1;
+	} else {
+		add = e->shared_rss > e->prev_shared_kib ? e->shared_rss - e->prev_shared_kib : 0;
+	}
+	e->prev_shared_kib = e->shared_rss;
+	c->dil_cum_kib += add;
+	e->own_dil_kib += add;
+}
+
+/* Takes the model's estimate of e into its record. */
+static void model_apply(struct pentry *e, const struct pssmodel_proc *p, uint64_t now)
+{
+	e->est_anon_kib = p->est_anon_kib;
+	e->est_file_kib = p->est_file_kib;
+	e->est_shmem_kib = p->est_shmem_kib;
+	e->rec.pss_kib = p->est_kib;
+	e->rec.valid |= PROC_V_PSS;
+	if (!pssmodel_doubt(p))
+		e->rec.valid &= ~PROC_V_PSS_EST;
+	else
+		e->rec.valid |= PROC_V_PSS_EST;
+	e->rec.pss_age_ns = e->pss_t_ns ? now - e->pss_t_ns : 0;
+	if (e->rec.pss_kib > e->rec.peak_pss_kib) {
+		e->rec.peak_pss_kib = e->rec.pss_kib;
+		e->rec.peak_pss_t_ns = now;
+	}
+}
+
+/* Reads smaps_rollup of e; returns the thread CPU time it cost. */
+uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now)
+{
+	struct procfs_rollup r;
+	uint64_t t0 = collector_thread_cpu_ns();
+	ssize_t n = -1;
+	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_smaps, "smaps_rollup", &own);
+
+	/* ptrace access refused (another user's, or not dumpable): a sweep
+	 * cannot settle it, and will not try */
+	if (fd == -EACCES || fd == -EPERM)
+		e->pss_denied = 1;
+	if (fd >= 0)
+		n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+	if (own)
+		close(fd);
+	uint64_t cost = collector_thread_cpu_ns() - t0;
+	e->pss_t_ns = now; /* even a failed read waits its turn again */
+	if (n <= 0 || procfs_parse_smaps_rollup(c->rbuf, (size_t)n, &r) < 0) {
+		/* Unreadable (gone, or an fd from before an exec): reopen it at
+		 * its next turn; the estimate keeps scaling the last good read
+		 * (or RSS, if none), never passing RSS off as a measured PSS. */
+		if (e->fd_smaps >= 0)
+			close(e->fd_smaps);
+		e->fd_smaps = -1;
+		e->rec.valid |= PROC_V_PSS_EST;
+		return cost;
+	}
+	c->sum.pss_reads++;
+	if (r.valid & PROCFS_ROLLUP_SPLIT) {
+		e->rd_pss_anon = r.pss_anon_kib;
+		e->rd_pss_file = r.pss_file_kib;
+		e->rd_pss_shmem = r.pss_shmem_kib;
+	} else {
+		e->rd_pss_anon = r.pss_kib;
+		e->rd_pss_file = e->rd_pss_shmem = 0;
+	}
+	/* The RSS the PSS figures go with comes from the same read: memory that
+	 * grows between the statm and the smaps_rollup read must not skew the ratio. */
+	if ((r.valid & (PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_ANON)) == (PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_ANON) &&
+	    r.anon_kib <= r.rss_kib) {
+		e->rd_anon_rss = r.anon_kib;
+		e->rd_shared_rss = r.rss_kib - r.anon_kib;
+	} else {
+		e->rd_anon_rss = e->anon_rss;
+		e->rd_shared_rss = e->shared_rss;
+	}
+	e->rd_private_kib = (r.valid & PROCFS_ROLLUP_PRIVATE) ? r.private_kib : 0;
+	e->rd_faults = e->rec.minflt + e->rec.majflt;
+	e->forked_since_read = 0;
+	e->rd_ok = 1;
+	e->rd_dil_cum_kib = c->dil_cum_kib;
+	e->rd_ghost_cum_kib = c->ghost_cum_kib;
+	e->own_dil_kib = 0;
+	e->own_ghost_kib = 0;
+	e->released_given_kib = 0;
+	e->rd_t_ns = now;
+	if (e->rd_shared_rss > 256) {
+		double ratio = (double)(e->rd_pss_file + e->rd_pss_shmem) / (double)e->rd_shared_rss;
+		c->shared_ratio = 0.8 * c->shared_ratio + 0.2 * ratio;
+	}
+	prog_learn(c, e);
+	uint64_t kib = r.rss_kib ? r.rss_kib : 1;
+	if (cost > PSSCHED_COST_FIXED_NS) {
+		double per = ((double)cost - PSSCHED_COST_FIXED_NS) / (double)kib;
+		c->cost_ns_per_kib = 0.9 * c->cost_ns_per_kib + 0.1 * per;
+	}
+	return cost;
+}
+
+/* Spends what is left of spacetime's CPU budget on the most useful
+ * smaps_rollup reads. The budget covers all of spacetime: everything its
+ * threads spent since the last call that was not a PSS read (events, cheap
+ * reads, publishing, the dashboard's drawing) is owed first, and PSS reads
+ * keep a tenth of it whatever the rest costs (pssched_budget). */
+void coll_pss_schedule(struct collector *c, uint64_t now)
+{
+	double dt = c->last_tick_ns ? (double)(now - c->last_tick_ns) : c->cfg.interval_ms * 1e6;
+	/* At most the budget of one core, and at most COLLECTOR_TREE_SHARE of it
+	 * per core the command itself keeps busy: with the default 1% the
+	 * collector aims at 0.3% of the command's CPU, leaving room for what the
+	 * budget cannot defer (events, cheap reads, the dashboard) under 0.5%;
+	 * down to a tenth of the budget for an idle command. */
+	double frac = c->cfg.budget * c->tree_cores * COLLECTOR_TREE_SHARE;
+	if (frac > c->cfg.budget)
+		frac = c->cfg.budget;
+	if (frac < c->cfg.budget / 10)
+		frac = c->cfg.budget / 10;
+	double budget = dt * frac;
+	c->sum.budget_ns += (uint64_t)budget;
+	uint64_t cpu = collector_process_cpu_ns();
+	double other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
+	pssched_budget_credit(&c->tokens, budget, other, frac * 5e9);
+	uint64_t spent = 0; /* on PSS reads this round */
+	size_t n = ptable_count(c->pt);
+	if (pssched_budget_avail(&c->tokens) <= 0 || !n)
+		goto out;
+	if (n > c->sched_cap) {
+		size_t cap = n * 2;
+		struct pssched_item *it = realloc(c->sched_items, cap * sizeof(*it));
+		uint32_t *pk = it ? realloc(c->sched_picks, cap * sizeof(*pk)) : NULL;
+		if (it)
+			c->sched_items = it;
+		if (pk)
+			c->sched_picks = pk;
+		if (!it || !pk)
+			goto out;
+		c->sched_cap = cap;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pentry *e = ptable_at(c->pt, i);
+		c->sched_items[i] = (struct pssched_item){
+			.rss_kib = (e->rec.valid & PROC_V_RSS) ? e->rec.rss_kib : 0,
+			.anon_rss_kib = e->anon_rss, .shared_rss_kib = e->shared_rss,
+			.rd_anon_rss_kib = e->rd_anon_rss, .rd_shared_rss_kib = e->rd_shared_rss,
+			.age_ns = e->pss_t_ns ? now - e->pss_t_ns : 0, .never_read = !e->pss_t_ns};
+	}
+	size_t k = pssched_pick(c->sched_items, n, pssched_budget_avail(&c->tokens), c->cost_ns_per_kib, c->sched_picks, n);
+	/* Read in priority order, paying the real cost, while tokens last. */
+	for (size_t i = 0; i < k && pssched_budget_avail(&c->tokens) > 0; i++) {
+		struct pentry *e = ptable_at(c->pt, c->sched_picks[i]);
+		if (!coll_sample_vm_borrowed(c, e)) {
+			uint64_t cost = coll_pss_read(c, e, now);
+			pssched_budget_pay(&c->tokens, (double)cost);
+			c->sum.pss_cpu_ns += cost;
+			spent += cost;
+		}
+	}
+out:
+	/* everything since cpu was read but the reads themselves (choosing
+	 * them, other threads meanwhile) is other work, owed next round */
+	c->sched_cpu_ns = cpu + spent;
+}
+
+/* Room for n processes in the model's arrays. */
+static int model_room(struct collector *c, size_t n)
+{
+	if (n <= c->mp_cap)
+		return 0;
+	size_t cap = n * 2;
+	struct pssmodel_proc *mp = realloc(c->mp, cap * sizeof(*mp));
+	if (mp)
+		c->mp = mp;
+	uint32_t *ix = realloc(c->mp_idx, cap * sizeof(*ix));
+	if (ix)
+		c->mp_idx = ix;
+	uint32_t *pk = realloc(c->mp_pick, cap * sizeof(*pk));
+	if (pk)
+		c->mp_pick = pk;
+	if (!mp || !ix || !pk)
+		return -ENOMEM;
+	c->mp_cap = cap;
+	return 0;
+}
+
+/* Whether the processes a sweep read held still while it read them: their
+ * RSS now (statm, ~2 us each) against the RSS in their reads, moved by no
+ * more than PSSMODEL_SURE of the total. A sweep takes a while; a process that
+ * maps, unmaps or exits meanwhile makes its reads' shares inconsistent (the
+ * same shared pages counted at two ratios), and such a sum is no measurement. */
+static int sweep_stable(struct collector *c, size_t k, uint64_t total_kib, uint64_t now)
+{
+	uint64_t moved = 0, pk = (uint64_t)procfs_page_kib();
+
+	for (size_t j = 0; j < k; j++) {
+		struct pentry *e = ptable_at(c->pt, c->mp_idx[c->mp_pick[j]]);
+		struct procfs_statm sm;
+		if (!e->rd_ok || e->rd_t_ns != now)
+			return 0; /* its read failed: gone, or going */
+		int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_statm, "statm", &own);
+		if (fd < 0)
+			return 0;
+		ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+		if (own)
+			close(fd);
+		if (n <= 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0)
+			return 0;
+		uint64_t res = sm.resident_pages * pk, then = e->rd_anon_rss + e->rd_shared_rss;
+		moved += res > then ? res - then : then - res;
+	}
+	/* statm's counters are per-CPU batched: a few pages of slack per process */
+	return (double)moved <= (double)total_kib * PSSMODEL_SURE + (double)(k * 16 * pk);
+}
+
+/* Estimates every counted process; when the tree may be at a new peak, sweeps:
+ * reads the processes in doubt, most first, so that the sample is a sum of
+ * reads. Fills the sample's PSS and RSS fields; returns 1 when it is measured. */
+int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
+{
+	size_t n = ptable_count(c->pt), m = 0;
+	struct pssmodel_total t;
+	int sure;
+
+	if (model_room(c, n) < 0)
+		n = c->mp_cap; /* no memory: the first ones only, and not sure */
+	for (size_t i = 0; i < n; i++) {
+		const struct pentry *e = ptable_at(c->pt, i);
+		if (!coll_pss_counts(c, e))
+			continue;
+		c->mp_idx[m++] = (uint32_t)i;
+		model_dilute(c, ptable_at(c->pt, i));
+	}
+	/* after all the dilution: a process early in the table is diluted by
+	 * one later in it */
+	for (size_t j = 0; j < m; j++)
+		model_fill(c, ptable_at(c->pt, c->mp_idx[j]), &c->mp[j]);
+	/* what processes stopped sharing since their reads passes to the others,
+	 * as an exit's ghost does; then they are estimated again with it */
+	int released = 0;
+	for (size_t j = 0; j < m; j++) {
+		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
+		if (c->mp[j].released_kib > e->released_given_kib) {
+			uint64_t inc = c->mp[j].released_kib - e->released_given_kib;
+			c->ghost_cum_kib += inc;
+			pssmodel_add_ghost(&c->model, inc);
+			e->own_ghost_kib += inc;
+			e->released_given_kib = c->mp[j].released_kib;
+			released = 1;
+		}
+	}
+	if (released)
+		for (size_t j = 0; j < m; j++)
+			model_fill(c, ptable_at(c->pt, c->mp_idx[j]), &c->mp[j]);
+	int whole = n == ptable_count(c->pt); /* every process counted */
+	pssmodel_total(&c->model, c->mp, m, &t);
+	c->model.thrifty = (double)c->sweep_cpu_ns >
+			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
+	if (pssmodel_need_sweep(&c->model, &t)) {
+		size_t k = pssmodel_pick(&c->model, c->mp, m, &t, c->mp_pick);
+		uint64_t spent = 0;
+		for (size_t j = 0; j < k; j++) {
+			uint32_t x = c->mp_pick[j];
+			struct pentry *e = ptable_at(c->pt, c->mp_idx[x]);
+			spent += coll_pss_read(c, e, now);
+			c->sum.pss_sweep_reads++;
+			model_fill(c, e, &c->mp[x]);
+		}
+		pssmodel_total(&c->model, c->mp, m, &t);
+		int stable = sweep_stable(c, k, t.est_kib, now);
+		if (!stable)
+			c->sum.pss_sweeps_unstable++;
+		sure = pssmodel_observe(&c->model, &t, stable && whole, 1);
+		/* a sweep is never put off for the budget, but it is paid from it */
+		pssched_budget_pay(&c->tokens, (double)spent);
+		c->sum.pss_cpu_ns += spent;
+		c->sched_cpu_ns += spent;
+		c->sweep_cpu_ns += spent;
+		c->sum.pss_sweeps += k > 0;
+	} else {
+		sure = pssmodel_observe(&c->model, &t, whole, 0);
+	}
+	uint64_t sum = 0;
+	for (size_t j = 0; j < m; j++) {
+		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
+		model_apply(e, &c->mp[j], now);
+		s->pss_anon_kib += e->est_anon_kib;
+		s->pss_file_kib += e->est_file_kib;
+		s->pss_shmem_kib += e->est_shmem_kib;
+		s->rss_kib += e->rec.rss_kib;
+		sum += c->mp[j].est_kib;
+	}
+	/* half of the ghosts is in the estimate: spread over the split */
+	uint64_t g = t.est_kib > sum ? t.est_kib - sum : 0;
+	if (g && sum) {
+		uint64_t ga = (uint64_t)((double)g * (double)s->pss_anon_kib / (double)sum);
+		uint64_t gs = (uint64_t)((double)g * (double)s->pss_shmem_kib / (double)sum);
+		s->pss_anon_kib += ga;
+		s->pss_shmem_kib += gs;
+		s->pss_file_kib += g - ga - gs;
+	} else {
+		s->pss_file_kib += g;
+	}
+	s->pss_kib = t.est_kib;
+	s->pss_est_kib = !whole ? t.est_kib : t.doubt_kib < t.est_kib ? t.doubt_kib : t.est_kib;
+	s->pss_hi_kib = t.hi_kib;
+	/* near the peak and moving (a plateau needs no fast ticks) */
+	c->near_peak = c->model.peak_kib && t.est_kib > 1024 &&
+		       (double)t.est_kib >= (double)c->model.peak_kib * COLLECTOR_NEAR_PEAK &&
+		       (double)llabs((long long)t.est_kib - (long long)c->prev_est_kib) >
+			       (double)t.est_kib * 0.001;
+	c->prev_est_kib = t.est_kib;
+	c->mp_n = m;
+	c->model_seen |= m > 0;
+	/* a tree with no process left is 0, but that is no measurement of it */
+	return sure && m > 0;
+}
+
+/* Keeps the run's peak: the highest measured sample (a real figure: the true
+ * peak is at least that), or the highest estimate while none was measured;
+ * an estimate that passed the measured peak but could not be confirmed is
+ * kept apart, as such. And the estimated share of the series. */
+void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64_t now)
+{
+	double dt = c->last_tick_ns && now > c->last_tick_ns ? (double)(now - c->last_tick_ns)
+							     : c->cfg.interval_ms * 1e6;
+	c->est_area += (double)s->pss_est_kib * dt;
+	c->pss_area += (double)s->pss_kib * dt;
+	c->sum.pss_est_share = c->pss_area > 0 ? c->est_area / c->pss_area : 0;
+	if (sure && (!c->have_meas || s->pss_kib > c->peak_meas.pss_kib)) {
+		c->peak_meas = *s;
+		c->have_meas = 1;
+	}
+	if (!c->peak_any.t_ns || s->pss_kib > c->peak_any.pss_kib)
+		c->peak_any = *s;
+	c->sum.peak = c->have_meas ? c->peak_meas : c->peak_any;
+	c->sum.peak_measured = c->have_meas;
+	c->sum.peak_unconfirmed_kib =
+		c->have_meas && (double)c->peak_any.pss_kib >
+					(double)c->peak_meas.pss_kib * (1.0 + STORE_PEAK_EST_MARGIN)
+			? c->peak_any.pss_kib
+			: 0;
+}
+
+/* The peak moved to this tick's sample: the processes the model counted in
+ * it, with the PSS and RSS they had in it, go to the store (a replay's
+ * process list at the peak shows them). */
+void coll_pss_peak_procs(struct collector *c, uint64_t t_ns)
+{
+	size_t n = c->mp_n;
+
+	if (n > c->peak_cap) {
+		struct store_peak_proc *p = realloc(c->peak_procs, n * sizeof(*p));
+		if (!p)
+			return; /* kept as it was: the previous peak's */
+		c->peak_procs = p;
+		c->peak_cap = n;
+	}
+	for (size_t j = 0; j < n; j++) {
+		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
+		c->peak_procs[j] = (struct store_peak_proc){e->rec.id, e->rec.pss_kib, e->rec.rss_kib};
+	}
+	store_peak_procs_set(c->st, t_ns, c->peak_procs, n);
+}

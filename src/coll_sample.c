@@ -1,0 +1,451 @@
+/* coll_sample.c: processes added and retired, their identity, cheap samples
+ * (stat, statm) and execs. */
+#include "collector_int.h"
+
+#include <errno.h>
+#include <linux/kcmp.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Reads the command line of pid into the string pool; 0 if it is gone. */
+uint32_t coll_sample_read_argv(struct collector *c, pid_t pid)
+{
+	ssize_t n = procfs_read_at(c->proc_root, pid, "cmdline", c->argv, sizeof(c->argv));
+
+	if (n <= 0)
+		return 0;
+	if (c->argv[n - 1] == '\0')
+		n--; /* drop the final separator: args are NUL-separated */
+	return store_str_intern(c->st, c->argv, (size_t)n);
+}
+
+/* Interns the argv the command was started with. */
+uint32_t coll_sample_root_argv(struct collector *c)
+{
+	size_t n = 0;
+
+	if (!c->cfg.root_argv)
+		return 0;
+	for (char *const *a = c->cfg.root_argv; *a; a++) {
+		size_t l = strlen(*a) + 1;
+		if (n + l > sizeof(c->argv))
+			break;
+		memcpy(c->argv + n, *a, l);
+		n += l;
+	}
+	return n ? store_str_intern(c->st, c->argv, n - 1) : 0;
+}
+
+/* Records an exec by e (netlink event or detected by polling). */
+void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
+{
+	struct store_exec ex = {.t_ns = t_ns, .pid = e->rec.pid, .ppid = e->rec.ppid};
+	struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXEC, .pid = e->rec.pid,
+				 .ppid = e->rec.ppid};
+	struct procfs_stat ps;
+
+	ex.argv_id = coll_sample_read_argv(c, e->rec.pid);
+	if (!ex.argv_id && e->rec.pid == c->root && !e->rec.nexec)
+		ex.argv_id = coll_sample_root_argv(c); /* we started it: we know what it ran */
+	if (!ex.argv_id)
+		e->rec.comm[0] = '\0'; /* gone already: the parent's name would be wrong */
+	/* the new program's name from stat, whose fd the ticks then reuse
+	 * (cheaper than opening comm, then stat at the next tick) */
+	if (coll_sample_read_stat(c, e, &ps) == 0) {
+		memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
+		e->rec.comm[sizeof(e->rec.comm) - 1] = '\0';
+	}
+	memcpy(ex.comm, e->rec.comm, sizeof(ex.comm));
+	e->rec.argv_id = ex.argv_id;
+	if (ex.argv_id)
+		e->rec.valid |= PROC_V_ARGV;
+	else
+		e->rec.valid &= ~PROC_V_ARGV;
+	e->rec.nexec++;
+	c->total_execs++;
+	/* The old image's shared pages pass to the others that map them. */
+	if (coll_pss_counts(c, e))
+		coll_pss_leave(c, e);
+	if (c->sum.mode == COLLECTOR_NETLINK)
+		e->vm_state = PTABLE_VM_OWN; /* a new program has a memory of its own */
+	e->dil_seen = 0;
+	/* A new program has a new address space: the old smaps fd shows the old one. */
+	if (e->fd_smaps >= 0) {
+		close(e->fd_smaps);
+		e->fd_smaps = -1;
+	}
+	e->pss_t_ns = 0;
+	e->rd_ok = 0;
+	/* and new ptrace access: the command, forked by a spacetime that stays
+	 * non-dumpable after its drop, becomes its user's own at exec */
+	e->pss_denied = 0;
+	e->forked_since_read = 0;
+	size_t idx = store_push_exec(c->st, &ex);
+	e->unread_exec = !ex.argv_id && idx != SIZE_MAX ? idx + 1 : 0;
+	store_push_event(c->st, &ev);
+}
+
+/* CLOCK_BOOTTIME - CLOCK_MONOTONIC: the time the machine was suspended (0
+ * with an injected clock, which is boot time too). */
+uint64_t coll_sample_boot_offset_ns(const struct collector *c)
+{
+	struct timespec ts;
+
+	if (c->cfg.clock_ns)
+		return 0;
+	uint64_t mono = collector_now_ns();
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	uint64_t boot = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return boot > mono ? boot - mono : 0;
+}
+
+/* The fd of /proc/PID/NAME for a process: *slot, its kept one, or a new
+ * one, kept in *slot when numbered below c->fd_cache_below, else used once
+ * (*own set: the caller closes it). Returns the fd or -errno. */
+int coll_sample_proc_fd(struct collector *c, pid_t pid, int *slot, const char *name, int *own)
+{
+	*own = 0;
+	if (*slot >= 0)
+		return *slot;
+	int fd = procfs_open_at(c->proc_root, pid, 0, name);
+	if (fd < 0)
+		return fd;
+	if (fd < c->fd_cache_below)
+		*slot = fd;
+	else
+		*own = 1;
+	return fd;
+}
+
+/* Whether ppid can be the parent of e, a forked child read for the first
+ * time: the one that forked it, or anyone once that one has ended (an orphan
+ * goes to a subreaper or init). A stranger that got e's pid within the
+ * start-time slack (one clock tick is 10 ms) while e's parent lives has
+ * another parent. */
+static int parent_plausible(struct collector *c, const struct pentry *e, pid_t ppid)
+{
+	const struct pentry *p = ptable_get(c->pt, e->rec.ppid);
+
+	return ppid == e->rec.ppid || !p || p->exit_pending || p->mm_gone;
+}
+
+/* Whether a stat starttime (clock ticks since boot, rounded down) is later
+ * than t_ns on the collector's clock, beyond the slack of two clocks. */
+static int started_after(const struct collector *c, uint64_t start_ticks, uint64_t t_ns)
+{
+	uint64_t start = start_ticks * (1000000000ull / (uint64_t)procfs_hz());
+
+	return start > t_ns + coll_sample_boot_offset_ns(c) + TASKSTATS_SLACK_NS;
+}
+
+/* Reads stat for e, checking identity; returns 0, -ESRCH when gone or reused. */
+int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps)
+{
+	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_stat, "stat", &own);
+
+	if (fd == -ENOENT || fd == -ESRCH)
+		return -ESRCH;
+	if (fd < 0)
+		return fd; /* out of fds, say: not a reason to think it gone */
+	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+	if (own)
+		close(fd);
+	if (n <= 0 || procfs_parse_stat(c->rbuf, (size_t)n, ps) < 0)
+		return -ESRCH;
+	if (e->start_ticks && ps->starttime_ticks != e->start_ticks)
+		return -ESRCH; /* the pid now belongs to another process */
+	/* The first read of a forked child: it may have ended and its pid
+	 * gone to another process already; its start must be its fork's. */
+	if (!e->start_ticks && e->fork_seen &&
+	    (!procfs_started_near(ps->starttime_ticks, procfs_hz(), e->rec.start_ns + coll_sample_boot_offset_ns(c),
+				  TASKSTATS_SLACK_NS) ||
+	     !parent_plausible(c, e, ps->ppid)))
+		return -ESRCH;
+	/* The first read of one whose exit event came (an entry added from a
+	 * lost event has only that): a process does not start after its end,
+	 * so a stat that does is the pid's next holder's. */
+	if (!e->start_ticks && e->exit_pending && started_after(c, ps->starttime_ticks, e->exit_ns))
+		return -ESRCH;
+	e->start_ticks = ps->starttime_ticks;
+	return 0;
+}
+
+/* Copies the cumulative counters of a stat read into the record. */
+void coll_sample_take_stat(struct pentry *e, const struct procfs_stat *ps)
+{
+	e->rec.utime_us = collector_ticks_to_us(ps->utime_ticks);
+	e->rec.stime_us = collector_ticks_to_us(ps->stime_ticks);
+	e->rec.minflt = ps->minflt;
+	e->rec.majflt = ps->majflt;
+	e->rec.threads = ps->num_threads;
+	if (ps->num_threads > e->max_threads)
+		e->max_threads = ps->num_threads;
+	e->rec.valid |= PROC_V_CPU | PROC_V_FAULTS;
+	if (!e->rec.comm[0])
+		memcpy(e->rec.comm, ps->comm, sizeof(e->rec.comm));
+}
+
+/* Adds a process of the tree to the table; parent may be NULL (the root). */
+struct pentry *coll_sample_add_proc(struct collector *c, pid_t pid, pid_t ppid, uint64_t t_ns,
+					   const struct pentry *parent)
+{
+	struct procfs_stat ps;
+	char comm[16] = "";
+	uint32_t argv_id = 0, argv_valid = 0;
+	int forked = parent != NULL;
+
+	/* Copy what the child inherits first: adding may move the parent's entry. */
+	if (parent) {
+		argv_id = parent->rec.argv_id;
+		argv_valid = parent->rec.valid & PROC_V_ARGV;
+		memcpy(comm, parent->rec.comm, sizeof(comm));
+		parent = NULL;
+	}
+	struct pentry *e = ptable_add(c->pt, pid);
+	if (!e)
+		return NULL;
+	e->rec.id = ++c->next_id;
+	e->rec.ppid = ppid;
+	e->rec.start_ns = t_ns;
+	e->rec.exit_status = -1;
+	e->rec.argv_id = argv_id;
+	e->rec.valid |= argv_valid;
+	memcpy(e->rec.comm, comm, sizeof(e->rec.comm));
+	/* A forked child is read at the next tick: reading it here would delay
+	 * the events behind this one, and a short process's exec with them. */
+	if ((!forked || c->sum.mode == COLLECTOR_POLL) && coll_sample_read_stat(c, e, &ps) == 0) {
+		coll_sample_take_stat(e, &ps);
+		/* Counters a forked child starts with were counted in its parent. */
+		e->rec.threads = ps.num_threads ? ps.num_threads : 1;
+	}
+	e->max_threads = e->rec.threads ? e->rec.threads : 1;
+	c->total_procs++;
+	/* A new process has one thread; one found by polling has what it has. */
+	c->total_threads += c->sum.mode == COLLECTOR_POLL ? e->max_threads : 1;
+	return e;
+}
+
+/* The address that tells coll_sample_retire to read stat itself. */
+const struct procfs_stat coll_sample_retire_read;
+
+/* Moves e out of the live table: final counters, exit status, published.
+ * last: its stat just read (a zombie's final counters), or NULL when it was
+ * just found gone; otherwise (COLL_SAMPLE_RETIRE_READ) stat is read here. */
+void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, int status, int known,
+			const struct procfs_stat *last)
+{
+	struct procfs_stat ps;
+	struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXIT, .pid = e->rec.pid,
+				 .ppid = e->rec.ppid, .arg = status};
+
+	if (last == COLL_SAMPLE_RETIRE_READ && coll_sample_read_stat(c, e, &ps) == 0)
+		last = &ps;
+	if (last && last != COLL_SAMPLE_RETIRE_READ)
+		coll_sample_take_stat(e, last);
+	if (c->ts_fd >= 0)
+		coll_ts_adopt(c, e); /* its tasks' records read before its fork event */
+	if (e->ts_leader) {
+		/* exact at the exit, where samples saw it last up to a tick before */
+		if (e->ts_utime_us + e->ts_stime_us >= e->rec.utime_us + e->rec.stime_us) {
+			e->rec.utime_us = e->ts_utime_us;
+			e->rec.stime_us = e->ts_stime_us;
+		}
+		if (e->ts_minflt + e->ts_majflt >= e->rec.minflt + e->rec.majflt) {
+			e->rec.minflt = e->ts_minflt;
+			e->rec.majflt = e->ts_majflt;
+		}
+		if (e->ts_hiwater_kib > e->rec.peak_rss_kib)
+			e->rec.peak_rss_kib = e->ts_hiwater_kib;
+		if (!e->rec.comm[0])
+			memcpy(e->rec.comm, e->ts_comm, sizeof(e->rec.comm));
+		/* gone before its command line was read: the kernel names it now */
+		if (e->unread_exec && e->ts_comm[0])
+			store_exec_set_comm(c->st, e->unread_exec - 1, e->ts_comm);
+		e->rec.valid |= PROC_V_CPU | PROC_V_FAULTS | PROC_V_RSS;
+	}
+	if (coll_pss_counts(c, e)) {
+		/* its share of pages others map passes to them */
+		coll_pss_leave(c, e);
+	}
+	c->gone_minflt += collector_since_base(e->rec.minflt, e->base_minflt);
+	c->gone_majflt += collector_since_base(e->rec.majflt, e->base_majflt);
+	c->gone_utime_us += collector_since_base(e->rec.utime_us, e->base_utime_us);
+	c->gone_stime_us += collector_since_base(e->rec.stime_us, e->base_stime_us);
+	if (c->attach && e->rec.peak_rss_kib > c->sum.ru_maxrss_kib)
+		c->sum.ru_maxrss_kib = e->rec.peak_rss_kib; /* no wait4: the largest seen */
+	e->rec.end_ns = t_ns ? t_ns : collector_clock(c);
+	e->rec.threads = e->max_threads;
+	if (known) {
+		e->rec.exit_status = status;
+		e->rec.valid |= PROC_V_EXIT;
+	}
+	collector_publish(c, e);
+	store_push_event(c->st, &ev);
+	size_t k = c->nretired++ % COLLECTOR_RETIRED;
+	c->retired[k].pid = e->rec.pid;
+	c->retired[k].start_ticks = e->start_ticks;
+	ptable_remove(c->pt, e->rec.pid);
+}
+
+/* Whether a process found by a rescan is one already retired: a zombie
+ * whose exit event came before the rescan and whose parent has not reaped
+ * it yet (children files list zombies). Matched on pid and start time, on
+ * the pid alone for one retired before any stat read. */
+int coll_sample_was_retired(struct collector *c, pid_t pid)
+{
+	struct procfs_stat ps;
+	size_t n = c->nretired < COLLECTOR_RETIRED ? c->nretired : COLLECTOR_RETIRED;
+	int have = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (c->retired[i].pid != pid)
+			continue;
+		if (!have) {
+			ssize_t len = procfs_read_at(c->proc_root, pid, "stat", c->rbuf, sizeof(c->rbuf));
+			if (len <= 0 || procfs_parse_stat(c->rbuf, (size_t)len, &ps) < 0)
+				return 1; /* gone already: nothing to count either way */
+			have = 1;
+		}
+		if (!c->retired[i].start_ticks || c->retired[i].start_ticks == ps.starttime_ticks)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether pid is one of the processes retired lately (the pid alone: it may
+ * have a new holder by now): an event or record of it that comes late is no
+ * sign of a process missed. */
+int coll_sample_retired_lately(const struct collector *c, pid_t pid)
+{
+	size_t n = c->nretired < COLLECTOR_RETIRED ? c->nretired : COLLECTOR_RETIRED;
+
+	for (size_t i = 0; i < n; i++)
+		if (c->retired[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+/* The command between our fork and its first exec: its memory is a copy of
+ * spacetime's, not the command's; it counts once it has exec'd. */
+int coll_sample_before_first_exec(const struct collector *c, const struct pentry *e)
+{
+	return e->rec.pid == c->root && !e->rec.nexec && c->sum.mode == COLLECTOR_NETLINK;
+}
+
+/* Whether e's memory is another's: the command's before its first exec
+ * (spacetime's), or a vfork child's before it execs (its parent's, counted
+ * there: statm and smaps_rollup of both show the same pages). */
+int coll_sample_vm_borrowed(const struct collector *c, const struct pentry *e)
+{
+	return coll_sample_before_first_exec(c, e) || e->vm_state == PTABLE_VM_PARENTS;
+}
+
+/* Updates e->vm_state until it is known to be its own: kcmp(2) tells
+ * whether e runs in its parent's memory (a child forked without CLONE_VM
+ * never will; one with it has its own once it execs). */
+static void vm_check(struct collector *c, struct pentry *e)
+{
+	if (e->vm_state == PTABLE_VM_OWN || e->rec.pid == c->root)
+		return;
+	/* an error (no kcmp, no ptrace access, the parent gone): its own */
+	long k = syscall(SYS_kcmp, e->rec.pid, e->rec.ppid, KCMP_VM, 0, 0);
+	e->vm_state = k == 0 ? PTABLE_VM_PARENTS : PTABLE_VM_OWN;
+}
+
+/* Reads stat and statm of e and updates its record and PSS estimate. Returns
+ * -ESRCH when the process is gone. */
+int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
+{
+	struct procfs_stat ps;
+	struct procfs_statm sm;
+	char comm[16];
+
+	memcpy(comm, e->rec.comm, sizeof(comm));
+	uint32_t max_threads = e->max_threads;
+	int r = coll_sample_read_stat(c, e, &ps);
+	if (r < 0)
+		return r;
+	coll_sample_take_stat(e, &ps);
+	/* Polling sees no thread creation: count threads seen alive at once. */
+	if (c->sum.mode == COLLECTOR_POLL && e->max_threads > max_threads)
+		c->total_threads += e->max_threads - max_threads;
+	if (c->sum.mode == COLLECTOR_POLL && e->rec.nexec && strncmp(comm, ps.comm, 16) != 0) {
+		memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
+		coll_sample_note_exec(c, e, now); /* the program changed: an exec we did not see */
+	}
+	/* stat's rss is statm's resident: unchanged, statm would say the same
+	 * (its anon/shared split aside), so the idle save a read */
+	uint64_t pk = (uint64_t)procfs_page_kib();
+	if (procfs_stat_ended(&ps)) {
+		/* its memory is gone: its pages are no longer its to pay for */
+		if (!e->mm_gone && coll_pss_counts(c, e))
+			coll_pss_leave(c, e);
+		e->mm_gone = 1;
+		e->anon_rss = e->shared_rss = 0;
+		e->rec.rss_kib = 0;
+		return 0;
+	}
+	vm_check(c, e);
+	if ((e->rec.valid & PROC_V_RSS) && ps.rss_pages * pk == e->rec.rss_kib)
+		return 0;
+	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_statm, "statm", &own);
+	if (fd == -ENOENT || fd == -ESRCH)
+		return -ESRCH;
+	if (fd < 0)
+		return fd; /* out of fds: not gone */
+	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+	if (own)
+		close(fd);
+	if (n < 0)
+		return -ESRCH;
+	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0) {
+		/* exiting, a zombie or a kernel thread: no memory */
+		e->anon_rss = e->shared_rss = 0;
+		return 0;
+	}
+	uint64_t res = sm.resident_pages * pk, shr = sm.shared_pages * pk;
+	if (shr > res)
+		shr = res;
+	e->anon_rss = res - shr;
+	e->shared_rss = shr;
+	e->rec.rss_kib = res;
+	e->rec.valid |= PROC_V_RSS;
+	if (res > e->rec.peak_rss_kib && !coll_sample_vm_borrowed(c, e))
+		e->rec.peak_rss_kib = res;
+	return 0;
+}
+
+/* Tells whether /proc shows the process ended (gone, zombie or dead). */
+int coll_sample_proc_ended(struct collector *c, struct pentry *e, struct procfs_stat *ps, int *read)
+{
+	int r = coll_sample_read_stat(c, e, ps);
+	*read = r == 0;
+	if (r < 0)
+		return r == -ESRCH;
+	return procfs_stat_ended(ps);
+}
+
+/* Retires the processes whose exit event came, if /proc agrees they ended;
+ * one still running had a thread exec, or the event was another's. */
+void coll_sample_retire_exited(struct collector *c)
+{
+	for (size_t i = 0; i < ptable_count(c->pt);) {
+		struct pentry *e = ptable_at(c->pt, i);
+		struct procfs_stat ps;
+		int read;
+		if (e->exit_pending && coll_sample_proc_ended(c, e, &ps, &read)) {
+			/* a leader that exited before its threads: it ended now */
+			coll_sample_retire(c, e, e->exit_late ? collector_clock(c) : e->exit_ns,
+					   e->exit_status_pending, 1, read ? &ps : NULL);
+			continue;
+		}
+		/* still alive in /proc: the exit event is sent before the process
+		 * is a zombie, so it stays pending (only an exec, a thread's,
+		 * takes it back); a zombie leader's threads live on */
+		if (e->exit_pending && read && ps.state == 'Z')
+			e->exit_late = 1;
+		i++;
+	}
+}

@@ -1,0 +1,176 @@
+/* coll_ts.c: taskstats exit records applied to the right processes. */
+#include "collector_int.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/* Adds one task's exit record to its process's entry, if it is in the tree.
+ * A process's figures are the sum over its tasks (the per-thread records);
+ * a thread group's aggregate record is not needed. */
+static void ts_add(struct collector *c, struct pentry *e, const struct taskstats_exit *x)
+{
+	e->ts_utime_us += x->utime_us;
+	e->ts_stime_us += x->stime_us;
+	e->ts_minflt += x->minflt;
+	e->ts_majflt += x->majflt;
+	if (x->hiwater_rss_kib > e->ts_hiwater_kib)
+		e->ts_hiwater_kib = x->hiwater_rss_kib;
+	if (x->pid == x->tgid) {
+		e->ts_leader = 1;
+		e->ts_leader_seq = x->seq;
+		memcpy(e->ts_comm, x->comm, sizeof(e->ts_comm));
+		e->ts_comm[sizeof(e->ts_comm) - 1] = '\0';
+	}
+	c->sum.ts_records++;
+}
+
+/* Whether record x, received at read_ns with the socket found empty at
+ * after_ns, is of a task of e (taskstats_belongs): not of a stranger that had
+ * e's pid before e's fork or got it after e ended. */
+static int ts_fits(struct collector *c, const struct pentry *e, const struct taskstats_exit *x,
+		   uint64_t after_ns, uint64_t read_ns)
+{
+	const struct pentry *p = ptable_get(c->pt, e->rec.ppid);
+	struct taskstats_owner o = {.end_ns = e->exit_pending ? e->exit_ns : 0, .ppid = e->rec.ppid,
+				    .parent_sure = p && !p->exit_pending, .ours = e->rec.pid == c->root};
+
+	if (e->fork_seen) {
+		o.start_ns = e->rec.start_ns;
+	} else if (e->start_ticks) {
+		/* found by polling: its stat start, rounded down to a tick */
+		uint64_t boot = e->start_ticks * (1000000000ull / (uint64_t)procfs_hz());
+		uint64_t off = coll_sample_boot_offset_ns(c);
+		o.start_ns = boot > off ? boot - off : 0;
+	}
+	return taskstats_belongs(x, &o, after_ns, read_ns);
+}
+
+/* Applies one record to its process in the tree, or keeps it for a while
+ * (its fork event may be unread, or it tells of a lost child). */
+void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
+{
+	struct pentry *e;
+
+	if (x->aggr_tgid)
+		return;
+	e = ptable_get(c->pt, x->tgid);
+	if (e && !ts_fits(c, e, x, c->ts_empty_ns, collector_clock(c)))
+		return;
+	if (!e) {
+		/* not in the tree, or its fork event is still unread */
+		size_t k = c->tspend_next++ % COLLECTOR_TSPEND;
+		c->tspend[k] = *x;
+		c->tspend_ns[k] = collector_clock(c);
+		c->tspend_after_ns[k] = c->ts_empty_ns;
+		if (x->pid == x->tgid && ptable_get(c->pt, x->ppid)) {
+			k = c->tskid_next++ % COLLECTOR_TSPEND;
+			c->tskid[k] = *x;
+			c->tskid_ns[k] = c->tspend_ns[(c->tspend_next - 1) % COLLECTOR_TSPEND];
+		}
+		return;
+	}
+	if (!coll_sample_before_first_exec(c, e))
+		ts_add(c, e, x);
+}
+
+/* Adds to e the records of its tasks that came before it was in the table. */
+void coll_ts_adopt(struct collector *c, struct pentry *e)
+{
+	uint64_t now = collector_clock(c);
+
+	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
+		struct taskstats_exit *x = &c->tspend[k];
+		if (x->tgid == e->rec.pid && c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= now &&
+		    ts_fits(c, e, x, c->tspend_after_ns[k], c->tspend_ns[k])) {
+			ts_add(c, e, x);
+			x->tgid = 0;
+		}
+	}
+}
+
+/* Counts the children of the tree that only their taskstats records tell of:
+ * their fork and exit events were both lost (an overrun drops every event
+ * until the socket is empty) and they ended before a rescan. A record is
+ * looked at once a netlink drain begun after it came has ended, so that the
+ * fork event, had it come, was handled. It must be a process's leader task,
+ * its parent then a process of the tree, and its pid not one retired lately. */
+void coll_ts_lost_children(struct collector *c)
+{
+	if (c->sum.mode != COLLECTOR_NETLINK)
+		return;
+	if (c->tskid_next - c->tskid_scan > COLLECTOR_TSPEND)
+		c->tskid_scan = c->tskid_next - COLLECTOR_TSPEND; /* overwritten */
+	for (; c->tskid_scan < c->tskid_next; c->tskid_scan++) {
+		size_t k = c->tskid_scan % COLLECTOR_TSPEND;
+		struct taskstats_exit *x = &c->tskid[k];
+		if (c->tskid_ns[k] >= c->nl_drain_ns)
+			break; /* its fork event may be unread yet */
+		if (ptable_get(c->pt, x->tgid))
+			continue; /* its fork event came: the record was adopted */
+		struct pentry *p = ptable_get(c->pt, x->ppid);
+		/* when the record came: after the child ended, so its start
+		 * reckoned from it is no earlier than the true one */
+		uint64_t at = c->tskid_ns[k], life = x->etime_us * 1000;
+		uint64_t start = at > life ? at - life : 0;
+		/* the parent was there before the child, and the child is not
+		 * a later holder's of the parent's pid (reaped, its entry still
+		 * here until the tick retires it): records come in the order
+		 * tasks end, so one after the parent's own came after it ended;
+		 * without the parent's record, a child that may have started
+		 * after the parent's exit is left out */
+		if (!p || coll_sample_before_first_exec(c, p) || p->rec.start_ns > start)
+			continue;
+		if (p->ts_leader ? x->seq > p->ts_leader_seq : p->exit_pending && start >= p->exit_ns)
+			continue;
+		if (coll_sample_retired_lately(c, x->pid))
+			continue; /* a child retired before its record came */
+		struct pentry *e = coll_sample_add_proc(c, x->pid, x->ppid, start, p);
+		if (!e)
+			continue;
+		c->sum.rescans++;
+		/* its program is the record's, not the parent's it was forked as */
+		memcpy(e->rec.comm, x->comm, sizeof(e->rec.comm));
+		e->rec.comm[sizeof(e->rec.comm) - 1] = '\0';
+		e->rec.argv_id = 0;
+		e->rec.valid &= ~PROC_V_ARGV;
+		e->exit_pending = 1;
+		e->exit_status_pending = (int)x->exitcode;
+		e->exit_ns = at;
+		collector_publish(c, e);
+		/* this record (its copy in tspend spent), then its threads' */
+		for (size_t j = 0; j < COLLECTOR_TSPEND; j++)
+			if (c->tspend[j].tgid == x->pid && c->tspend[j].pid == x->pid)
+				c->tspend[j].tgid = 0;
+		ts_add(c, e, x);
+		coll_ts_adopt(c, e);
+	}
+}
+
+/* Reads every pending taskstats record (one datagram each). */
+void coll_ts_drain(struct collector *c)
+{
+	if (c->ts_fd < 0)
+		return;
+	for (;;) {
+		uint64_t before = collector_clock(c);
+		ssize_t n = recv(c->ts_fd, c->tsbuf, sizeof(c->tsbuf), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENOBUFS) {
+			c->sum.ts_lost++; /* those processes keep their sampled figures */
+			continue;
+		}
+		if (n <= 0) {
+			c->ts_empty_ns = before; /* what comes later ended after this */
+			return;
+		}
+		size_t ok = 0;
+		int k = taskstats_parse(c->tsbuf, (size_t)n, c->ts_family, c->tsrec, COLLECTOR_TSREC, &ok);
+		size_t cnt = k >= 0 ? (size_t)k : ok;
+		for (size_t i = 0; i < cnt; i++) {
+			c->tsrec[i].seq = ++c->ts_seq;
+			coll_ts_apply(c, &c->tsrec[i]);
+		}
+	}
+}

@@ -1,0 +1,226 @@
+/* collector_int.h: the collector's private state and the functions its
+ * modules share (collector.c and coll_*.c only; never included by ui/).
+ * Each shared function carries the prefix of the file it lives in. */
+#ifndef SPACETIME_COLLECTOR_INT_H
+#define SPACETIME_COLLECTOR_INT_H
+
+#include "collector.h"
+
+#include "nlproc.h"
+#include "taskstats.h"
+#include "procfs.h"
+#include "pssched.h"
+#include "pssmodel.h"
+#include "ptable.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#define COLLECTOR_NLBUF (64 * 1024)
+/* Processes retired lately, remembered so a rescan does not count again a
+ * zombie its parent has not reaped yet. */
+#define COLLECTOR_RETIRED 4096
+/* Descriptors left free below RLIMIT_NOFILE by kept /proc files. */
+#define COLLECTOR_FD_RESERVE 64
+#define COLLECTOR_ARGV_MAX (64 * 1024)
+#define COLLECTOR_EARLY 256
+/* The collector's share of its budget per core the command keeps busy. */
+#define COLLECTOR_TREE_SHARE 0.3
+#define COLLECTOR_NLBATCH 64
+/* One taskstats datagram (a record is about 450 bytes) and the records it holds. */
+#define COLLECTOR_TSBUF 8192
+#define COLLECTOR_TSREC 16
+/* Records of tasks not (yet) in the table, kept for a while: a process that
+ * forks and ends between two reads has its record read before its fork event. */
+#define COLLECTOR_TSPEND 512
+#define COLLECTOR_TSPEND_NS (2 * 1000000000ull)
+/* The first tick after the command starts (ms). */
+#define COLLECTOR_FIRST_TICK_MS 10
+/* While the tree's PSS may be within COLLECTOR_NEAR_PEAK of its peak, ticks
+ * come every COLLECTOR_FAST_TICK_MS: a build's peak is two compilers at their
+ * largest at once, for some tens of ms, which 100 ms ticks mostly miss. Such
+ * a tick stores a sample only when it is a new peak or an interval has passed. */
+#define COLLECTOR_FAST_TICK_MS 20
+#define COLLECTOR_NEAR_PEAK 0.95
+/* Sweeps may cost this much CPU time, plus this share of the tree's CPU time,
+ * before a climb is read less often (PSSMODEL_EPS_THRIFTY). */
+#define COLLECTOR_SWEEP_ALLOW_NS 50000000ull
+#define COLLECTOR_SWEEP_SHARE 0.0025
+/* Above this sampling interval the fork|exit socket is woken for like the
+ * exec one: between rare ticks a burst could fill its buffer. */
+#define COLLECTOR_QUIET_MAX_INTERVAL_MS 250
+/* Bytes of receive buffer one connector event takes (skb overhead included),
+ * to tell how many fork|exit events the quiet socket holds. */
+#define COLLECTOR_NL_EVENT_BYTES 1024
+/* How far back an early event may lie before the fork event it belongs to. */
+#define COLLECTOR_EARLY_NS (50 * 1000000ull)
+/* Programs whose PSS/RSS ratios are learned from reads (a never-read process
+ * is estimated from its program's). */
+#define COLLECTOR_PROGS 256
+
+struct prog_ratio {
+	char comm[16]; /* "" = free */
+	double anon, shared;
+};
+
+struct collector {
+	struct store *st;
+	struct collector_config cfg;
+	int nl_fd, ep_fd, timer_fd, wake_fd, notify_fd, pidfd;
+	int nl_quiet_fd;       /* fork|exit events, not woken for (or -1) */
+	int ts_fd;             /* taskstats exit records, read at ticks (or -1) */
+	uint16_t ts_family;
+	int quiet_cap;         /* events its receive buffer holds, roughly */
+	int model_seen;        /* a tick's model has counted a process */
+	int root_done;         /* the command has been reaped (its tree may go on) */
+	int attach;            /* attached to running processes: no command, no wait4;
+				* the run ends when they and their descendants have */
+	int attaching;         /* the scan at the attach: what it finds was not exec'd */
+	atomic_int detach_req; /* collector_detach: end the run now, leave them running */
+	int quiet_polled;      /* its EPOLLIN is on: the event rate is high */
+	uint64_t quiet_read;   /* fork|exit events read since the last tick */
+	pid_t root;
+	pthread_t th;
+	int started;
+	atomic_int finished;
+	struct ptable *pt;
+	uint64_t next_id;
+	/* totals over the tree */
+	uint32_t total_procs, total_threads, total_execs;
+	uint64_t gone_minflt, gone_majflt, gone_utime_us, gone_stime_us;
+	/* PSS budget */
+	struct pssched_budget tokens;
+	double cost_ns_per_kib, shared_ratio;
+	uint64_t sched_cpu_ns; /* process CPU time when the last PSS round ended */
+	struct pssched_item *sched_items;
+	uint32_t *sched_picks;
+	size_t sched_cap;
+	/* the PSS model: one entry per counted live process at a tick */
+	struct pssmodel model;
+	struct pssmodel_proc *mp;
+	uint32_t *mp_idx, *mp_pick;
+	size_t mp_cap;
+	size_t mp_n;        /* processes the last tick's model counted (mp_idx) */
+	struct store_peak_proc *peak_procs; /* scratch for store_peak_procs_set */
+	size_t peak_cap;
+	struct prog_ratio progs[COLLECTOR_PROGS];
+	struct sample peak_meas, peak_any; /* the highest measured and estimated samples */
+	int have_meas;
+	double est_area, pss_area;         /* for sum.pss_est_share */
+	int fast;           /* the timer is on fast ticks */
+	uint64_t sweep_cpu_ns; /* what sweeps' reads cost */
+	int near_peak;      /* the last tick found the tree near its peak, and moving */
+	uint64_t prev_est_kib; /* the tree's estimate at the last tick */
+	uint64_t last_push_ns; /* the last sample stored */
+	uint64_t dil_cum_kib;   /* KiB newly mapped in the tree (new processes, shared growth) */
+	const char *proc_root;  /* where /proc is (cfg.proc_root, or "/proc") */
+	int fd_cache_below;     /* /proc fds numbered below this are kept open between reads */
+	struct {
+		pid_t pid;
+		uint64_t start_ticks; /* 0: never read */
+	} retired[COLLECTOR_RETIRED]; /* a ring, the last retired */
+	size_t nretired;        /* retired ever; the next slot is nretired % COLLECTOR_RETIRED */
+	uint64_t ghost_cum_kib; /* KiB of shared parts of processes gone or exec'd */
+	double tree_cores;     /* CPU the tree used over the last tick, in cores */
+	double ncpu;           /* online CPUs: the most the tree can keep busy */
+	uint64_t tree_cpu_us;  /* the tree's cumulative CPU at the last tick */
+	/* exec/exit events that came before their process's fork event (the
+	 * kernel sends the fork event after the child may already have run) */
+	struct nlproc_event early[COLLECTOR_EARLY];
+	size_t nearly;
+	pid_t self;          /* spacetime's pid */
+	uint32_t test_forks; /* fork events of the tree seen (cfg.test_lose_forks) */
+	pid_t test_lost[64]; /* the children whose fork events were dropped (a ring) */
+	size_t test_nlost;
+	size_t tskid_scan;   /* the next record in tskid to look at for a lost child */
+	uint64_t ts_seq;     /* taskstats records read */
+	uint64_t nl_drain_ns; /* when the last netlink drain began */
+	/* one batch of netlink events from each socket */
+	struct nlproc_event evs[COLLECTOR_NLBATCH], qevs[COLLECTOR_NLBATCH];
+	uint64_t last_tick_ns;
+	uint64_t age_sum_ns, age_n;
+	struct store_summary sum;
+	char nlbuf[COLLECTOR_NLBUF], qbuf[COLLECTOR_NLBUF];
+	char tsbuf[COLLECTOR_TSBUF] __attribute__((aligned(8)));
+	struct taskstats_exit tsrec[COLLECTOR_TSREC];
+	struct taskstats_exit tspend[COLLECTOR_TSPEND]; /* a ring; tgid 0: used */
+	uint64_t tspend_ns[COLLECTOR_TSPEND];
+	uint64_t tspend_after_ns[COLLECTOR_TSPEND]; /* the socket was empty then */
+	size_t tspend_next;
+	/* the records in tspend of leader tasks whose parent was in the tree
+	 * when they came, apart: the children a lost child's record can tell of
+	 * (tspend fills with strangers' records on a busy machine) */
+	struct taskstats_exit tskid[COLLECTOR_TSPEND];
+	uint64_t tskid_ns[COLLECTOR_TSPEND];
+	size_t tskid_next;
+	uint64_t ts_empty_ns;  /* when the taskstats socket was last found empty */
+	char rbuf[16384];
+	char argv[COLLECTOR_ARGV_MAX];
+};
+
+/* collector.c */
+/* The collector's "now": the injected clock, or CLOCK_MONOTONIC. */
+uint64_t collector_clock(const struct collector *c);
+uint64_t collector_thread_cpu_ns(void);
+uint64_t collector_process_cpu_ns(void);
+uint64_t collector_ticks_to_us(uint64_t t);
+uint64_t collector_since_base(uint64_t v, uint64_t base);
+void collector_notify(struct collector *c);
+void collector_publish(struct collector *c, struct pentry *e);
+void collector_tick(struct collector *c);
+
+/* coll_sample.c */
+/* As coll_sample_retire's last: stat is read there. */
+extern const struct procfs_stat coll_sample_retire_read;
+#define COLL_SAMPLE_RETIRE_READ (&coll_sample_retire_read)
+uint32_t coll_sample_read_argv(struct collector *c, pid_t pid);
+uint32_t coll_sample_root_argv(struct collector *c);
+void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns);
+uint64_t coll_sample_boot_offset_ns(const struct collector *c);
+int coll_sample_proc_fd(struct collector *c, pid_t pid, int *slot, const char *name, int *own);
+int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps);
+void coll_sample_take_stat(struct pentry *e, const struct procfs_stat *ps);
+struct pentry *coll_sample_add_proc(struct collector *c, pid_t pid, pid_t ppid, uint64_t t_ns,
+					   const struct pentry *parent);
+void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, int status, int known,
+			const struct procfs_stat *last);
+int coll_sample_was_retired(struct collector *c, pid_t pid);
+int coll_sample_retired_lately(const struct collector *c, pid_t pid);
+int coll_sample_before_first_exec(const struct collector *c, const struct pentry *e);
+int coll_sample_vm_borrowed(const struct collector *c, const struct pentry *e);
+int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now);
+int coll_sample_proc_ended(struct collector *c, struct pentry *e, struct procfs_stat *ps, int *read);
+void coll_sample_retire_exited(struct collector *c);
+
+/* coll_events.c */
+void coll_events_on_event(struct collector *c, const struct nlproc_event *ev);
+void coll_events_quiet_adjust(struct collector *c, int at_tick);
+void coll_events_drain(struct collector *c);
+
+/* coll_scan.c */
+void coll_scan_tree(struct collector *c, uint64_t now);
+
+/* coll_pss.c */
+int coll_pss_counts(const struct collector *c, const struct pentry *e);
+void coll_pss_leave(struct collector *c, const struct pentry *e);
+uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now);
+void coll_pss_schedule(struct collector *c, uint64_t now);
+int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now);
+void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64_t now);
+void coll_pss_peak_procs(struct collector *c, uint64_t t_ns);
+
+/* coll_ts.c */
+void coll_ts_apply(struct collector *c, const struct taskstats_exit *x);
+void coll_ts_adopt(struct collector *c, struct pentry *e);
+void coll_ts_lost_children(struct collector *c);
+void coll_ts_drain(struct collector *c);
+
+/* coll_end.c */
+void coll_end_finish(struct collector *c, uint64_t now);
+int coll_end_attach_ended(struct collector *c);
+int coll_end_reap(struct collector *c);
+
+#endif

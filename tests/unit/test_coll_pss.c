@@ -1,0 +1,168 @@
+/* Unit tests for coll_pss.c on a fake /proc and the injected clock: the
+ * PSS of a process is its smaps_rollup read; the clock decides the ages of
+ * reads and the times of peaks; the run's peak is the highest measured
+ * sample, an unconfirmed higher estimate kept apart. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fakeproc.h"
+
+#define P FP_PID
+#define MS 1000000ull
+
+/* P's statm and a consistent smaps_rollup: res pages resident, shr of them
+ * shared; its PSS pss_anon + pss_file KiB. */
+static void set_mem(struct fakeproc *f, uint64_t res, uint64_t shr, uint64_t pss_anon, uint64_t pss_file)
+{
+	uint64_t pk = (uint64_t)procfs_page_kib();
+
+	fp_stat(f, P, &(struct fp_stat){.ppid = 1, .comm = "cc1", .start_ticks = 10, .rss_pages = res});
+	fp_statm(f, P, 10000, res, shr);
+	fp_rollup(f, P, res * pk, (res - shr) * pk, pss_anon, pss_file, 0, pss_anon);
+}
+
+/* Netlink mode, following P (exec'd), with no budget left for reads of the
+ * scheduler's own (its account overdrawn): reads are the test's. */
+static struct fakeproc *follow(void)
+{
+	struct fakeproc *f = fp_new(1);
+
+	set_mem(f, 300, 100, 800, 100);
+	f->c->cfg.budget = 1e-12;
+	f->c->tokens.main_ns = f->c->tokens.reserve_ns = -1e12;
+	f->c->root = P;
+	struct pentry *e = coll_sample_add_proc(f->c, P, 1, f->now_ns, NULL);
+	assert_non_null(e);
+	e->rec.nexec = 1;
+	return f;
+}
+
+static struct pentry *proc(struct fakeproc *f)
+{
+	return ptable_get(f->c->pt, P);
+}
+
+/* A read at t, then a tick at t. */
+static void read_and_tick(struct fakeproc *f)
+{
+	coll_sample_cheap(f->c, proc(f), f->now_ns);
+	coll_pss_read(f->c, proc(f), f->now_ns);
+	collector_tick(f->c);
+}
+
+/* Ages and peak times come from the injected clock. */
+static void test_pss_clock(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow();
+	uint64_t t1 = f->now_ns;
+
+	read_and_tick(f);
+	assert_int_equal(proc(f)->rec.pss_kib, 900);
+	assert_int_equal(proc(f)->rec.pss_age_ns, 0);
+	assert_int_equal(proc(f)->rec.peak_pss_t_ns, t1);
+	assert_int_equal(f->c->sum.peak.t_ns, t1);
+
+	/* 300 ms later, unread and unchanged: the read is 300 ms old */
+	f->now_ns = t1 + 300 * MS;
+	collector_tick(f->c);
+	assert_int_equal(proc(f)->rec.pss_kib, 900);
+	assert_int_equal(proc(f)->rec.pss_age_ns, 300 * MS);
+	assert_int_equal(f->c->sum.pss_max_age_ns, 300 * MS);
+
+	/* grown and read at t3: the new peak is at t3 */
+	uint64_t t3 = t1 + 700 * MS;
+	f->now_ns = t3;
+	set_mem(f, 900, 100, 3000, 100);
+	read_and_tick(f);
+	assert_int_equal(proc(f)->rec.pss_kib, 3100);
+	assert_int_equal(proc(f)->rec.peak_pss_kib, 3100);
+	assert_int_equal(proc(f)->rec.peak_pss_t_ns, t3);
+	assert_int_equal(f->c->sum.peak.t_ns, t3);
+	assert_int_equal(f->c->sum.peak.pss_kib, 3100);
+	assert_true(f->c->sum.peak_measured);
+
+	/* shrunk at t4: the peaks stay at t3 */
+	f->now_ns = t3 + 200 * MS;
+	set_mem(f, 200, 50, 500, 50);
+	read_and_tick(f);
+	assert_int_equal(proc(f)->rec.pss_kib, 550);
+	assert_int_equal(proc(f)->rec.peak_pss_t_ns, t3);
+	assert_int_equal(f->c->sum.peak.t_ns, t3);
+	assert_int_equal(f->c->sum.last.t_ns, t3 + 200 * MS);
+	fp_free(f);
+}
+
+/* The run's peak is the highest measured sample; a higher estimate that no
+ * read confirmed is kept apart; the estimated share is weighed by the time
+ * each sample stood for. */
+static void test_pss_peak(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow();
+	struct sample m = {.t_ns = 1000 * MS, .pss_kib = 1000, .pss_est_kib = 0};
+	struct sample e = {.t_ns = 1100 * MS, .pss_kib = 2000, .pss_est_kib = 2000};
+
+	f->c->last_tick_ns = 900 * MS;
+	coll_pss_peak(f->c, &m, 1, m.t_ns);
+	f->c->last_tick_ns = m.t_ns;
+	coll_pss_peak(f->c, &e, 0, e.t_ns);
+	assert_true(f->c->sum.peak_measured);
+	assert_int_equal(f->c->sum.peak.t_ns, m.t_ns);
+	assert_int_equal(f->c->sum.peak.pss_kib, 1000);
+	assert_int_equal(f->c->sum.peak_unconfirmed_kib, 2000);
+	/* 100 ms of 1000 KiB measured, 100 ms of 2000 KiB estimated */
+	assert_true(f->c->sum.pss_est_share > 2.0 / 3 - 1e-9 && f->c->sum.pss_est_share < 2.0 / 3 + 1e-9);
+	fp_free(f);
+}
+
+/* P maps 10 times the pages, most of them shared, unread: the tree's
+ * estimate passes the measured peak, in doubt (how many others share those
+ * pages?), so the tick sweeps (reads P whatever the budget). A sweep whose read
+ * agrees with statm after it is a measured new peak; one whose process
+ * moved meanwhile (smaps_rollup's Rss far from statm's) is no measurement,
+ * and the measured peak stays. */
+static void test_pss_sweep(void **state)
+{
+	(void)state;
+	uint64_t pk = (uint64_t)procfs_page_kib();
+
+	for (int moved = 0; moved <= 1; moved++) {
+		struct fakeproc *f = follow();
+		uint64_t t1 = f->now_ns, t2 = t1 + 100 * MS;
+		read_and_tick(f);
+		assert_int_equal(f->c->sum.peak.pss_kib, 900);
+		f->now_ns = t2;
+		set_mem(f, 3000, 2000, 4000, 2000);
+		if (moved)
+			fp_rollup(f, P, 1000 * pk, 900 * pk, 4000, 2000, 0, 4000);
+		collector_tick(f->c);
+		assert_int_equal(f->c->sum.pss_sweeps, 1);
+		assert_int_equal(f->c->sum.pss_sweep_reads, 1);
+		assert_int_equal(proc(f)->rd_t_ns, t2);
+		assert_int_equal(f->c->sum.pss_sweeps_unstable, moved);
+		assert_true(f->c->sum.peak_measured);
+		if (!moved) {
+			assert_int_equal(f->c->sum.peak.pss_kib, 6000);
+			assert_int_equal(f->c->sum.peak.t_ns, t2);
+		} else {
+			assert_int_equal(f->c->sum.peak.pss_kib, 900);
+			assert_int_equal(f->c->sum.peak.t_ns, t1);
+		}
+		fp_free(f);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pss_clock),
+		cmocka_unit_test(test_pss_peak),
+		cmocka_unit_test(test_pss_sweep),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

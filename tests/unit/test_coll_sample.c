@@ -1,0 +1,204 @@
+/* Unit tests for coll_sample.c (and the tick that sums its samples) on a
+ * fake /proc: the figures of a sample are the sums of what the fake stat,
+ * statm and smaps_rollup files say; a process whose pid changed hands is not
+ * sampled as the new holder; the injected clock dates what has no event. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fakeproc.h"
+
+#define P1 FP_PID
+#define P2 (FP_PID + 1)
+#define X (FP_PID + 2)
+
+/* The one exited record of the store (the test retires one at a time). */
+static struct proc_rec exited_one(struct fakeproc *f)
+{
+	struct proc_rec r[4];
+
+	assert_int_equal(store_procs(f->st, STORE_PROCS_EXITED, r, 4), 1);
+	return r[0];
+}
+
+/* A netlink-mode collector following P1 (exec'd: its memory counts) and its
+ * child P2, with known stat and statm. */
+static struct fakeproc *two_procs(void)
+{
+	struct fakeproc *f = fp_new(1);
+
+	fp_stat(f, P1, &(struct fp_stat){.ppid = 1, .comm = "make", .minflt = 1000, .majflt = 3,
+					  .utime_ticks = 150, .stime_ticks = 50, .start_ticks = 10,
+					  .rss_pages = 300});
+	fp_statm(f, P1, 5000, 300, 100);
+	fp_stat(f, P2, &(struct fp_stat){.ppid = P1, .comm = "cc1", .minflt = 500, .majflt = 1,
+					  .utime_ticks = 20, .stime_ticks = 10, .threads = 3,
+					  .start_ticks = 20, .rss_pages = 200});
+	fp_statm(f, P2, 4000, 200, 50);
+	f->c->root = P1;
+	struct pentry *e = coll_sample_add_proc(f->c, P1, 1, f->now_ns, NULL);
+	assert_non_null(e);
+	e->rec.nexec = 1;
+	assert_non_null(coll_sample_add_proc(f->c, P2, P1, f->now_ns, NULL));
+	return f;
+}
+
+/* A tick's sample sums the processes' stat (CPU, faults, threads) and statm
+ * (RSS) figures; each record holds its own. */
+static void test_sample_sums(void **state)
+{
+	(void)state;
+	struct fakeproc *f = two_procs();
+	uint64_t pk = (uint64_t)procfs_page_kib(), hz = (uint64_t)procfs_hz();
+
+	collector_tick(f->c);
+	const struct sample *s = &f->c->sum.last;
+	assert_int_equal(s->t_ns, f->now_ns);
+	assert_int_equal(s->minflt, 1500);
+	assert_int_equal(s->majflt, 4);
+	assert_int_equal(s->utime_us, (150 + 20) * 1000000 / hz);
+	assert_int_equal(s->stime_us, (50 + 10) * 1000000 / hz);
+	assert_int_equal(s->rss_kib, (300 + 200) * pk);
+	assert_int_equal(s->live_procs, 2);
+	assert_int_equal(s->live_threads, 1 + 3);
+	assert_true(s->valid & SAMPLE_RSS);
+	const struct pentry *e = ptable_get(f->c->pt, P2);
+	assert_int_equal(e->rec.rss_kib, 200 * pk);
+	assert_int_equal(e->anon_rss, 150 * pk);
+	assert_int_equal(e->shared_rss, 50 * pk);
+	assert_string_equal(e->rec.comm, "cc1");
+	fp_free(f);
+}
+
+/* Once both processes' smaps_rollup are read, the tree's PSS is exactly the
+ * sum of their Pss figures, and measured. */
+static void test_sample_pss_read(void **state)
+{
+	(void)state;
+	struct fakeproc *f = two_procs();
+	uint64_t pk = (uint64_t)procfs_page_kib();
+
+	/* consistent with statm: Rss = resident, Anonymous = resident - shared */
+	fp_rollup(f, P1, 300 * pk, 200 * pk, 700, 90, 10, 600);
+	fp_rollup(f, P2, 200 * pk, 150 * pk, 500, 40, 0, 450);
+	collector_tick(f->c); /* the counters */
+	f->now_ns += 100000000;
+	uint64_t reads = f->c->sum.pss_reads;
+	for (size_t i = 0; i < ptable_count(f->c->pt); i++)
+		coll_pss_read(f->c, ptable_at(f->c->pt, i), f->now_ns);
+	assert_int_equal(f->c->sum.pss_reads, reads + 2);
+	collector_tick(f->c);
+	const struct sample *s = &f->c->sum.last;
+	assert_int_equal(s->pss_kib, 700 + 90 + 10 + 500 + 40);
+	assert_int_equal(s->pss_anon_kib, 700 + 500);
+	assert_int_equal(s->pss_file_kib, 90 + 40);
+	assert_int_equal(s->pss_shmem_kib, 10);
+	assert_int_equal(ptable_get(f->c->pt, P1)->rec.pss_kib, 800);
+	assert_int_equal(ptable_get(f->c->pt, P2)->rec.pss_kib, 540);
+	assert_false(ptable_get(f->c->pt, P2)->rec.valid & PROC_V_PSS_EST);
+	fp_free(f);
+}
+
+/* A pid that changed hands (another start time in stat): the entry is not
+ * sampled as the new process, which keeps its own counters. */
+static void test_sample_reused_pid(void **state)
+{
+	(void)state;
+	struct fakeproc *f = two_procs();
+	struct pentry *e = ptable_get(f->c->pt, P2);
+
+	assert_int_equal(coll_sample_cheap(f->c, e, f->now_ns), 0);
+	assert_int_equal(e->rec.minflt, 500);
+	fp_stat(f, P2, &(struct fp_stat){.ppid = 1, .comm = "other", .minflt = 99999, .start_ticks = 80});
+	assert_int_equal(coll_sample_cheap(f->c, e, f->now_ns), -ESRCH);
+	assert_int_equal(e->rec.minflt, 500);
+	assert_string_equal(e->rec.comm, "cc1");
+	fp_free(f);
+}
+
+/* A child whose fork event was lost, known only by its exit event: when its
+ * pid's /proc entry is a later process's (started after that exit), it is
+ * retired with no figures of the stranger's; when it is the child's zombie,
+ * with the zombie's. */
+static void test_sample_lost_child_identity(void **state)
+{
+	(void)state;
+	struct fakeproc *f = two_procs();
+	uint64_t t_exit = 3000000000ull;
+	struct nlproc_event ev = {.type = NLPROC_EXIT, .pid = X, .tgid = X, .ppid = P1, .ptgid = P1,
+				  .ts_ns = t_exit, .exit_code = 0};
+
+	f->now_ns = t_exit + 100000000;
+	coll_events_on_event(f->c, &ev);
+	assert_non_null(ptable_get(f->c->pt, X));
+	/* a stranger has X's pid now, alive, started 1 s after the exit */
+	fp_stat(f, X, &(struct fp_stat){.ppid = 1, .comm = "stranger", .minflt = 77777,
+					 .start_ticks = fp_ticks(t_exit + 1000000000ull)});
+	fp_statm(f, X, 100, 10, 1);
+	coll_sample_retire_exited(f->c);
+	assert_null(ptable_get(f->c->pt, X));
+	struct proc_rec r = exited_one(f);
+	assert_int_equal(r.pid, X);
+	assert_int_equal(r.end_ns, t_exit);
+	assert_int_equal(r.minflt, 0);
+	assert_string_not_equal(r.comm, "stranger");
+	assert_int_equal(f->c->gone_minflt, 0);
+	fp_free(f);
+
+	/* the same, but /proc shows the child's own zombie */
+	f = two_procs();
+	f->now_ns = t_exit + 100000000;
+	coll_events_on_event(f->c, &ev);
+	fp_stat(f, X, &(struct fp_stat){.ppid = P1, .comm = "child", .state = 'Z', .minflt = 321,
+					 .start_ticks = fp_ticks(t_exit - 500000000ull)});
+	coll_sample_retire_exited(f->c);
+	assert_null(ptable_get(f->c->pt, X));
+	r = exited_one(f);
+	assert_int_equal(r.minflt, 321);
+	assert_int_equal(f->c->gone_minflt, 321);
+	fp_free(f);
+}
+
+/* The injected clock dates what has no event time: a leader that ended
+ * before its threads ends when /proc shows the last gone, and an entry
+ * retired without a time ends now. */
+static void test_sample_clock(void **state)
+{
+	(void)state;
+	struct fakeproc *f = two_procs();
+	struct pentry *e = ptable_get(f->c->pt, P2);
+
+	e->exit_pending = 1;
+	e->exit_ns = 2000000000ull;
+	/* a zombie leader whose threads live on */
+	fp_stat(f, P2, &(struct fp_stat){.ppid = P1, .state = 'Z', .threads = 2, .start_ticks = 20});
+	coll_sample_retire_exited(f->c);
+	assert_non_null(ptable_get(f->c->pt, P2));
+	f->now_ns = 7000000000ull;
+	fp_stat(f, P2, &(struct fp_stat){.ppid = P1, .state = 'Z', .threads = 1, .start_ticks = 20});
+	coll_sample_retire_exited(f->c);
+	assert_null(ptable_get(f->c->pt, P2));
+	assert_int_equal(exited_one(f).end_ns, 7000000000ull);
+	fp_free(f);
+
+	f = two_procs();
+	f->now_ns = 5500000000ull;
+	coll_sample_retire(f->c, ptable_get(f->c->pt, P2), 0, 0, 0, NULL);
+	assert_int_equal(exited_one(f).end_ns, 5500000000ull);
+	fp_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sample_sums),
+		cmocka_unit_test(test_sample_pss_read),
+		cmocka_unit_test(test_sample_reused_pid),
+		cmocka_unit_test(test_sample_lost_child_identity),
+		cmocka_unit_test(test_sample_clock),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

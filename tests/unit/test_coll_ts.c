@@ -1,0 +1,205 @@
+/* Unit tests for coll_ts.c: taskstats exit records applied to the right
+ * process, on a fake /proc and the injected clock. A record goes to the
+ * process it fits (its task started after the fork, ended before the exit),
+ * waits when its process's fork event has not come yet, and tells of a child
+ * whose fork and exit events were both lost; a later holder of a pid gets
+ * nothing of it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fakeproc.h"
+
+#define R FP_PID
+#define K (FP_PID + 1)
+#define L (FP_PID + 2)
+#define MS 1000000ull
+
+/* Netlink mode, following R (exec'd). */
+static struct fakeproc *follow_root(void)
+{
+	struct fakeproc *f = fp_new(1);
+
+	fp_stat(f, R, &(struct fp_stat){.ppid = 1, .comm = "make", .start_ticks = 10});
+	fp_statm(f, R, 1000, 100, 10);
+	f->c->root = R;
+	struct pentry *e = coll_sample_add_proc(f->c, R, 1, f->now_ns, NULL);
+	assert_non_null(e);
+	e->rec.nexec = 1;
+	return f;
+}
+
+static void fork_event(struct fakeproc *f, pid_t pid, pid_t parent, uint64_t ts)
+{
+	struct nlproc_event ev = {.type = NLPROC_FORK, .pid = pid, .tgid = pid, .ppid = parent,
+				  .ptgid = parent, .ts_ns = ts};
+
+	coll_events_on_event(f->c, &ev);
+}
+
+/* The leader task's record of pid, child of ppid, that lived lived_ns. */
+static struct taskstats_exit record(pid_t pid, pid_t ppid, uint64_t lived_ns, uint64_t seq)
+{
+	return (struct taskstats_exit){.pid = pid, .tgid = pid, .ppid = ppid, .comm = "cc1",
+				       .exitcode = 1 << 8, .etime_us = lived_ns / 1000, .utime_us = 41000,
+				       .stime_us = 9000, .minflt = 4321, .majflt = 7,
+				       .hiwater_rss_kib = 8888, .seq = seq};
+}
+
+/* The one exited record of the store. */
+static struct proc_rec exited_one(struct fakeproc *f)
+{
+	struct proc_rec r[4];
+
+	assert_int_equal(store_procs(f->st, STORE_PROCS_EXITED, r, 4), 1);
+	return r[0];
+}
+
+/* A record that fits K (started after K's fork, read after) is K's: its
+ * exact figures are K's at its exit, over the sampled ones. */
+static void test_ts_applied(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+
+	fork_event(f, K, R, t);
+	f->c->ts_empty_ns = t + 50 * MS;
+	f->now_ns = t + 100 * MS;
+	struct taskstats_exit x = record(K, R, 60 * MS, 1);
+	coll_ts_apply(f->c, &x);
+	const struct pentry *e = ptable_get(f->c->pt, K);
+	assert_true(e->ts_leader);
+	assert_int_equal(e->ts_minflt, 4321);
+	assert_int_equal(e->ts_utime_us, 41000);
+	assert_int_equal(f->c->sum.ts_records, 1);
+	coll_sample_retire(f->c, ptable_get(f->c->pt, K), f->now_ns, 1 << 8, 1, NULL);
+	struct proc_rec r = exited_one(f);
+	assert_int_equal(r.minflt, 4321);
+	assert_int_equal(r.majflt, 7);
+	assert_int_equal(r.utime_us, 41000);
+	assert_int_equal(r.stime_us, 9000);
+	assert_int_equal(r.peak_rss_kib, 8888);
+	fp_free(f);
+}
+
+/* Records K's pid cannot have: of a task that started before K's fork (a
+ * former holder of the pid), and of one that started after K's exit event
+ * (a later holder). Neither is K's, and neither is kept. */
+static void test_ts_refused(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+
+	fork_event(f, K, R, t);
+	f->now_ns = t + 100 * MS;
+	struct taskstats_exit old = record(K, R, 5000 * MS, 1); /* lived 5 s: began before t */
+	coll_ts_apply(f->c, &old);
+	assert_false(ptable_get(f->c->pt, K)->ts_leader);
+
+	struct pentry *e = ptable_get(f->c->pt, K);
+	e->exit_pending = 1;
+	e->exit_ns = t + 10 * MS;
+	/* the socket was empty 500 ms after K's exit; the task lived 10 ms */
+	f->c->ts_empty_ns = t + 510 * MS;
+	f->now_ns = t + 520 * MS;
+	struct taskstats_exit later = record(K, R, 10 * MS, 2);
+	coll_ts_apply(f->c, &later);
+	assert_false(ptable_get(f->c->pt, K)->ts_leader);
+	assert_int_equal(ptable_get(f->c->pt, K)->ts_minflt, 0);
+	assert_int_equal(f->c->sum.ts_records, 0);
+	assert_int_equal(f->c->tspend_next, 0);
+	fp_free(f);
+}
+
+/* A record read before its process's fork event waits, and is the
+ * process's once the fork has come (adopted when it is retired, as
+ * coll_sample_retire does with a taskstats socket). */
+static void test_ts_adopted(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+
+	f->c->ts_empty_ns = t + 5 * MS;
+	f->now_ns = t + 20 * MS;
+	struct taskstats_exit x = record(K, R, 10 * MS, 1);
+	coll_ts_apply(f->c, &x);
+	assert_null(ptable_get(f->c->pt, K));
+	fork_event(f, K, R, t + 8 * MS);
+	assert_false(ptable_get(f->c->pt, K)->ts_leader);
+	coll_ts_adopt(f->c, ptable_get(f->c->pt, K));
+	assert_true(ptable_get(f->c->pt, K)->ts_leader);
+	coll_sample_retire(f->c, ptable_get(f->c->pt, K), t + 18 * MS, 1 << 8, 1, NULL);
+	assert_int_equal(exited_one(f).minflt, 4321);
+	assert_int_equal(f->c->sum.ts_records, 1);
+	fp_free(f);
+}
+
+/* A child of R whose fork and exit events were both lost is counted from
+ * its record once a netlink drain begun after the record has ended: named
+ * by the record, ended when the record came, started its lifetime before. */
+static void test_ts_lost_child(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns + 1000 * MS;
+
+	f->now_ns = t;
+	struct taskstats_exit x = record(L, R, 30 * MS, 1);
+	coll_ts_apply(f->c, &x);
+	assert_null(ptable_get(f->c->pt, L));
+	/* no drain since the record came: its fork event may be unread */
+	f->c->nl_drain_ns = t - 1 * MS;
+	coll_ts_lost_children(f->c);
+	assert_null(ptable_get(f->c->pt, L));
+	f->c->nl_drain_ns = t + 1 * MS;
+	coll_ts_lost_children(f->c);
+	const struct pentry *e = ptable_get(f->c->pt, L);
+	assert_non_null(e);
+	assert_int_equal(e->rec.ppid, R);
+	assert_string_equal(e->rec.comm, "cc1");
+	assert_true(e->exit_pending);
+	assert_int_equal(e->exit_ns, t);
+	assert_int_equal(e->rec.start_ns, t - 30 * MS);
+	assert_int_equal(e->ts_minflt, 4321);
+	assert_int_equal(f->c->sum.rescans, 1);
+	fp_free(f);
+}
+
+/* A record of a child of a later holder of R's pid (it came after R's own
+ * record: R had ended) is no child of the tree. */
+static void test_ts_lost_child_of_later_parent(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns + 1000 * MS;
+
+	f->now_ns = t;
+	struct taskstats_exit rx = record(R, 1, 1000 * MS, 1);
+	coll_ts_apply(f->c, &rx);
+	assert_true(ptable_get(f->c->pt, R)->ts_leader);
+	struct taskstats_exit x = record(L, R, 1 * MS, 2);
+	coll_ts_apply(f->c, &x);
+	f->c->nl_drain_ns = t + 1 * MS;
+	coll_ts_lost_children(f->c);
+	assert_null(ptable_get(f->c->pt, L));
+	assert_int_equal(f->c->sum.rescans, 0);
+	fp_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ts_applied),
+		cmocka_unit_test(test_ts_refused),
+		cmocka_unit_test(test_ts_adopted),
+		cmocka_unit_test(test_ts_lost_child),
+		cmocka_unit_test(test_ts_lost_child_of_later_parent),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
