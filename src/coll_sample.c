@@ -1,5 +1,6 @@
 /* coll_sample.c: processes added and retired, their identity, cheap samples
  * (stat, statm) and execs. */
+#include "clockns.h"
 #include "collector_int.h"
 
 #include <errno.h>
@@ -91,13 +92,10 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
  * with an injected clock, which is boot time too). */
 uint64_t coll_sample_boot_offset_ns(const struct collector *c)
 {
-	struct timespec ts;
-
 	if (c->cfg.clock_ns)
 		return 0;
 	uint64_t mono = collector_now_ns();
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	uint64_t boot = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t boot = clockns_of(CLOCK_BOOTTIME);
 	return boot > mono ? boot - mono : 0;
 }
 

@@ -17,6 +17,8 @@
  * (reaping, the run's end), sharing collector_int.h. */
 #include "collector_int.h"
 
+#include "clockns.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -33,18 +35,12 @@
 
 uint64_t collector_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clockns_now();
 }
 
 static uint64_t cpu_ns(clockid_t clk)
 {
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clockns_of(clk);
 }
 
 /* The injected clock, or CLOCK_MONOTONIC: every "now" of the collector. */
