@@ -7,6 +7,16 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+/* How far back an early event may lie before the event it waits for: the
+ * fork|exit socket of a split subscription is read at ticks, so an exec can
+ * wait for its process's fork or exit event that long, and more. */
+static uint64_t early_ns(const struct collector *c)
+{
+	uint64_t ms = c->cfg.interval_ms < COLLECTOR_QUIET_MAX_INTERVAL_MS ? c->cfg.interval_ms
+									   : COLLECTOR_QUIET_MAX_INTERVAL_MS;
+	return COLLECTOR_EARLY_NS + (c->nl_quiet_fd >= 0 ? 2 * ms * 1000000ull : 0);
+}
+
 /* Keeps an exec or exit event of a pid not (yet) in the tree: its fork event
  * may still be on the way. The oldest is dropped when full. */
 static void keep_early(struct collector *c, const struct nlproc_event *ev)
@@ -14,7 +24,7 @@ static void keep_early(struct collector *c, const struct nlproc_event *ev)
 	size_t k = 0;
 
 	for (size_t i = 0; i < c->nearly; i++)
-		if (c->early[i].ts_ns + COLLECTOR_EARLY_NS >= ev->ts_ns)
+		if (c->early[i].ts_ns + early_ns(c) >= ev->ts_ns)
 			c->early[k++] = c->early[i];
 	c->nearly = k;
 	if (c->nearly == COLLECTOR_EARLY) {
@@ -34,14 +44,25 @@ static void replay_early(struct collector *c, const struct nlproc_event *fork)
 
 	for (size_t i = 0; i < c->nearly; i++) {
 		const struct nlproc_event *ev = &c->early[i];
-		if (ev->tgid == fork->pid && ev->ts_ns + COLLECTOR_EARLY_NS >= fork->ts_ns)
+		if (ev->tgid == fork->pid && ev->ts_ns + early_ns(c) >= fork->ts_ns)
 			mine[nmine++] = *ev;
-		else if (ev->ts_ns + COLLECTOR_EARLY_NS >= fork->ts_ns)
+		else if (ev->ts_ns + early_ns(c) >= fork->ts_ns)
 			c->early[k++] = *ev;
 	}
 	c->nearly = k;
 	for (size_t i = 0; i < nmine; i++)
 		coll_events_on_event(c, &mine[i]);
+}
+
+/* A process added without its fork event (found by a rescan, or by its
+ * taskstats record): its exec events waiting in the early buffer are its own
+ * now, replayed (they came after start_ns, its start). */
+void coll_events_replay(struct collector *c, pid_t pid, uint64_t start_ns)
+{
+	struct nlproc_event fork = {.type = NLPROC_FORK, .pid = pid, .tgid = pid, .ts_ns = start_ns};
+
+	if (c->nearly)
+		replay_early(c, &fork);
 }
 
 /* Handles one netlink event. */
@@ -87,7 +108,7 @@ void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
 			e->exit_pending = 0; /* the leader's "exit" was a thread's exec */
 			e->exit_late = 0;
 			coll_sample_note_exec(c, e, ev->ts_ns);
-		} else {
+		} else if (!coll_sample_retired_exec(c, ev->tgid, ev->ts_ns)) {
 			keep_early(c, ev);
 		}
 		return;

@@ -283,7 +283,10 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	store_push_event(c->st, &ev);
 	size_t k = c->nretired++ % COLLECTOR_RETIRED;
 	c->retired[k].pid = e->rec.pid;
+	c->retired[k].ppid = e->rec.ppid;
 	c->retired[k].start_ticks = e->start_ticks;
+	c->retired[k].start_ns = e->rec.start_ns;
+	c->retired[k].end_ns = e->rec.end_ns;
 	ptable_remove(c->pt, e->rec.pid);
 }
 
@@ -322,6 +325,32 @@ int coll_sample_retired_lately(const struct collector *c, pid_t pid)
 	for (size_t i = 0; i < n; i++)
 		if (c->retired[i].pid == pid)
 			return 1;
+	return 0;
+}
+
+/* An exec event of a process already retired: one whose exit event, read
+ * from the other socket first (split netlink), retired it before its exec
+ * event was read (a child whose fork event was lost, counted by its exit).
+ * The exec, made between its start and its end, is counted now, its command
+ * line gone with it. Returns 1 when it was such an exec. */
+int coll_sample_retired_exec(struct collector *c, pid_t pid, uint64_t t_ns)
+{
+	size_t n = c->nretired < COLLECTOR_RETIRED ? c->nretired : COLLECTOR_RETIRED;
+
+	for (size_t j = 0; j < n; j++) {
+		size_t i = (c->nretired - 1 - j) % COLLECTOR_RETIRED; /* newest first */
+		if (c->retired[i].pid != pid)
+			continue;
+		if (t_ns < c->retired[i].start_ns || t_ns > c->retired[i].end_ns)
+			return 0; /* another holder of the pid */
+		struct store_exec ex = {.t_ns = t_ns, .pid = pid, .ppid = c->retired[i].ppid};
+		struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXEC, .pid = pid,
+					 .ppid = c->retired[i].ppid};
+		store_push_exec(c->st, &ex);
+		store_push_event(c->st, &ev);
+		c->total_execs++;
+		return 1;
+	}
 	return 0;
 }
 

@@ -141,6 +141,12 @@ void coll_scan_tree(struct collector *c, uint64_t now)
 					 * program; at the attach, neither is one */
 					if (c->sum.mode == COLLECTOR_POLL && !c->attaching)
 						coll_sample_note_exec(c, ce, now);
+					/* its exec events, read before it was found */
+					if (c->sum.mode == COLLECTOR_NETLINK && !c->attaching)
+						coll_events_replay(c, kids[j], ce->rec.start_ns);
+					ce = ptable_get(c->pt, kids[j]);
+					if (!ce)
+						continue;
 					c->sum.rescans += c->sum.mode == COLLECTOR_NETLINK && !c->attaching;
 					e = ptable_get(c->pt, pid); /* add may move entries */
 				}

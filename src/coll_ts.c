@@ -138,6 +138,14 @@ void coll_ts_lost_children(struct collector *c)
 		e->exit_status_pending = (int)x->exitcode;
 		e->exit_ns = at;
 		collector_publish(c, e);
+		/* its exec events, read before its record (their command line
+		 * gone: the record's name stays) */
+		coll_events_replay(c, x->pid, start);
+		if ((e = ptable_get(c->pt, x->pid)) && !e->rec.comm[0]) {
+			memcpy(e->rec.comm, x->comm, sizeof(e->rec.comm));
+			e->rec.comm[sizeof(e->rec.comm) - 1] = '\0';
+			collector_publish(c, e);
+		}
 		/* this record (its copy in tspend spent), then its threads' */
 		for (size_t j = 0; j < COLLECTOR_TSPEND; j++)
 			if (c->tspend[j].tgid == x->pid && c->tspend[j].pid == x->pid)

@@ -119,8 +119,9 @@ struct collector {
 	const char *proc_root;  /* where /proc is (cfg.proc_root, or "/proc") */
 	int fd_cache_below;     /* /proc fds numbered below this are kept open between reads */
 	struct {
-		pid_t pid;
+		pid_t pid, ppid;
 		uint64_t start_ticks; /* 0: never read */
+		uint64_t start_ns, end_ns;
 	} retired[COLLECTOR_RETIRED]; /* a ring, the last retired */
 	size_t nretired;        /* retired ever; the next slot is nretired % COLLECTOR_RETIRED */
 	uint64_t ghost_cum_kib; /* KiB of shared parts of processes gone or exec'd */
@@ -189,6 +190,8 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 			const struct procfs_stat *last);
 int coll_sample_was_retired(struct collector *c, pid_t pid);
 int coll_sample_retired_lately(const struct collector *c, pid_t pid);
+int coll_sample_retired_exec(struct collector *c, pid_t pid, uint64_t t_ns);
+void coll_events_replay(struct collector *c, pid_t pid, uint64_t start_ns);
 int coll_sample_before_first_exec(const struct collector *c, const struct pentry *e);
 int coll_sample_vm_borrowed(const struct collector *c, const struct pentry *e);
 int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now);
