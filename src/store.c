@@ -770,7 +770,7 @@ size_t store_peak_procs(struct store *st, uint64_t *t_ns, struct store_peak_proc
 {
 	pthread_mutex_lock(&st->lock);
 	size_t n = st->npeak_procs;
-	if (out && max)
+	if (out && max && n)
 		memcpy(out, st->peak_procs, (n < max ? n : max) * sizeof(*out));
 	if (t_ns)
 		*t_ns = st->peak_procs_t_ns;
