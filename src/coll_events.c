@@ -10,7 +10,7 @@
 /* How far back an early event may lie before the event it waits for: the
  * fork|exit socket of a split subscription is read at ticks, so an exec can
  * wait for its process's fork or exit event that long, and more. */
-static uint64_t early_ns(const struct collector *c)
+uint64_t coll_events_early_ns(const struct collector *c)
 {
 	uint64_t ms = c->cfg.interval_ms < COLLECTOR_QUIET_MAX_INTERVAL_MS ? c->cfg.interval_ms
 									   : COLLECTOR_QUIET_MAX_INTERVAL_MS;
@@ -24,7 +24,7 @@ static void keep_early(struct collector *c, const struct nlproc_event *ev)
 	size_t k = 0;
 
 	for (size_t i = 0; i < c->nearly; i++)
-		if (c->early[i].ts_ns + early_ns(c) >= ev->ts_ns)
+		if (c->early[i].ts_ns + coll_events_early_ns(c) >= ev->ts_ns)
 			c->early[k++] = c->early[i];
 	c->nearly = k;
 	if (c->nearly == COLLECTOR_EARLY) {
@@ -34,9 +34,13 @@ static void keep_early(struct collector *c, const struct nlproc_event *ev)
 	c->early[c->nearly++] = *ev;
 }
 
-/* Replays, in order, the early events of the process a fork event just added;
- * drops early events too old to belong to any fork still to come. */
-static void replay_early(struct collector *c, const struct nlproc_event *fork)
+/* Replays, in order, the early events of the process just added at
+ * fork->ts_ns: those of its pid from at most window_ns before (exec events
+ * only, with exec_only: the caller handles its end); every other early event
+ * of that pid is dropped (an earlier holder's), and those of other pids too
+ * old to wait longer. */
+static void replay_early(struct collector *c, const struct nlproc_event *fork, uint64_t window_ns,
+			 int exec_only)
 {
 	size_t k = 0;
 	struct nlproc_event mine[COLLECTOR_EARLY];
@@ -44,10 +48,12 @@ static void replay_early(struct collector *c, const struct nlproc_event *fork)
 
 	for (size_t i = 0; i < c->nearly; i++) {
 		const struct nlproc_event *ev = &c->early[i];
-		if (ev->tgid == fork->pid && ev->ts_ns + early_ns(c) >= fork->ts_ns)
-			mine[nmine++] = *ev;
-		else if (ev->ts_ns + early_ns(c) >= fork->ts_ns)
+		if (ev->tgid == fork->pid) {
+			if (ev->ts_ns + window_ns >= fork->ts_ns && (!exec_only || ev->type == NLPROC_EXEC))
+				mine[nmine++] = *ev;
+		} else if (ev->ts_ns + coll_events_early_ns(c) >= fork->ts_ns) {
 			c->early[k++] = *ev;
+		}
 	}
 	c->nearly = k;
 	for (size_t i = 0; i < nmine; i++)
@@ -55,14 +61,15 @@ static void replay_early(struct collector *c, const struct nlproc_event *fork)
 }
 
 /* A process added without its fork event (found by a rescan, or by its
- * taskstats record): its exec events waiting in the early buffer are its own
- * now, replayed (they came after start_ns, its start). */
-void coll_events_replay(struct collector *c, pid_t pid, uint64_t start_ns)
+ * taskstats record, at at_ns): its exec events waiting in the early buffer
+ * (read up to the early window before) are its own, replayed; its other
+ * early events are an earlier holder's, dropped. */
+void coll_events_replay(struct collector *c, pid_t pid, uint64_t at_ns)
 {
-	struct nlproc_event fork = {.type = NLPROC_FORK, .pid = pid, .tgid = pid, .ts_ns = start_ns};
+	struct nlproc_event fork = {.type = NLPROC_FORK, .pid = pid, .tgid = pid, .ts_ns = at_ns};
 
 	if (c->nearly)
-		replay_early(c, &fork);
+		replay_early(c, &fork, coll_events_early_ns(c), 1);
 }
 
 /* Handles one netlink event. */
@@ -99,14 +106,22 @@ void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
 						 .pid = ev->pid, .ppid = parent_pid};
 			store_push_event(c->st, &se);
 			collector_publish(c, e);
-			replay_early(c, ev);
+			/* its exec (and exit) events, read before its fork event;
+			 * within COLLECTOR_EARLY_NS of it (the kernel sends the fork
+			 * event after the child may have run) */
+			replay_early(c, ev, COLLECTOR_EARLY_NS, 0);
 		}
 		return;
 	case NLPROC_EXEC:
 		e = ptable_get(c->pt, ev->tgid);
 		if (e) {
-			e->exit_pending = 0; /* the leader's "exit" was a thread's exec */
-			e->exit_late = 0;
+			/* the leader's "exit" was a thread's exec (it comes before
+			 * the exec event); an exec replayed from before a real exit
+			 * leaves the exit be */
+			if (!e->exit_pending || ev->ts_ns >= e->exit_ns) {
+				e->exit_pending = 0;
+				e->exit_late = 0;
+			}
 			coll_sample_note_exec(c, e, ev->ts_ns);
 		} else if (!coll_sample_retired_exec(c, ev->tgid, ev->ts_ns)) {
 			keep_early(c, ev);
@@ -138,16 +153,16 @@ void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
 			if (!e)
 				return;
 			c->sum.rescans++;
+			/* ended: before its exec events are replayed, so that they
+			 * leave the exit be and read no stranger's stat */
+			e->exit_pending = 1;
+			e->exit_status_pending = (int)ev->exit_code;
+			e->exit_ns = ev->ts_ns;
 			collector_publish(c, e);
 			/* its exec events, which came on the other socket, first */
 			struct nlproc_event fork = {.type = NLPROC_FORK, .pid = ev->pid, .tgid = ev->pid,
 						    .ts_ns = ev->ts_ns};
-			replay_early(c, &fork);
-			if (!(e = ptable_get(c->pt, ev->pid)))
-				return;
-			e->exit_pending = 1;
-			e->exit_status_pending = (int)ev->exit_code;
-			e->exit_ns = ev->ts_ns;
+			replay_early(c, &fork, coll_events_early_ns(c), 1);
 		} else {
 			keep_early(c, ev);
 		}

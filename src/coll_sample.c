@@ -287,6 +287,7 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	c->retired[k].start_ticks = e->start_ticks;
 	c->retired[k].start_ns = e->rec.start_ns;
 	c->retired[k].end_ns = e->rec.end_ns;
+	c->retired[k].fork_seen = e->fork_seen;
 	ptable_remove(c->pt, e->rec.pid);
 }
 
@@ -341,8 +342,13 @@ int coll_sample_retired_exec(struct collector *c, pid_t pid, uint64_t t_ns)
 		size_t i = (c->nretired - 1 - j) % COLLECTOR_RETIRED; /* newest first */
 		if (c->retired[i].pid != pid)
 			continue;
-		if (t_ns < c->retired[i].start_ns || t_ns > c->retired[i].end_ns)
-			return 0; /* another holder of the pid */
+		/* within its life: from its fork event, or (added by its exit
+		 * event, its start unknown) the early window before its end */
+		uint64_t from = c->retired[i].fork_seen ? c->retired[i].start_ns
+				: c->retired[i].end_ns > coll_events_early_ns(c) ? c->retired[i].end_ns - coll_events_early_ns(c)
+										  : 0;
+		if (t_ns < from || t_ns > c->retired[i].end_ns)
+			continue; /* another holder of the pid */
 		struct store_exec ex = {.t_ns = t_ns, .pid = pid, .ppid = c->retired[i].ppid};
 		struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXEC, .pid = pid,
 					 .ppid = c->retired[i].ppid};

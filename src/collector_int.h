@@ -122,6 +122,7 @@ struct collector {
 		pid_t pid, ppid;
 		uint64_t start_ticks; /* 0: never read */
 		uint64_t start_ns, end_ns;
+		int fork_seen; /* start_ns is its fork event's */
 	} retired[COLLECTOR_RETIRED]; /* a ring, the last retired */
 	size_t nretired;        /* retired ever; the next slot is nretired % COLLECTOR_RETIRED */
 	uint64_t ghost_cum_kib; /* KiB of shared parts of processes gone or exec'd */
@@ -191,7 +192,8 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 int coll_sample_was_retired(struct collector *c, pid_t pid);
 int coll_sample_retired_lately(const struct collector *c, pid_t pid);
 int coll_sample_retired_exec(struct collector *c, pid_t pid, uint64_t t_ns);
-void coll_events_replay(struct collector *c, pid_t pid, uint64_t start_ns);
+void coll_events_replay(struct collector *c, pid_t pid, uint64_t at_ns);
+uint64_t coll_events_early_ns(const struct collector *c);
 int coll_sample_before_first_exec(const struct collector *c, const struct pentry *e);
 int coll_sample_vm_borrowed(const struct collector *c, const struct pentry *e);
 int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now);

@@ -173,8 +173,8 @@ static void tui_refresh_at(struct tui *t)
 		outpane_free(t->op);
 		t->op = op;
 	}
-	if (n > 0)
-		recdb_lines_free(lines, (size_t)n);
+	if (lines) /* allocated even when no line came */
+		recdb_lines_free(lines, n > 0 ? (size_t)n : 0);
 	t->dirty |= D_PLIST | D_OUT;
 }
 

@@ -124,6 +124,59 @@ static void test_events_lost_fork(void **state)
 	fp_free(f);
 }
 
+/* A lost child's exec event read after its exit event retired it (the exec
+ * comes on the other socket): counted then, as an exec of that process. An
+ * exec of the pid from before its life (an earlier holder's) is not. */
+static void test_events_exec_after_retire(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+
+	event(f, NLPROC_EXIT, L, R, t + 5 * MS);
+	assert_non_null(ptable_get(f->c->pt, L));
+	assert_int_equal(f->c->total_execs, 0);
+	coll_sample_retire_exited(f->c); /* no /proc/L: gone */
+	assert_null(ptable_get(f->c->pt, L));
+	event(f, NLPROC_EXEC, L, 0, t + 3 * MS);
+	assert_int_equal(f->c->total_execs, 1);
+	assert_int_equal(f->c->nearly, 0);
+	struct store_exec ex[2];
+	assert_int_equal(store_execs(f->st, 0, ex, 2), 1);
+	assert_int_equal(ex[0].pid, L);
+	assert_int_equal(ex[0].ppid, R);
+	assert_int_equal(ex[0].t_ns, t + 3 * MS);
+	/* long before its end: not its exec, kept waiting for its own fork */
+	event(f, NLPROC_EXEC, L, 0, t - 2000 * MS);
+	assert_int_equal(f->c->total_execs, 1);
+	assert_int_equal(f->c->nearly, 1);
+	fp_free(f);
+}
+
+/* A lost child's exec replayed as its exit event adds it leaves the exit be,
+ * and reads nothing of the pid's next holder (a stranger started after it
+ * ended): it stays ended, not renamed. */
+static void test_events_replay_keeps_exit(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+
+	fp_stat(f, L, &(struct fp_stat){.ppid = 1, .comm = "stranger",
+					 .start_ticks = fp_ticks(t + 3000 * MS)});
+	fp_statm(f, L, 1000, 100, 10);
+	event(f, NLPROC_EXEC, L, 0, t + 3 * MS);
+	event(f, NLPROC_EXIT, L, R, t + 5 * MS);
+	const struct pentry *e = ptable_get(f->c->pt, L);
+	assert_non_null(e);
+	assert_true(e->exit_pending);
+	assert_int_equal(e->exit_ns, t + 5 * MS);
+	assert_int_equal(e->rec.nexec, 1);
+	assert_string_not_equal(e->rec.comm, "stranger");
+	assert_int_equal(f->c->total_execs, 1);
+	fp_free(f);
+}
+
 /* Strangers: the exit of a child of a process outside the tree, and a late
  * exit of a child retired already, add nothing; a fork by a later holder of
  * a parent's pid (after the parent's exit event) neither. */
@@ -238,6 +291,8 @@ int main(void)
 		cmocka_unit_test(test_events_exec_before_fork),
 		cmocka_unit_test(test_events_stale_early),
 		cmocka_unit_test(test_events_lost_fork),
+		cmocka_unit_test(test_events_exec_after_retire),
+		cmocka_unit_test(test_events_replay_keeps_exit),
 		cmocka_unit_test(test_events_strangers),
 		cmocka_unit_test(test_events_thread),
 		cmocka_unit_test(test_events_drain_merge),
