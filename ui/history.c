@@ -272,6 +272,15 @@ static char **history_argv(const struct recdb_run_row *r)
 	return av;
 }
 
+/* Frees what a run row taken out of recdb_runs() holds. */
+static void history_row_free(struct recdb_run_row *row)
+{
+	free(row->argv);
+	free(row->cwd);
+	free(row->host);
+	free(row->note);
+}
+
 /* Opens the run o->run names (default: the last) and loads it into a store:
  * the run object, its argv and the row in *row_out. */
 static int history_load(const struct hopts *o, struct run **run_out, char ***argv_out,
@@ -335,10 +344,7 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 	return 0;
 fail:
 	free(*argv_out);
-	free(row_out->argv);
-	free(row_out->cwd);
-	free(row_out->host);
-	free(row_out->note);
+	history_row_free(row_out);
 	return HISTORY_EXIT_FAIL;
 }
 
@@ -395,10 +401,7 @@ static int history_replay(const struct hopts *o)
 		r = report_text(stdout, run_store(run), argv, &ro) < 0 ? HISTORY_EXIT_FAIL : 0;
 	}
 out:
-	free(row.argv);
-	free(row.cwd);
-	free(row.host);
-	free(row.note);
+	history_row_free(&row);
 	free(argv);
 	run_free(run);
 	return r;
@@ -429,10 +432,7 @@ static int history_export(const struct hopts *o)
 			r = 0;
 		}
 	}
-	free(row.argv);
-	free(row.cwd);
-	free(row.host);
-	free(row.note);
+	history_row_free(&row);
 	free(argv);
 	run_free(run);
 	return r;
