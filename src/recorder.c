@@ -208,7 +208,9 @@ static int recorder_copy_series(struct recorder *r)
 		if (n)
 			r->last_t = s[n - 1].t_ns;
 	} while (n == RECORDER_CHUNK);
+	pthread_mutex_lock(&r->lock); /* recorder_stats() reads them */
 	r->stats.samples_missed += missed;
+	pthread_mutex_unlock(&r->lock);
 	missed = 0;
 	do {
 		struct store_event *e = recorder_vec_grow(&r->events, RECORDER_CHUNK);
@@ -219,7 +221,9 @@ static int recorder_copy_series(struct recorder *r)
 		missed += m;
 		r->events.len += n;
 	} while (n == RECORDER_CHUNK);
+	pthread_mutex_lock(&r->lock);
 	r->stats.events_missed += missed;
+	pthread_mutex_unlock(&r->lock);
 	return 0;
 }
 

@@ -97,10 +97,13 @@ cc1 = {"cc1 drivers/net/e1000_main.c", "cc1 fs/ext9/inode.c", "cc1 lib/sort.c"}
 by_pss, by_cpu = summ["top_jobs_by_peak_pss"], summ["top_jobs_by_cpu"]
 assert 3 <= len(by_pss) <= 20 and 3 <= len(by_cpu) <= 20, (len(by_pss), len(by_cpu))
 # the compilers are the biggest processes of the build (MiBs against a make
-# or an as), and the most CPU: 3, 2 and 1 hundred functions, in that order
+# or an as), and the most CPU: 3, 2 and 1 hundred functions, so at least the
+# one with three times the functions of another ranks above it (the 3:2 pair
+# can come out close on a loaded machine: 1.14 s and 1.18 s seen in CI)
 assert {e["job"] for e in by_pss[:3]} == cc1, by_pss[:4]
-assert [e["job"] for e in by_cpu[:3]] == ["cc1 drivers/net/e1000_main.c", "cc1 fs/ext9/inode.c",
-                                           "cc1 lib/sort.c"], by_cpu[:4]
+cpu_jobs = [e["job"] for e in by_cpu[:3]]
+assert set(cpu_jobs) == cc1, by_cpu[:4]
+assert cpu_jobs.index("cc1 drivers/net/e1000_main.c") < cpu_jobs.index("cc1 lib/sort.c"), by_cpu[:4]
 for lst, key in ((by_pss, "peak_pss_kib"), (by_cpu, "cpu_us")):
     vals = [e[key] for e in lst]
     assert None not in vals, lst  # an unknown figure is not ranked
