@@ -135,6 +135,39 @@ void collector_publish(struct collector *c, struct pentry *e)
 	store_proc_update(c->st, &e->rec);
 }
 
+/* Appends to c->ps a per-process sample of e at now when it is live and new
+ * to the store, its PSS or RSS moved, or its last one is STORE_PS_EVERY_NS
+ * old (store.h). */
+static void proc_sample(struct collector *c, struct pentry *e, uint64_t now, size_t *n)
+{
+	uint32_t v = e->rec.valid & (PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
+
+	if (e->rec.end_ns || !v || *n >= c->ps_cap)
+		return;
+	if (e->ps_t_ns && now - e->ps_t_ns < STORE_PS_EVERY_NS &&
+	    !store_ps_moved(e->ps_pss_kib, e->rec.pss_kib) && !store_ps_moved(e->ps_rss_kib, e->rec.rss_kib))
+		return;
+	c->ps[(*n)++] = (struct store_proc_sample){
+		.id = e->rec.id, .t_ns = now, .pss_kib = e->rec.pss_kib, .rss_kib = e->rec.rss_kib,
+		.cpu_us = e->rec.utime_us + e->rec.stime_us, .minflt = e->rec.minflt,
+		.majflt = e->rec.majflt, .valid = v};
+	e->ps_t_ns = now;
+	e->ps_pss_kib = e->rec.pss_kib;
+	e->ps_rss_kib = e->rec.rss_kib;
+}
+
+/* Room in c->ps for n samples (none kept when there is not). */
+static void proc_samples_room(struct collector *c, size_t n)
+{
+	if (n <= c->ps_cap)
+		return;
+	struct store_proc_sample *p = realloc(c->ps, n * 2 * sizeof(*p));
+	if (p) {
+		c->ps = p;
+		c->ps_cap = n * 2;
+	}
+}
+
 /* Sets when the next tick comes: soon while the tree is near its peak, else
  * at the interval (the timer is only reprogrammed when it must change). */
 static void tick_pace(struct collector *c)
@@ -201,6 +234,9 @@ void collector_tick(struct collector *c)
 	/* records reach the store at the interval (a fast tick between two
 	 * changes nothing the UI shows at its frame rate) */
 	int due = !c->last_push_ns || now - c->last_push_ns >= c->cfg.interval_ms * 900000ull;
+	size_t nps = 0;
+	if (due && c->cfg.proc_samples)
+		proc_samples_room(c, ptable_count(c->pt));
 	for (size_t i = 0; i < ptable_count(c->pt); i++) {
 		struct pentry *e = ptable_at(c->pt, i);
 		s.minflt += collector_since_base(e->rec.minflt, e->base_minflt);
@@ -216,9 +252,13 @@ void collector_tick(struct collector *c)
 			if (now - e->pss_t_ns > c->sum.pss_max_age_ns)
 				c->sum.pss_max_age_ns = now - e->pss_t_ns;
 		}
-		if (due)
+		if (due) {
 			collector_publish(c, e);
+			if (c->cfg.proc_samples)
+				proc_sample(c, e, now, &nps);
+		}
 	}
+	store_push_proc_samples(c->st, c->ps, nps);
 	uint64_t tree_cpu = s.utime_us + s.stime_us;
 	if (c->last_tick_ns && now > c->last_tick_ns && tree_cpu >= c->tree_cpu_us)
 		c->tree_cores = (double)(tree_cpu - c->tree_cpu_us) * 1000.0 / (double)(now - c->last_tick_ns);
@@ -527,6 +567,7 @@ void collector_free(struct collector *c)
 	ptable_free(c->pt);
 	free(c->sched_items);
 	free(c->sched_picks);
+	free(c->ps);
 	free(c->mp);
 	free(c->mp_idx);
 	free(c->mp_pick);

@@ -27,6 +27,8 @@ struct collector_config {
 				 * /proc shows it (may be NULL) */
 	int subreaper;        /* spacetime is the tree's subreaper: orphans are ours to reap */
 	int wait_tree;        /* the run ends when the whole tree has ended, not the command */
+	int proc_samples;     /* push per-process samples to the store (store.h):
+			       * a recording keeps them */
 	int notify_end;       /* wake the notify fd only when the command has ended
 			       * (the summary mode reads nothing before: a wakeup
 			       * per sample is CPU spent for nothing) */

@@ -97,6 +97,8 @@ struct collector {
 	uint64_t sched_cpu_ns; /* process CPU time when the last PSS round ended */
 	struct pssched_item *sched_items;
 	uint32_t *sched_picks;
+	struct store_proc_sample *ps; /* a tick's per-process samples */
+	size_t ps_cap;
 	size_t sched_cap;
 	/* the PSS model: one entry per counted live process at a tick */
 	struct pssmodel model;

@@ -54,6 +54,8 @@ struct pentry {
 	/* attached (collector_attach): its counters when it was found, so that
 	 * the tree's CPU and faults count from the attach, not from its start */
 	uint64_t base_utime_us, base_stime_us, base_minflt, base_majflt;
+	/* its last per-process sample (store_push_proc_samples; 0: none yet) */
+	uint64_t ps_t_ns, ps_pss_kib, ps_rss_kib;
 	size_t unread_exec;       /* 1 + store index of its last exec if that exec's
 				   * argv could not be read (named at the exit), else 0 */
 };

@@ -393,15 +393,26 @@ int recdb_run_begin(struct recdb *db, const struct recdb_run_info *info, int64_t
 	return 0;
 }
 
-/* The summary as key/value rows plus the runs table's headline columns. */
+/* Whether field f of a and b differ (b NULL: all do). */
+static int recdb_field_changed(const struct recdb_sql_field *f, const void *a, const void *b)
+{
+	size_t size = f->kind == RECDB_SQL_U32 || f->kind == RECDB_SQL_INT ? 4 : 8;
+
+	return !b || memcmp((const char *)a + f->off, (const char *)b + f->off, size) != 0;
+}
+
+/* The summary as key/value rows, those that changed since was (NULL: all),
+ * plus the runs table's headline columns. */
 static int recdb_write_summary(struct recdb *db, int64_t run_id, uint64_t base,
-			       const struct store_summary *sum)
+			       const struct store_summary *sum, const struct store_summary *was)
 {
 	sqlite3_stmt *s = db->st[RS_SUM];
 	char key[32];
 	int rc = 0;
 
 	for (size_t i = 0; i < recdb_sql_nsum_fields && rc == 0; i++) {
+		if (!recdb_field_changed(&recdb_sql_sum_fields[i], sum, was))
+			continue;
 		sqlite3_bind_int64(s, 1, run_id);
 		sqlite3_bind_text(s, 2, recdb_sql_sum_fields[i].name, -1, SQLITE_STATIC);
 		recdb_sql_bind_field(s, 3, &recdb_sql_sum_fields[i], sum, base);
@@ -409,8 +420,11 @@ static int recdb_write_summary(struct recdb *db, int64_t run_id, uint64_t base,
 	}
 	for (int k = 0; k < 2; k++) {
 		const struct sample *smp = k ? &sum->last : &sum->peak;
+		const struct sample *wsmp = !was ? NULL : k ? &was->last : &was->peak;
 
 		for (size_t i = 0; i < recdb_sql_nsample_fields && rc == 0; i++) {
+			if (!recdb_field_changed(&recdb_sql_sample_fields[i], smp, wsmp))
+				continue;
 			snprintf(key, sizeof(key), "%s.%s", k ? "last" : "peak",
 				 recdb_sql_sample_fields[i].name);
 			sqlite3_bind_int64(s, 1, run_id);
@@ -420,6 +434,8 @@ static int recdb_write_summary(struct recdb *db, int64_t run_id, uint64_t base,
 		}
 	}
 	for (uint32_t i = 0; i < sum->attach_n && i < STORE_ATTACH_MAX && rc == 0; i++) {
+		if (was && i < was->attach_n && was->attach_pid[i] == sum->attach_pid[i])
+			continue;
 		snprintf(key, sizeof(key), "attach_pid.%u", i);
 		sqlite3_bind_int64(s, 1, run_id);
 		sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
@@ -452,7 +468,11 @@ static int recdb_write_summary(struct recdb *db, int64_t run_id, uint64_t base,
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	sqlite3_bind_int64(s, 16, (int64_t)now.tv_sec * 1000000000ll + now.tv_nsec);
-	return recdb_sql_step(db, s, "writing the summary");
+	rc = recdb_sql_step(db, s, "writing the summary");
+	/* gone (pruned by another spacetime): the batch is rolled back */
+	if (rc == 0 && sqlite3_changes(db->db) == 0)
+		rc = recdb_sql_say(db, -ENOENT, "no run %" PRId64 " in the recording", run_id);
+	return rc;
 }
 
 static int recdb_write_proc(struct recdb *db, int64_t run_id, uint64_t base,
@@ -531,7 +551,7 @@ static int recdb_write_rows(struct recdb *db, int64_t run_id, uint64_t base,
 	}
 	s = db->st[RS_PSAMPLE];
 	for (size_t i = 0; i < b->npsamples && rc == 0; i++) {
-		const struct recdb_proc_sample *p = &b->psamples[i];
+		const struct store_proc_sample *p = &b->psamples[i];
 
 		sqlite3_bind_int64(s, 1, run_id);
 		sqlite3_bind_int64(s, 2, (int64_t)p->id);
@@ -557,7 +577,8 @@ static int recdb_write_rows(struct recdb *db, int64_t run_id, uint64_t base,
 		rc = recdb_sql_step(db, s, "writing output");
 	}
 	if (rc == 0 && b->summary)
-		rc = recdb_write_summary(db, run_id, base, b->summary);
+		rc = recdb_write_summary(db, run_id, base, b->summary,
+					 db->w_sum_held && db->w_run == run_id ? &db->w_sum : NULL);
 	return rc;
 }
 
@@ -577,17 +598,28 @@ int recdb_write(struct recdb *db, int64_t run_id, const struct recdb_batch *b)
 
 	if (db->rdonly)
 		return recdb_sql_say(db, -EROFS, "the recording was opened read-only");
-	rc = recdb_sql_run_base(db, run_id, &base);
-	if (rc < 0)
-		return rc;
+	if (db->w_run != run_id) {
+		rc = recdb_sql_run_base(db, run_id, &base);
+		if (rc < 0)
+			return rc;
+		db->w_run = run_id;
+		db->w_base = base;
+		db->w_sum_held = 0;
+	}
+	base = db->w_base;
 	rc = recdb_sql_step(db, db->st[RS_BEGIN], "writing the recording");
 	if (rc < 0)
 		return rc;
 	rc = recdb_write_rows(db, run_id, base, b);
 	if (rc == 0)
 		rc = recdb_sql_step(db, db->st[RS_COMMIT], "writing the recording");
-	if (rc < 0)
+	if (rc < 0) {
 		recdb_rollback(db);
+		db->w_sum_held = 0; /* what the database holds is not known */
+	} else if (b->summary) {
+		db->w_sum = *b->summary;
+		db->w_sum_held = 1;
+	}
 	return rc;
 }
 

@@ -85,12 +85,6 @@ struct recdb_exec {
 	const char *argv;
 	size_t argv_len;
 };
-/* One process's figures at an instant (proc_samples). */
-struct recdb_proc_sample {
-	uint64_t id, t_ns;
-	uint64_t pss_kib, rss_kib, cpu_us, minflt, majflt;
-	uint32_t valid; /* PROC_V_PSS, PROC_V_RSS, PROC_V_CPU, PROC_V_FAULTS */
-};
 /* One line of the command's output (bytes without the newline). */
 struct recdb_line {
 	uint64_t t_ns;
@@ -107,7 +101,7 @@ struct recdb_batch {
 	size_t nprocs;
 	const struct recdb_exec *execs; /* upserted by (run, idx) */
 	size_t nexecs;
-	const struct recdb_proc_sample *psamples;
+	const struct store_proc_sample *psamples;
 	size_t npsamples;
 	const struct recdb_line *lines;
 	size_t nlines;
@@ -164,7 +158,7 @@ struct recdb_proc_at {
 	pid_t pid, ppid;
 	uint64_t start_ns;
 	char comm[16];
-	struct recdb_proc_sample s;
+	struct store_proc_sample s;
 };
 /* The processes alive at t_ns (start <= t < end), by insertion order; *out
  * is malloc'd (free()). Returns the count. */

@@ -19,6 +19,13 @@ struct recdb {
 	int rdonly;
 	sqlite3_stmt *st[RECDB_SQL_MAXSTMT]; /* the writer's, prepared once */
 	char msg[256];
+	/* the writer's memory of its run: its base (fixed at its start), and
+	 * the summary the database holds for it, so that a write sends only
+	 * the summary's rows that changed */
+	int64_t w_run;
+	uint64_t w_base;
+	int w_sum_held;
+	struct store_summary w_sum;
 };
 
 /* How a field of a summary or sample is stored. */

@@ -5,8 +5,10 @@
  * was last written for each (a record is written again only when it
  * changed). Exited records settled for a while form a prefix that later
  * passes skip, so a pass costs the live part of the list, not the whole run;
- * the final pass looks at everything. Output lines go into one of two
- * buffers under a small lock; the thread swaps them and writes the full one. */
+ * the final pass looks at everything. Per-process samples come from the
+ * store's ring, pushed by the collector at its ticks (this thread wakes only
+ * to write). Output lines go into one of two buffers under a small lock; the
+ * thread swaps them and writes the full one. */
 #include "recorder.h"
 
 #include <errno.h>
@@ -20,21 +22,9 @@
 #define RECORDER_DEF_INTERVAL_MS 1000
 #define RECORDER_DEF_OUTPUT_BYTES ((size_t)1 << 20)
 #define RECORDER_DEF_SETTLE_NS 5000000000ull
-#define RECORDER_CHUNK 1024 /* samples, events, execs copied per store call */
-/* Between writes, the live processes are looked at this often: a process's
- * figures are kept (a per-process sample) when they moved by more than
- * RECORDER_PS_MOVE of themselves (or RECORDER_PS_MOVE_KIB), so a replay's
- * process list is right to about this much time. */
-#define RECORDER_PS_MS 200
-#define RECORDER_PS_MOVE 0.02
-#define RECORDER_PS_MOVE_KIB 256
-/* Live processes looked at per look, at most (one lock hold). */
-#define RECORDER_PS_MAX 4096
-
-/* A live process's last per-process sample kept. */
-struct recorder_ps_last {
-	uint64_t id, pss_kib, rss_kib;
-};
+#define RECORDER_CHUNK 1024 /* samples, events, per-process samples copied per store call */
+/* The peak's processes written at most (one lock hold of the store). */
+#define RECORDER_PEAK_MAX 4096
 
 /* A queued line's header in the output buffer; the bytes follow. */
 struct recorder_qline {
@@ -68,7 +58,7 @@ struct recorder {
 	int err;
 
 	/* the thread's own state */
-	uint64_t scur, ecur, xcur; /* samples, events, execs copied */
+	uint64_t scur, ecur, pcur, xcur; /* samples, events, per-process samples, execs copied */
 	uint64_t last_t;           /* newest sample time seen */
 	size_t stable;             /* records [0, stable) settled and written */
 	struct recorder_vec digest; /* uint64_t per record: what was written (0: nothing) */
@@ -76,9 +66,7 @@ struct recorder {
 	struct recorder_vec pending_execs; /* uint64_t exec indexes written without a comm */
 	struct recorder_vec samples, events, procs, psamples, execs, lines, owned;
 	struct proc_rec *chunk;
-	struct proc_rec *live;        /* RECORDER_PS_MAX: the live records at a look */
-	struct recorder_vec ps_last, ps_next; /* struct recorder_ps_last, by id */
-	struct store_peak_proc *peak;  /* RECORDER_PS_MAX: the peak's processes */
+	struct store_peak_proc *peak;  /* RECORDER_PEAK_MAX: the peak's processes */
 	uint64_t peak_t;               /* the peak whose processes were written */
 };
 
@@ -224,13 +212,24 @@ static int recorder_copy_series(struct recorder *r)
 	pthread_mutex_lock(&r->lock);
 	r->stats.events_missed += missed;
 	pthread_mutex_unlock(&r->lock);
+	missed = 0;
+	do {
+		struct store_proc_sample *p = recorder_vec_grow(&r->psamples, RECORDER_CHUNK);
+
+		if (!p)
+			return -ENOMEM;
+		n = store_proc_samples(r->st, &r->pcur, p, RECORDER_CHUNK, &m);
+		missed += m;
+		r->psamples.len += n;
+	} while (n == RECORDER_CHUNK);
+	pthread_mutex_lock(&r->lock);
+	r->stats.psamples_missed += missed;
+	pthread_mutex_unlock(&r->lock);
 	return 0;
 }
 
-/* Adds record i if it changed since written, with a per-process sample when
- * it is live. */
-static int recorder_add_proc(struct recorder *r, size_t i, const struct proc_rec *rec,
-			     uint64_t t_ns)
+/* Adds record i if it changed since written. */
+static int recorder_add_proc(struct recorder *r, size_t i, const struct proc_rec *rec)
 {
 	uint64_t d = recorder_digest(rec), *dig;
 	uint32_t *aid;
@@ -256,83 +255,10 @@ static int recorder_add_proc(struct recorder *r, size_t i, const struct proc_rec
 	p->argv_len = 0;
 	if (rec->argv_id && rec->argv_id != *aid)
 		p->argv = recorder_str(r, rec->argv_id, &p->argv_len);
-	if (!rec->end_ns) {
-		struct recdb_proc_sample *ps = recorder_vec_push(&r->psamples);
-
-		if (!ps)
-			return -ENOMEM;
-		memset(ps, 0, sizeof(*ps));
-		ps->id = rec->id;
-		ps->t_ns = t_ns;
-		ps->pss_kib = rec->pss_kib;
-		ps->rss_kib = rec->rss_kib;
-		ps->cpu_us = rec->utime_us + rec->stime_us;
-		ps->minflt = rec->minflt;
-		ps->majflt = rec->majflt;
-		ps->valid = rec->valid & (PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
-	}
 	/* noted as written now; a failed write stops the recorder anyway */
 	*dig = d;
 	if (p->argv)
 		*aid = rec->argv_id;
-	return 0;
-}
-
-static int recorder_cmp_ps(const void *a, const void *b)
-{
-	uint64_t x = ((const struct recorder_ps_last *)a)->id, y = ((const struct recorder_ps_last *)b)->id;
-	return x < y ? -1 : x > y;
-}
-
-/* Whether a figure moved enough since the last sample kept of it. */
-static int recorder_moved(uint64_t was, uint64_t now)
-{
-	uint64_t d = was > now ? was - now : now - was;
-	return d > RECORDER_PS_MOVE_KIB && (double)d > RECORDER_PS_MOVE * (double)(was > now ? was : now);
-}
-
-/* A look at the live processes between writes: a per-process sample of each
- * one new or whose PSS or RSS moved, timed at the newest tree sample (the
- * tick that set the records' figures). One lock hold of the store. */
-static int recorder_look(struct recorder *r)
-{
-	struct store_summary s;
-	size_t n = store_procs(r->st, STORE_PROCS_LIVE, r->live, RECORDER_PS_MAX);
-
-	if (n > RECORDER_PS_MAX)
-		n = RECORDER_PS_MAX;
-	store_summary_get(r->st, &s);
-	r->ps_next.len = 0;
-	if (!recorder_vec_grow(&r->ps_next, n + 1))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct proc_rec *rec = &r->live[i];
-		struct recorder_ps_last key = {rec->id, 0, 0}, *was = NULL;
-		if (r->ps_last.len)
-			was = bsearch(&key, r->ps_last.p, r->ps_last.len, sizeof(key), recorder_cmp_ps);
-		struct recorder_ps_last *now = recorder_vec_push(&r->ps_next);
-		*now = (struct recorder_ps_last){rec->id, rec->pss_kib, rec->rss_kib};
-		if (was && !recorder_moved(was->pss_kib, rec->pss_kib) && !recorder_moved(was->rss_kib, rec->rss_kib)) {
-			*now = *was; /* compared with what was kept, not with the last look */
-			continue;
-		}
-		struct recdb_proc_sample *ps = recorder_vec_push(&r->psamples);
-		if (!ps)
-			return -ENOMEM;
-		memset(ps, 0, sizeof(*ps));
-		ps->id = rec->id;
-		ps->t_ns = s.last.t_ns ? s.last.t_ns : recorder_now();
-		ps->pss_kib = rec->pss_kib;
-		ps->rss_kib = rec->rss_kib;
-		ps->cpu_us = rec->utime_us + rec->stime_us;
-		ps->minflt = rec->minflt;
-		ps->majflt = rec->majflt;
-		ps->valid = rec->valid & (PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
-	}
-	qsort(r->ps_next.p, r->ps_next.len, sizeof(struct recorder_ps_last), recorder_cmp_ps);
-	struct recorder_vec t = r->ps_last;
-	r->ps_last = r->ps_next;
-	r->ps_next = t;
 	return 0;
 }
 
@@ -342,14 +268,14 @@ static int recorder_look(struct recorder *r)
 static int recorder_copy_peak(struct recorder *r)
 {
 	uint64_t t;
-	size_t n = store_peak_procs(r->st, &t, r->peak, RECORDER_PS_MAX);
+	size_t n = store_peak_procs(r->st, &t, r->peak, RECORDER_PEAK_MAX);
 
 	if (!t || t == r->peak_t)
 		return 0;
-	if (n > RECORDER_PS_MAX)
-		n = RECORDER_PS_MAX;
+	if (n > RECORDER_PEAK_MAX)
+		n = RECORDER_PEAK_MAX;
 	for (size_t i = 0; i < n; i++) {
-		struct recdb_proc_sample *ps = recorder_vec_push(&r->psamples);
+		struct store_proc_sample *ps = recorder_vec_push(&r->psamples);
 		if (!ps)
 			return -ENOMEM;
 		memset(ps, 0, sizeof(*ps));
@@ -381,7 +307,7 @@ static int recorder_copy_procs(struct recorder *r, int final)
 		for (size_t k = 0; k < n && rc == 0; k++) {
 			const struct proc_rec *rec = &r->chunk[k];
 
-			rc = recorder_add_proc(r, from + k, rec, t_ns);
+			rc = recorder_add_proc(r, from + k, rec);
 			if (from + k == r->stable && rec->end_ns &&
 			    rec->end_ns + r->cfg.settle_ns <= t_ns)
 				r->stable++;
@@ -498,10 +424,7 @@ static void recorder_flush(struct recorder *r, int final)
 	pthread_mutex_lock(&r->lock);
 	failed = r->err != 0;
 	pthread_mutex_unlock(&r->lock);
-	/* the per-process samples of the looks since the last write stay */
-	size_t looked = r->psamples.len;
 	recorder_batch_reset(r);
-	r->psamples.len = looked;
 	t0 = recorder_now();
 	rc = failed ? 0 : recorder_copy_series(r);
 	if (rc == 0 && !failed)
@@ -572,11 +495,14 @@ static void recorder_end(struct recorder *r)
 	note[0] = '\0';
 	if (r->err)
 		snprintf(note, sizeof(note), "%s", r->msg);
-	else if (r->stats.samples_missed || r->stats.events_missed || r->stats.lines_dropped)
+	else if (r->stats.samples_missed || r->stats.events_missed || r->stats.psamples_missed ||
+		 r->stats.lines_dropped)
 		snprintf(note, sizeof(note),
-			 "lost before written: %llu samples, %llu events, %llu output lines",
+			 "lost before written: %llu samples, %llu events, %llu per-process samples,"
+			 " %llu output lines",
 			 (unsigned long long)r->stats.samples_missed,
 			 (unsigned long long)r->stats.events_missed,
+			 (unsigned long long)r->stats.psamples_missed,
 			 (unsigned long long)r->stats.lines_dropped);
 	incomplete = note[0] != '\0';
 	pthread_mutex_unlock(&r->lock);
@@ -600,30 +526,19 @@ static void *recorder_main(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	while (!r->stop) {
-		uint64_t ns, now = recorder_now(), step = (uint64_t)RECORDER_PS_MS * 1000000ull;
 		int timed_out = 0;
 
-		/* a look at the live processes every RECORDER_PS_MS, a write every interval */
-		if (next_write > now && next_write - now < step)
-			step = next_write - now;
-		clock_gettime(CLOCK_MONOTONIC, &dl);
-		ns = (uint64_t)dl.tv_nsec + (next_write > now ? step : 0);
-		dl.tv_sec += (time_t)(ns / 1000000000ull);
-		dl.tv_nsec = (long)(ns % 1000000000ull);
+		/* a write every interval, or when kicked */
+		dl.tv_sec = (time_t)(next_write / 1000000000ull);
+		dl.tv_nsec = (long)(next_write % 1000000000ull);
 		while (!r->stop && !r->kick && !timed_out)
 			timed_out = pthread_cond_timedwait(&r->cond, &r->lock, &dl) == ETIMEDOUT;
-		int kicked = r->kick;
 		r->kick = 0;
 		if (r->stop)
 			break;
-		int failed = r->err != 0;
 		pthread_mutex_unlock(&r->lock);
-		if (kicked || recorder_now() >= next_write) {
-			recorder_flush(r, 0);
-			next_write = recorder_now() + (uint64_t)r->cfg.interval_ms * 1000000ull;
-		} else if (!failed && recorder_look(r) < 0) {
-			recorder_fail(r, -ENOMEM, "recording stopped: out of memory");
-		}
+		recorder_flush(r, 0);
+		next_write = recorder_now() + (uint64_t)r->cfg.interval_ms * 1000000ull;
 		pthread_mutex_lock(&r->lock);
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -649,10 +564,7 @@ static void recorder_release(struct recorder *r)
 	free(r->lines.p);
 	free(r->owned.p);
 	free(r->chunk);
-	free(r->live);
 	free(r->peak);
-	free(r->ps_last.p);
-	free(r->ps_next.p);
 	pthread_cond_destroy(&r->cond);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
@@ -686,12 +598,10 @@ struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_
 	recorder_vec_init(&r->samples, sizeof(struct sample));
 	recorder_vec_init(&r->events, sizeof(struct store_event));
 	recorder_vec_init(&r->procs, sizeof(struct recdb_proc));
-	recorder_vec_init(&r->psamples, sizeof(struct recdb_proc_sample));
+	recorder_vec_init(&r->psamples, sizeof(struct store_proc_sample));
 	recorder_vec_init(&r->execs, sizeof(struct recdb_exec));
 	recorder_vec_init(&r->lines, sizeof(struct recdb_line));
 	recorder_vec_init(&r->owned, sizeof(char *));
-	recorder_vec_init(&r->ps_last, sizeof(struct recorder_ps_last));
-	recorder_vec_init(&r->ps_next, sizeof(struct recorder_ps_last));
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -700,9 +610,8 @@ struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_
 	r->qbuf[0] = malloc(r->cfg.output_bytes);
 	r->qbuf[1] = malloc(r->cfg.output_bytes);
 	r->chunk = malloc(STORE_PROCS_CHUNK * sizeof(*r->chunk));
-	r->live = malloc(RECORDER_PS_MAX * sizeof(*r->live));
-	r->peak = malloc(RECORDER_PS_MAX * sizeof(*r->peak));
-	if (!r->qbuf[0] || !r->qbuf[1] || !r->chunk || !r->live || !r->peak) {
+	r->peak = malloc(RECORDER_PEAK_MAX * sizeof(*r->peak));
+	if (!r->qbuf[0] || !r->qbuf[1] || !r->chunk || !r->peak) {
 		recorder_release(r);
 		errno = ENOMEM;
 		return NULL;

@@ -1,8 +1,8 @@
 /* recorder: the thread that copies a running store into a recording.
  *
  * About once a second it copies what is new from the store (fine samples,
- * events, new or changed process records with a per-process sample of the
- * live ones, execs, the summary) and the output lines handed to it, and
+ * events, per-process samples, new or changed process records, execs, the
+ * summary) and the output lines handed to it, and
  * writes them to the recording database in one transaction. It never runs
  * SQLite work under the store's lock or on the caller's thread, and the
  * caller never waits for the disk: recorder_output() copies into a bounded
@@ -31,6 +31,7 @@ struct recorder_stats {
 	uint64_t samples, events, procs, psamples, execs, lines; /* rows written */
 	uint64_t samples_missed; /* gone from the store's fine tier before copied */
 	uint64_t events_missed;  /* gone from the store's event ring before copied */
+	uint64_t psamples_missed; /* gone from its per-process sample ring */
 	uint64_t lines_dropped, bytes_dropped; /* output the queue had no room for */
 	uint64_t write_ns;       /* time spent in recdb_write() */
 	uint64_t copy_ns;        /* time spent copying from the store */

@@ -24,6 +24,8 @@
 #define RUN_FOLLOW_STALE_NS (5 * 1000000000ull)
 /* An output line longer than this is recorded in pieces. */
 #define RUN_LINE_MAX 4096
+/* Per-process samples a recorded run's store keeps between two writes. */
+#define RUN_PROC_SAMPLES 65536
 
 struct run {
 	struct run_config cfg;
@@ -121,11 +123,15 @@ struct run *run_new(const struct run_config *cfg)
 		/* orphans of the tree become ours: followed, counted, reaped (an
 		 * attached tree's orphans go to whoever reaps them now) */
 		.subreaper = spawned && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0,
+		.proc_samples = cfg->record_path != NULL,
 		.notify_end = cfg->notify_end, .test_lose_forks = cfg->test_lose_forks,
 		.test_lose_exits = cfg->test_lose_exits};
 	r->nl = s->nl_fd >= 0;
 	errno = 0;
-	r->st = store_new(NULL);
+	/* a recording keeps per-process samples: room for a few seconds' worth
+	 * of thousands of live processes between two writes */
+	struct store_config sc = {.proc_samples_len = cfg->record_path ? RUN_PROC_SAMPLES : 0};
+	r->st = store_new(&sc);
 	if (r->st)
 		r->col = collector_new(r->st, &cc);
 	else

@@ -67,6 +67,9 @@ struct store {
 	struct store_event *events;
 	uint32_t events_len;
 	uint64_t nevents; /* pushed so far; event i sits at i % events_len */
+	struct store_proc_sample *psamples; /* the same ring for per-process samples */
+	uint32_t psamples_len;
+	uint64_t npsamples;
 
 	struct segvec ids;     /* uint64_t id per insertion index, written once */
 	struct segvec loc;     /* uint32_t per insertion index: STORE_LOC_LIVE | live
@@ -109,6 +112,7 @@ void store_free(struct store *st)
 		return;
 	series_free(st->series);
 	free(st->events);
+	free(st->psamples);
 	segvec_free(&st->ids);
 	segvec_free(&st->loc);
 	segvec_free(&st->live);
@@ -166,9 +170,13 @@ struct store *store_new(const struct store_config *cfg)
 	st->str_max = c.strpool_max_bytes ? c.strpool_max_bytes : STORE_DEF_STRPOOL_MAX;
 	st->events_len = c.events_len ? c.events_len : STORE_DEF_EVENTS_LEN;
 	st->events = calloc(st->events_len, sizeof(*st->events));
+	st->psamples_len = c.proc_samples_len;
+	if (st->psamples_len)
+		st->psamples = calloc(st->psamples_len, sizeof(*st->psamples));
 	st->series = series_new(&sc);
-	if (!st->events || !st->series) {
-		err = st->events ? errno : ENOMEM;
+	if (!st->events || !st->series || (st->psamples_len && !st->psamples)) {
+		/* the series says why it failed; a ring, out of memory */
+		err = !st->series && st->events && (st->psamples || !st->psamples_len) ? errno : ENOMEM;
 		store_free(st);
 		errno = err;
 		return NULL;
@@ -223,17 +231,16 @@ void store_push_event(struct store *st, const struct store_event *ev)
 	pthread_mutex_unlock(&st->lock);
 }
 
-/* A cursor behind the ring's oldest event jumps forward and the gap is reported
- * as dropped; a cursor beyond the newest copies nothing. */
-size_t store_events(struct store *st, uint64_t *cursor, struct store_event *out, size_t max,
-		    uint64_t *dropped)
+/* Under the lock: copies ring elements numbered >= *cursor of the n pushed
+ * so far (element i at i % len) into out, advancing *cursor. A cursor behind
+ * the ring's oldest element jumps forward and the gap is reported as dropped;
+ * a cursor beyond the newest copies nothing. */
+static size_t store_ring_copy(const void *ring, size_t size, uint32_t len, uint64_t n,
+			      uint64_t *cursor, void *out, size_t max, uint64_t *dropped)
 {
-	uint64_t c = *cursor, skipped = 0, oldest, n;
+	uint64_t c = *cursor, skipped = 0, oldest = n > len ? n - len : 0;
 	size_t k = 0;
 
-	pthread_mutex_lock(&st->lock);
-	n = st->nevents;
-	oldest = n > st->events_len ? n - st->events_len : 0;
 	if (c > n)
 		c = n;
 	if (c < oldest) {
@@ -241,11 +248,54 @@ size_t store_events(struct store *st, uint64_t *cursor, struct store_event *out,
 		c = oldest;
 	}
 	for (; k < max && c + k < n; k++)
-		out[k] = st->events[(c + k) % st->events_len];
-	pthread_mutex_unlock(&st->lock);
+		memcpy((char *)out + k * size, (const char *)ring + ((c + k) % len) * size, size);
 	*cursor = c + k;
 	if (dropped)
 		*dropped = skipped;
+	return k;
+}
+
+size_t store_events(struct store *st, uint64_t *cursor, struct store_event *out, size_t max,
+		    uint64_t *dropped)
+{
+	size_t k;
+
+	pthread_mutex_lock(&st->lock);
+	k = store_ring_copy(st->events, sizeof(*out), st->events_len, st->nevents, cursor, out, max,
+			    dropped);
+	pthread_mutex_unlock(&st->lock);
+	return k;
+}
+
+int store_ps_moved(uint64_t was, uint64_t now)
+{
+	uint64_t d = was > now ? was - now : now - was;
+
+	return d > STORE_PS_MOVE_KIB && (double)d > STORE_PS_MOVE * (double)(was > now ? was : now);
+}
+
+void store_push_proc_samples(struct store *st, const struct store_proc_sample *v, size_t n)
+{
+	if (!st->psamples_len || !n)
+		return;
+	pthread_mutex_lock(&st->lock);
+	for (size_t i = 0; i < n; i++)
+		st->psamples[st->npsamples++ % st->psamples_len] = v[i];
+	pthread_mutex_unlock(&st->lock);
+}
+
+size_t store_proc_samples(struct store *st, uint64_t *cursor, struct store_proc_sample *out,
+			  size_t max, uint64_t *dropped)
+{
+	size_t k = 0;
+
+	pthread_mutex_lock(&st->lock);
+	if (st->psamples_len)
+		k = store_ring_copy(st->psamples, sizeof(*out), st->psamples_len, st->npsamples,
+				    cursor, out, max, dropped);
+	else if (dropped)
+		*dropped = 0;
+	pthread_mutex_unlock(&st->lock);
 	return k;
 }
 
@@ -792,6 +842,7 @@ size_t store_mem_bytes(struct store *st)
 	pthread_mutex_lock(&st->lock);
 	n = sizeof(*st) + series_mem_bytes(st->series);
 	n += (size_t)st->events_len * sizeof(*st->events);
+	n += (size_t)st->psamples_len * sizeof(*st->psamples);
 	n += segvec_mem_bytes(&st->ids) + segvec_mem_bytes(&st->loc);
 	n += segvec_mem_bytes(&st->live) + segvec_mem_bytes(&st->exited);
 	n += segvec_mem_bytes(&st->arena);

@@ -176,6 +176,8 @@ struct store_config {
 	uint32_t tier_factor;   /* each tier's bucket spans this many of the previous (default 10) */
 	uint32_t tier_len;      /* buckets per coarser tier (default 4096) */
 	uint32_t events_len;    /* event ring length (default 65536) */
+	uint32_t proc_samples_len; /* per-process sample ring length (default 0: none
+				    * kept, store_push_proc_samples() does nothing) */
 	uint64_t base_ns;       /* tier k >= 1 buckets are time slots of base_ns * factor^k
 				 * (default 100 ms) */
 	size_t strpool_max_bytes; /* string bytes interned at most (default 12 MiB); past
@@ -230,6 +232,25 @@ int store_peak_procs_set(struct store *st, uint64_t t_ns, const struct store_pea
  * none yet); returns how many there are. */
 size_t store_peak_procs(struct store *st, uint64_t *t_ns, struct store_peak_proc *out, size_t max);
 
+/* A live process's figures at a tick (a per-process sample): the collector
+ * pushes one when a process is first published, when its PSS or RSS moved by
+ * more than STORE_PS_MOVE of itself (and STORE_PS_MOVE_KIB), and at least every
+ * STORE_PS_EVERY_NS, so a recording can show the process list as of any
+ * instant. */
+struct store_proc_sample {
+	uint64_t id, t_ns;
+	uint64_t pss_kib, rss_kib, cpu_us, minflt, majflt;
+	uint32_t valid; /* PROC_V_PSS, PROC_V_RSS, PROC_V_CPU, PROC_V_FAULTS */
+};
+#define STORE_PS_MOVE 0.02
+#define STORE_PS_MOVE_KIB 256
+#define STORE_PS_EVERY_NS 1000000000ull
+/* Whether a figure moved enough since the last per-process sample of it. */
+int store_ps_moved(uint64_t was, uint64_t now);
+/* Appends n per-process samples to the ring (one lock hold); nothing when the
+ * store keeps none (store_config.proc_samples_len 0). */
+void store_push_proc_samples(struct store *st, const struct store_proc_sample *v, size_t n);
+
 /* Reader side: every call copies under the lock and returns. */
 /* Copies execs [from, from + max); returns the total number of execs. */
 size_t store_execs(struct store *st, size_t from, struct store_exec *out, size_t max);
@@ -272,6 +293,9 @@ size_t store_procs(struct store *st, int which, struct proc_rec *out, size_t max
  * in *dropped if non-NULL (set to this call's count, 0 when none). */
 size_t store_events(struct store *st, uint64_t *cursor, struct store_event *out, size_t max,
 		    uint64_t *dropped);
+/* The same for per-process samples. */
+size_t store_proc_samples(struct store *st, uint64_t *cursor, struct store_proc_sample *out,
+			  size_t max, uint64_t *dropped);
 /* Copies interned string id into buf (up to cap bytes); returns its full length,
  * or -ENOENT. */
 ssize_t store_str_get(struct store *st, uint32_t id, char *buf, size_t cap);

@@ -186,7 +186,8 @@ static inline struct fakeproc *fp_new(int netlink)
 	if (!mkdtemp(f->root))
 		abort();
 	f->now_ns = 1000000000ull; /* 1 s after boot */
-	f->st = store_new(NULL);
+	/* per-process samples kept (a test sets c->cfg.proc_samples to push them) */
+	f->st = store_new(&(struct store_config){.proc_samples_len = 1024});
 	struct collector_config cc = {.interval_ms = 100, .budget = 0.01, .nl_fd = -1, .nl_quiet_fd = -1,
 				      .ts_fd = -1, .proc_root = f->root, .clock_ns = fp_clock, .clock_ctx = f};
 	f->c = collector_new(f->st, &cc);

@@ -190,6 +190,62 @@ static void test_sample_clock(void **state)
 	fp_free(f);
 }
 
+/* The per-process samples pushed at ticks (collector_config.proc_samples):
+ * every live process at its first tick, then only one whose RSS moved by more
+ * than STORE_PS_MOVE (and STORE_PS_MOVE_KIB), and each at least every
+ * STORE_PS_EVERY_NS, with the figures its record had then. */
+static void test_sample_proc_samples(void **state)
+{
+	(void)state;
+	struct fakeproc *f = two_procs();
+	struct store_proc_sample ps[16];
+	uint64_t cur = 0, pk = (uint64_t)procfs_page_kib(), t0 = f->now_ns;
+	uint64_t id2 = ptable_get(f->c->pt, P2)->rec.id;
+	/* P2 at 20000 pages, then 1% more (past STORE_PS_MOVE_KIB, short of
+	 * STORE_PS_MOVE), then 10% more */
+	const uint64_t rss[3] = {20000, 20200, 22000};
+
+	for (int k = 0; k < 3; k++) {
+		fp_stat(f, P2, &(struct fp_stat){.ppid = P1, .comm = "cc1", .minflt = 500 + (uint64_t)k,
+						  .majflt = 1, .utime_ticks = 20, .stime_ticks = 10,
+						  .threads = 3, .start_ticks = 20, .rss_pages = rss[k]});
+		fp_statm(f, P2, 40000, rss[k], 50);
+		if (k == 0) {
+			f->c->cfg.proc_samples = 1;
+			collector_tick(f->c);
+			assert_int_equal(store_proc_samples(f->st, &cur, ps, 16, NULL), 2);
+			assert_int_equal(ps[0].t_ns, t0);
+			assert_int_equal(ps[1].id, id2);
+			assert_int_equal(ps[1].rss_kib, rss[0] * pk);
+			assert_int_equal(ps[1].minflt, 500);
+			assert_true(ps[1].valid & PROC_V_RSS);
+			/* still: nothing */
+			f->now_ns += 100000000;
+			collector_tick(f->c);
+			assert_int_equal(store_proc_samples(f->st, &cur, ps, 16, NULL), 0);
+			continue;
+		}
+		f->now_ns += 100000000;
+		collector_tick(f->c);
+		if (k == 1) {
+			assert_int_equal(store_proc_samples(f->st, &cur, ps, 16, NULL), 0);
+			continue;
+		}
+		assert_int_equal(store_proc_samples(f->st, &cur, ps, 16, NULL), 1);
+		assert_int_equal(ps[0].id, id2);
+		assert_int_equal(ps[0].t_ns, f->now_ns);
+		assert_int_equal(ps[0].rss_kib, rss[2] * pk);
+		assert_int_equal(ps[0].minflt, 502);
+	}
+	/* a second after its last one, each has one more, moved or not: P1
+	 * now, P2 (sampled later) not yet */
+	f->now_ns = t0 + 1000000000ull;
+	collector_tick(f->c);
+	assert_int_equal(store_proc_samples(f->st, &cur, ps, 16, NULL), 1);
+	assert_int_equal(ps[0].id, ptable_get(f->c->pt, P1)->rec.id);
+	fp_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_sample_reused_pid),
 		cmocka_unit_test(test_sample_lost_child_identity),
 		cmocka_unit_test(test_sample_clock),
+		cmocka_unit_test(test_sample_proc_samples),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

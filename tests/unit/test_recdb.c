@@ -370,7 +370,7 @@ static void write_store(struct recdb *db, struct store *st, int64_t *run_id)
 	struct store_summary sum;
 	uint64_t cur = 0;
 	size_t np, nx;
-	struct recdb_proc_sample ps[] = {
+	struct store_proc_sample ps[] = {
 		{ .id = 1, .t_ns = BASE + 1 * SEC, .pss_kib = 100, .rss_kib = 110, .cpu_us = 120,
 		  .minflt = 130, .majflt = 140, .valid = PROC_V_PSS | PROC_V_RSS | PROC_V_CPU |
 							  PROC_V_FAULTS },
@@ -906,6 +906,48 @@ static void test_resolve_and_prune(void **state)
 	}
 }
 
+/* A writer remembers its run's base and what summary rows it wrote; a run
+ * pruned meanwhile by another spacetime (another connection) is not written
+ * into: the write fails with one line and leaves no rows of it behind. */
+static void test_pruned_while_written(void **state)
+{
+	struct recdb_run_info info = { .start_wall_ns = 1, .base_ns = BASE };
+	char path[128], msg[256];
+	struct store_summary sum;
+	struct sample smp = mk_sample(1);
+	struct recdb_batch b = { .samples = &smp, .nsamples = 1, .summary = &sum };
+	struct recdb *db, *other;
+	int64_t id, id2;
+
+	(void)state;
+	path_of(path, sizeof(path), "pruned.db");
+	mk_summary(&sum);
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_run_begin(db, &info, &id), 0);
+	assert_int_equal(recdb_write(db, id, &b), 0);
+	assert_int_equal(recdb_open(path, 0, &other, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_run_begin(other, &info, &id2), 0);
+	assert_int_equal(recdb_prune(other, 1, 0), 1);
+	sum.ru_utime_us++;
+	assert_int_equal(recdb_write(db, id, &b), -ENOENT);
+	assert_non_null(strstr(recdb_errmsg(db), "no run"));
+	recdb_close(db);
+	recdb_close(other);
+	{
+		sqlite3 *s;
+		sqlite3_stmt *q;
+
+		assert_int_equal(sqlite3_open(path, &s), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(s, "SELECT (SELECT count(*) FROM samples) +"
+						    " (SELECT count(*) FROM run_summary)", -1, &q, NULL),
+				 SQLITE_OK);
+		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(q, 0), 0);
+		sqlite3_finalize(q);
+		sqlite3_close(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -914,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_procs_and_output_at),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_resolve_and_prune),
+		cmocka_unit_test(test_pruned_while_written),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);

@@ -86,10 +86,11 @@ static struct proc_rec mk_proc(struct store *st, uint64_t id, uint64_t t)
 	return r;
 }
 
-/* Pushes samples, events, processes (started, updated, ended), execs and
- * output for about 1.2 s with a 50 ms recorder; then checks the database
- * holds every sample exactly, every event, every process in its final
- * state, every exec (one named after the fact) and every output line. */
+/* Pushes samples, events, processes (started, updated, ended), per-process
+ * samples, execs and output for about 1.2 s with a 50 ms recorder; then
+ * checks the database holds every sample exactly, every event, every process
+ * in its final state, every per-process sample, every exec (one named after
+ * the fact) and every output line. */
 static void test_records_everything(void **state)
 {
 	struct recorder_config cfg = { .interval_ms = 50, .settle_ns = 100 * MS };
@@ -108,12 +109,13 @@ static void test_records_everything(void **state)
 	struct recdb *db;
 	uint64_t t0 = now_ns(), cur = 0;
 	int64_t run_id;
-	size_t nexecs = 0;
+	size_t nexecs = 0, nps = 0;
 	ssize_t n;
+	struct store_config sc = { .proc_samples_len = 4096 };
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/rec.db", dir);
-	st = store_new(NULL);
+	st = store_new(&sc);
 	assert_non_null(st);
 	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
 	info.base_ns = t0;
@@ -167,6 +169,14 @@ static void test_records_everything(void **state)
 					procs[k].valid |= PROC_V_EXIT;
 				}
 				assert_int_equal(store_proc_update(st, &procs[k]), 0);
+				if (!procs[k].end_ns) { /* as the collector does at its ticks */
+					struct store_proc_sample ps = {
+						.id = procs[k].id, .t_ns = t, .pss_kib = procs[k].pss_kib,
+						.rss_kib = procs[k].rss_kib, .cpu_us = procs[k].utime_us,
+						.valid = PROC_V_PSS | PROC_V_RSS | PROC_V_CPU};
+					store_push_proc_samples(st, &ps, 1);
+					nps++;
+				}
 			}
 		}
 		len = snprintf(line, sizeof(line), "line %u", (unsigned)i);
@@ -195,6 +205,8 @@ static void test_records_everything(void **state)
 	assert_true(stats.batches >= 10); /* it wrote while the run went on */
 	assert_int_equal(stats.samples, NS);
 	assert_int_equal(stats.samples_missed, 0);
+	assert_int_equal(stats.psamples, nps);
+	assert_int_equal(stats.psamples_missed, 0);
 	assert_int_equal(stats.lines, NS);
 	assert_int_equal(stats.lines_dropped, 0);
 	assert_false(stats.failed);
@@ -258,6 +270,9 @@ static void test_records_everything(void **state)
 		for (ssize_t k = 0; k < n; k++)
 			assert_true(p[k].s.t_ns <= t0 + 600 * MS);
 		assert_true(p[0].s.valid & PROC_V_PSS);
+		/* the last one pushed at or before that instant, with its figures */
+		assert_true(p[0].s.t_ns + 7 * 400000 > t0 + 600 * MS);
+		assert_int_equal(p[0].s.pss_kib, (p[0].s.t_ns - t0) / 400000 + (p[0].id - 1));
 		free(p);
 	}
 	n = recdb_output_at(db, run_id, UINT64_MAX / 2, NS + 5, &lines);
@@ -273,7 +288,8 @@ static void test_records_everything(void **state)
 	store_free(st);
 }
 
-/* A queue too small for the output drops lines, counts them, and the run is
+/* A queue too small for the output drops lines, a ring too small for the
+ * per-process samples loses the oldest; both are counted, and the run is
  * marked incomplete with a note. */
 static void test_output_drops(void **state)
 {
@@ -282,7 +298,8 @@ static void test_output_drops(void **state)
 	struct recorder_stats stats;
 	struct recdb_run_row *rows;
 	char path[128], msg[256];
-	struct store *st = store_new(NULL);
+	struct store_config sc = { .proc_samples_len = 4 };
+	struct store *st = store_new(&sc);
 	struct recorder *r;
 	struct recdb *db;
 	int64_t run_id;
@@ -296,12 +313,19 @@ static void test_output_drops(void **state)
 	assert_non_null(r);
 	for (int i = 0; i < 100; i++)
 		recorder_output(r, 10 + (uint64_t)i, "0123456789012345678901234567890123456789", 40);
+	/* and a per-process sample ring of 4 overrun by 10 before the write */
+	for (uint64_t i = 0; i < 10; i++) {
+		struct store_proc_sample ps = {.id = 1, .t_ns = 10 + i, .pss_kib = i, .valid = PROC_V_PSS};
+		store_push_proc_samples(st, &ps, 1);
+	}
 	assert_int_equal(recorder_finish(r, RECDB_END_INTERRUPTED), 0);
 	recorder_stats(r, &stats);
 	assert_true(stats.lines > 0);
 	assert_true(stats.lines_dropped > 0);
 	assert_int_equal(stats.lines + stats.lines_dropped, 100);
 	assert_int_equal(stats.bytes_dropped, stats.lines_dropped * 40);
+	assert_int_equal(stats.psamples, 4);
+	assert_int_equal(stats.psamples_missed, 6);
 	recorder_free(r);
 	n = recdb_runs(db, &rows);
 	assert_int_equal(n, 1);
@@ -309,6 +333,7 @@ static void test_output_drops(void **state)
 	assert_int_equal(rows[0].end, RECDB_END_INTERRUPTED);
 	assert_non_null(rows[0].note);
 	assert_non_null(strstr(rows[0].note, "output lines"));
+	assert_non_null(strstr(rows[0].note, "6 per-process samples"));
 	recdb_runs_free(rows, (size_t)n);
 	recdb_close(db);
 	store_free(st);
