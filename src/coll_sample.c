@@ -7,6 +7,7 @@
 #include <linux/kcmp.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,29 @@ uint32_t coll_sample_read_argv(struct collector *c, pid_t pid)
 	if (c->argv[n - 1] == '\0')
 		n--; /* drop the final separator: args are NUL-separated */
 	return store_str_intern(c->st, c->argv, (size_t)n);
+}
+
+/* Reads the command line of pid at its exec, its stat just read into c->rbuf:
+ * from its memory, between the bounds stat gives, when we may read it (one
+ * system call, where cmdline costs an open and a close); else, or when the
+ * area does not end its last argument (rewritten, as setproctitle does),
+ * from /proc/PID/cmdline. A fake /proc root has no memory to read. */
+static uint32_t read_exec_argv(struct collector *c, pid_t pid)
+{
+	uint64_t a, b;
+
+	if (!c->cfg.proc_root && procfs_parse_stat_args(c->rbuf, strlen(c->rbuf), &a, &b) == 0 && a &&
+	    b > a) {
+		size_t want = b - a < sizeof(c->argv) - 1 ? (size_t)(b - a) : sizeof(c->argv) - 1;
+		struct iovec l = {c->argv, want}, r = {(void *)(uintptr_t)a, want};
+		ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+
+		if (n == (ssize_t)want && (want < b - a || c->argv[want - 1] == '\0')) {
+			c->argv_vm_reads++;
+			return store_str_intern(c->st, c->argv, c->argv[want - 1] ? want : want - 1);
+		}
+	}
+	return coll_sample_read_argv(c, pid);
 }
 
 /* Interns the argv the command was started with. */
@@ -47,14 +71,16 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 				 .ppid = e->rec.ppid};
 	struct procfs_stat ps;
 
-	ex.argv_id = coll_sample_read_argv(c, e->rec.pid);
+	/* the new program's name from stat, whose fd the ticks then reuse
+	 * (cheaper than opening comm, then stat at the next tick); its command
+	 * line once stat has said the pid is still this process's */
+	int stat_ok = coll_sample_read_stat(c, e, &ps) == 0;
+	ex.argv_id = stat_ok ? read_exec_argv(c, e->rec.pid) : 0;
 	if (!ex.argv_id && e->rec.pid == c->root && !e->rec.nexec)
 		ex.argv_id = coll_sample_root_argv(c); /* we started it: we know what it ran */
 	if (!ex.argv_id)
 		e->rec.comm[0] = '\0'; /* gone already: the parent's name would be wrong */
-	/* the new program's name from stat, whose fd the ticks then reuse
-	 * (cheaper than opening comm, then stat at the next tick) */
-	if (coll_sample_read_stat(c, e, &ps) == 0) {
+	if (stat_ok) {
 		memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
 		e->rec.comm[sizeof(e->rec.comm) - 1] = '\0';
 	}

@@ -97,6 +97,7 @@ struct collector {
 	uint64_t sched_cpu_ns; /* process CPU time when the last PSS round ended */
 	struct pssched_item *sched_items;
 	uint32_t *sched_picks;
+	uint64_t argv_vm_reads; /* command lines read from the process's memory */
 	struct store_proc_sample *ps; /* a tick's per-process samples */
 	size_t ps_cap;
 	size_t sched_cap;

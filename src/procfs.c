@@ -286,6 +286,45 @@ bad:
 	return -EINVAL;
 }
 
+int procfs_parse_stat_args(const char *buf, size_t len, uint64_t *start, uint64_t *end)
+{
+	struct cur c;
+	const char *rp = NULL;
+
+	*start = *end = 0;
+	if (!buf)
+		return -EINVAL;
+	for (const char *p = buf + len; p > buf; p--) {
+		if (p[-1] == ')') {
+			rp = p - 1;
+			break;
+		}
+	}
+	if (!rp)
+		return -EINVAL;
+	c.p = rp + 1;
+	c.end = buf + len;
+	/* fields 3 .. 49 after comm; 48 and 49 are arg_start and arg_end */
+	for (int field = 3; field <= 49; field++) {
+		const char *tok;
+		size_t n;
+		uint64_t v;
+
+		if (stat_token(&c, &tok, &n) < 0)
+			return -EINVAL;
+		if (field < 48)
+			continue;
+		if (token_u64(tok, n, &v) < 0)
+			return -EINVAL;
+		*(field == 48 ? start : end) = v;
+	}
+	if (*end < *start) {
+		*start = *end = 0;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Reads the seven numbers of statm; anything else in the text is garbage. */
 int procfs_parse_statm(const char *buf, size_t len, struct procfs_statm *out)
 {

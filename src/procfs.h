@@ -48,6 +48,11 @@ int procfs_stat_ended(const struct procfs_stat *ps);
  * it). Returns 0 or -EINVAL. */
 int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out);
 
+/* The bounds of the command-line area in the process's memory (stat fields
+ * 48 and 49, arg_start and arg_end: 0 when the reader may not see them).
+ * Returns 0 or -EINVAL (a line without them). */
+int procfs_parse_stat_args(const char *buf, size_t len, uint64_t *start, uint64_t *end);
+
 struct procfs_statm {
 	uint64_t size_pages, resident_pages, shared_pages, text_pages, data_pages;
 };

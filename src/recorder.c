@@ -3,9 +3,11 @@
  * Cursors say what was copied: samples and events by their running counts,
  * execs by index, process records by insertion index with a digest of what
  * was last written for each (a record is written again only when it
- * changed). Exited records settled for a while form a prefix that later
- * passes skip, so a pass costs the live part of the list, not the whole run;
- * the final pass looks at everything. Per-process samples come from the
+ * changed). A pass looks at the records new since the last one and at those
+ * still open (live, or exited less than settle_ns ago: their exit figures may
+ * still come), by index; a record settled is not looked at again until the
+ * final pass, which looks at everything. So a pass costs the live part of the
+ * list, not the whole run, however long a process from the start lives. Per-process samples come from the
  * store's ring, pushed by the collector at its ticks (this thread wakes only
  * to write). Output lines go into one of two buffers under a small lock; the
  * thread swaps them and writes the full one. */
@@ -60,7 +62,9 @@ struct recorder {
 	/* the thread's own state */
 	uint64_t scur, ecur, pcur, xcur; /* samples, events, per-process samples, execs copied */
 	uint64_t last_t;           /* newest sample time seen */
-	size_t stable;             /* records [0, stable) settled and written */
+	size_t seen;               /* records [0, seen) looked at by a pass */
+	struct recorder_vec open;  /* uint32_t indexes < seen of records not settled */
+	uint64_t looked;           /* records copied to compare (stats.procs_looked) */
 	struct recorder_vec digest; /* uint64_t per record: what was written (0: nothing) */
 	struct recorder_vec argv_id; /* uint32_t per record: argv id written */
 	struct recorder_vec pending_execs; /* uint64_t exec indexes written without a comm */
@@ -111,14 +115,11 @@ static uint64_t recorder_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* FNV-1a step over one value. */
+/* One word into a running digest (multiply and fold: a change detector). */
 static uint64_t recorder_mix(uint64_t h, uint64_t v)
 {
-	for (int i = 0; i < 8; i++) {
-		h ^= (v >> (8 * i)) & 0xff;
-		h *= 0x100000001b3ull;
-	}
-	return h;
+	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
 }
 
 /* A digest of every field written for a record (never 0). */
@@ -289,33 +290,63 @@ static int recorder_copy_peak(struct recorder *r)
 	return 0;
 }
 
-/* Copies process records from the first unsettled one (all when final), in
- * chunks, each one lock hold of the store. */
+/* Adds record i if changed; an unsettled one goes back on the open list. */
+static int recorder_pass_proc(struct recorder *r, size_t i, const struct proc_rec *rec, uint64_t t_ns)
+{
+	int rc = recorder_add_proc(r, i, rec);
+
+	if (rc == 0 && (!rec->end_ns || rec->end_ns + r->cfg.settle_ns > t_ns)) {
+		uint32_t *o = recorder_vec_push(&r->open);
+
+		if (!o)
+			return -ENOMEM;
+		*o = (uint32_t)i;
+	}
+	return rc;
+}
+
+/* Copies the open records, then those new since the last pass (all of them
+ * when final), in chunks, each one lock hold of the store. */
 static int recorder_copy_procs(struct recorder *r, int final)
 {
 	uint64_t t_ns = r->last_t ? r->last_t : recorder_now();
-	size_t from = final ? 0 : r->stable, total;
+	size_t from = final ? 0 : r->seen, total, nopen = final ? 0 : r->open.len;
 	int rc = 0;
 
-	for (;;) {
+	/* the open list is rebuilt as it is looked at: entries go first
+	 * to a copy of it (chunk by chunk), the still open back onto it */
+	uint32_t *idx = nopen ? malloc(nopen * sizeof(*idx)) : NULL;
+	if (nopen && !idx)
+		return -ENOMEM;
+	if (nopen)
+		memcpy(idx, r->open.p, nopen * sizeof(*idx));
+	r->open.len = 0;
+	for (size_t at = 0; at < nopen && rc == 0; at += STORE_PROCS_CHUNK) {
+		size_t want = nopen - at < STORE_PROCS_CHUNK ? nopen - at : STORE_PROCS_CHUNK;
+		size_t n = store_procs_at(r->st, idx + at, want, r->chunk);
+
+		r->looked += n;
+		for (size_t k = 0; k < n && rc == 0; k++)
+			rc = recorder_pass_proc(r, idx[at + k], &r->chunk[k], t_ns);
+	}
+	free(idx);
+	for (; rc == 0;) {
 		size_t n;
 
 		total = store_procs_range(r->st, STORE_PROCS_ALL, from, r->chunk, STORE_PROCS_CHUNK);
 		n = total > from ? total - from : 0;
 		if (n > STORE_PROCS_CHUNK)
 			n = STORE_PROCS_CHUNK;
-		for (size_t k = 0; k < n && rc == 0; k++) {
-			const struct proc_rec *rec = &r->chunk[k];
-
-			rc = recorder_add_proc(r, from + k, rec);
-			if (from + k == r->stable && rec->end_ns &&
-			    rec->end_ns + r->cfg.settle_ns <= t_ns)
-				r->stable++;
-		}
-		if (rc < 0 || n < STORE_PROCS_CHUNK)
-			break;
+		r->looked += n;
+		for (size_t k = 0; k < n && rc == 0; k++)
+			rc = final ? recorder_add_proc(r, from + k, &r->chunk[k])
+				   : recorder_pass_proc(r, from + k, &r->chunk[k], t_ns);
 		from += n;
+		if (n < STORE_PROCS_CHUNK)
+			break;
 	}
+	if (!final)
+		r->seen = from;
 	return rc;
 }
 
@@ -464,6 +495,7 @@ static void recorder_flush(struct recorder *r, int final)
 	}
 	pthread_mutex_lock(&r->lock);
 	r->stats.copy_ns += t1 - t0;
+	r->stats.procs_looked = r->looked;
 	if (!failed && rc == 0) {
 		r->stats.write_ns += recorder_now() - t1;
 		r->stats.batches++;
@@ -555,6 +587,7 @@ static void recorder_release(struct recorder *r)
 	free(r->qbuf[1]);
 	free(r->digest.p);
 	free(r->argv_id.p);
+	free(r->open.p);
 	free(r->pending_execs.p);
 	free(r->samples.p);
 	free(r->events.p);
@@ -594,6 +627,7 @@ struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_
 		r->cfg.settle_ns = RECORDER_DEF_SETTLE_NS;
 	recorder_vec_init(&r->digest, sizeof(uint64_t));
 	recorder_vec_init(&r->argv_id, sizeof(uint32_t));
+	recorder_vec_init(&r->open, sizeof(uint32_t));
 	recorder_vec_init(&r->pending_execs, sizeof(uint64_t));
 	recorder_vec_init(&r->samples, sizeof(struct sample));
 	recorder_vec_init(&r->events, sizeof(struct store_event));

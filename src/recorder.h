@@ -33,6 +33,7 @@ struct recorder_stats {
 	uint64_t events_missed;  /* gone from the store's event ring before copied */
 	uint64_t psamples_missed; /* gone from its per-process sample ring */
 	uint64_t lines_dropped, bytes_dropped; /* output the queue had no room for */
+	uint64_t procs_looked;   /* process records copied from the store to compare */
 	uint64_t write_ns;       /* time spent in recdb_write() */
 	uint64_t copy_ns;        /* time spent copying from the store */
 	int failed;              /* writing stopped (recorder_error() tells why) */

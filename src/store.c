@@ -521,6 +521,18 @@ size_t store_procs_range(struct store *st, int which, size_t from, struct proc_r
 	return total;
 }
 
+size_t store_procs_at(struct store *st, const uint32_t *idx, size_t n, struct proc_rec *out)
+{
+	size_t k = 0;
+
+	pthread_mutex_lock(&st->lock);
+	for (size_t i = 0; i < n; i++)
+		if (idx[i] < st->ids.len)
+			store_proc_get(st, idx[i], &out[k++]);
+	pthread_mutex_unlock(&st->lock);
+	return k;
+}
+
 /* Chunks for the orders that only grow at the end; the live order can move
  * between chunks, and live processes are few, so one hold. */
 size_t store_procs(struct store *st, int which, struct proc_rec *out, size_t max)

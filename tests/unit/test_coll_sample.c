@@ -10,6 +10,11 @@
 
 #include "fakeproc.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
 #define P1 FP_PID
 #define P2 (FP_PID + 1)
 #define X (FP_PID + 2)
@@ -246,6 +251,79 @@ static void test_sample_proc_samples(void **state)
 	fp_free(f);
 }
 
+/* A real child, stopped until killed: it execs /bin/sleep with argv (rewrite
+ * 0), or, forked without exec, rewrites the end of its command-line area as
+ * setproctitle does (rewrite 1). Returns once /proc shows it ready. */
+static pid_t real_child(int rewrite)
+{
+	int p[2];
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no child behind */
+		if (!rewrite) {
+			fcntl(p[1], F_SETFD, FD_CLOEXEC); /* closed by the exec: ready */
+			execl("/bin/sleep", "sleep", "30", (char *)NULL);
+			_exit(127);
+		}
+		char buf[1024];
+		uint64_t a, b;
+		ssize_t n = procfs_read(getpid(), "stat", buf, sizeof(buf));
+		if (n <= 0 || procfs_parse_stat_args(buf, (size_t)n, &a, &b) < 0 || b <= a)
+			_exit(126);
+		*(char *)(uintptr_t)(b - 1) = 'X'; /* the last NUL gone */
+		close(p[1]);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 0);
+	close(p[0]);
+	return pid;
+}
+
+/* At an exec the command line is read from the process's memory, between the
+ * bounds its stat gives, and is what /proc/PID/cmdline says; an area whose
+ * end was rewritten is read from cmdline instead. On the real /proc. */
+static void test_sample_exec_argv(void **state)
+{
+	(void)state;
+	for (int rewrite = 0; rewrite < 2; rewrite++) {
+		struct store *st = store_new(NULL);
+		struct collector_config cc = {.interval_ms = 100, .budget = 0.01, .nl_fd = -1,
+					      .nl_quiet_fd = -1, .ts_fd = -1};
+		struct collector *c = collector_new(st, &cc);
+		pid_t pid = real_child(rewrite);
+		char want[4096], got[4096];
+		struct store_exec ex;
+
+		assert_non_null(c);
+		c->sum.mode = COLLECTOR_NETLINK;
+		struct pentry *e = coll_sample_add_proc(c, pid, getpid(), collector_now_ns(), NULL);
+		assert_non_null(e);
+		coll_sample_note_exec(c, e, collector_now_ns());
+		ssize_t wn = procfs_read(pid, "cmdline", want, sizeof(want));
+		assert_true(wn > 0);
+		if (want[wn - 1] == '\0')
+			wn--;
+		assert_int_equal(store_execs(st, 0, &ex, 1), 1);
+		ssize_t gn = store_str_get(st, ex.argv_id, got, sizeof(got));
+		assert_int_equal(gn, wn);
+		assert_memory_equal(got, want, (size_t)wn);
+		if (!rewrite)
+			assert_memory_equal(got, "sleep\0" "30", 8);
+		assert_int_equal(c->argv_vm_reads, rewrite ? 0 : 1);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		collector_free(c);
+		store_free(st);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_sample_lost_child_identity),
 		cmocka_unit_test(test_sample_clock),
 		cmocka_unit_test(test_sample_proc_samples),
+		cmocka_unit_test(test_sample_exec_argv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

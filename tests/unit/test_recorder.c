@@ -439,12 +439,63 @@ static void test_full_disk(void **state)
 	rmdir(mnt);
 }
 
+/* A process that lives from the start does not make every pass look at the
+ * whole list: each pass looks at the open records and the new ones, the
+ * final pass at all. 1,000 short processes come after one long one, over
+ * about 20 passes. */
+static void test_pass_cost(void **state)
+{
+	struct recorder_config cfg = { .interval_ms = 20, .settle_ns = 1 };
+	struct recdb_run_info info = { .start_wall_ns = 1, .base_ns = 1 };
+	struct recorder_stats stats;
+	char path[128], msg[256];
+	struct store *st = store_new(NULL);
+	struct proc_rec p;
+	struct recorder *r;
+	struct recdb *db;
+	int64_t run_id;
+	uint64_t t0 = now_ns();
+	enum { NP = 1000 };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/pass.db", dir);
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	info.base_ns = t0;
+	assert_int_equal(recdb_run_begin(db, &info, &run_id), 0);
+	p = mk_proc(st, 1, t0); /* lives throughout */
+	assert_int_equal(store_proc_update(st, &p), 0);
+	r = recorder_start(st, db, run_id, &cfg);
+	assert_non_null(r);
+	for (uint64_t i = 0; i < NP; i++) {
+		struct sample smp = mk_sample(t0 + i * 1000, i);
+
+		p = mk_proc(st, 2 + i, t0 + i * 1000);
+		p.end_ns = p.start_ns + 1; /* settled by the next pass */
+		assert_int_equal(store_proc_update(st, &p), 0);
+		store_push_sample(st, &smp); /* the passes' clock */
+		if (i % 50 == 49)
+			usleep(25000);
+	}
+	assert_int_equal(recorder_finish(r, RECDB_END_EXITED), 0);
+	recorder_stats(r, &stats);
+	assert_true(stats.batches >= 10);
+	/* each record once or twice by the passes, all once more by the final
+	 * two; every pass looking at all would be over 10,000 */
+	assert_true(stats.procs_looked >= 3 * (NP + 1));
+	assert_true(stats.procs_looked <= 5 * (NP + 1));
+	assert_int_equal(stats.procs, NP + 1);
+	recorder_free(r);
+	recdb_close(db);
+	store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_everything),
 		cmocka_unit_test(test_output_drops),
 		cmocka_unit_test(test_full_disk),
+		cmocka_unit_test(test_pass_cost),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
