@@ -29,6 +29,7 @@ void coll_end_finish(struct collector *c, uint64_t now)
 		c->sum.ru_majflt = c->sum.last.majflt;
 		c->sum.detached = atomic_load(&c->detach_req);
 	}
+	c->sum.collector_cpu_ns = collector_thread_cpu_ns();
 	struct rusage self;
 	if (getrusage(RUSAGE_SELF, &self) == 0)
 		c->sum.self_cpu_ns = ((uint64_t)self.ru_utime.tv_sec + (uint64_t)self.ru_stime.tv_sec) * 1000000000u +

@@ -130,6 +130,8 @@ void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
 	case NLPROC_EXIT:
 		if (ev->pid != ev->tgid)
 			return;
+		if (ev->ptgid == c->self)
+			c->reap_due = 1; /* an orphan of ours: a zombie to reap */
 		for (size_t i = 0; c->cfg.test_lose_exits && i < 64 && i < c->test_nlost; i++)
 			if (c->test_lost[i] == ev->pid)
 				return;
@@ -281,6 +283,15 @@ void coll_events_drain(struct collector *c)
 	struct nlsrc q = {.fd = c->nl_quiet_fd, .buf = c->qbuf, .evs = c->qevs};
 	size_t wi = 0, qi = 0;
 
+	/* seen empty by epoll just now: as good as a read that found nothing
+	 * (what came since is read when the other socket's events are newer) */
+	if (c->nl_empty_ns) {
+		w.fd_read = 1;
+		w.read_ns = c->nl_empty_ns;
+		c->nl_empty_ns = 0;
+		if (c->nl_quiet_fd < 0)
+			return;
+	}
 	if (c->nl_quiet_fd < 0) {
 		do {
 			nl_read(c, &w);

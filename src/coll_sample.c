@@ -434,8 +434,6 @@ int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 		memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
 		coll_sample_note_exec(c, e, now); /* the program changed: an exec we did not see */
 	}
-	/* stat's rss is statm's resident: unchanged, statm would say the same
-	 * (its anon/shared split aside), so the idle save a read */
 	uint64_t pk = (uint64_t)procfs_page_kib();
 	if (procfs_stat_ended(&ps)) {
 		/* its memory is gone: its pages are no longer its to pay for */
@@ -447,7 +445,10 @@ int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 		return 0;
 	}
 	vm_check(c, e);
-	if ((e->rec.valid & PROC_V_RSS) && ps.rss_pages * pk == e->rec.rss_kib)
+	/* stat's rss and statm's resident come from the same counters, read
+	 * differently (they differ by a few pages): stat's unchanged since the
+	 * last statm read, statm is not read again */
+	if ((e->rec.valid & PROC_V_RSS) && ps.rss_pages == e->statm_at_rss_pages)
 		return 0;
 	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_statm, "statm", &own);
 	if (fd == -ENOENT || fd == -ESRCH)
@@ -470,6 +471,7 @@ int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 	e->anon_rss = res - shr;
 	e->shared_rss = shr;
 	e->rec.rss_kib = res;
+	e->statm_at_rss_pages = ps.rss_pages;
 	e->rec.valid |= PROC_V_RSS;
 	if (res > e->rec.peak_rss_kib && !coll_sample_vm_borrowed(c, e))
 		e->rec.peak_rss_kib = res;

@@ -290,7 +290,12 @@ void collector_tick(struct collector *c)
 	c->sum.last = s;
 	c->sum.total_execs = c->total_execs;
 	c->sum.pss_mean_age_ns = c->age_n ? c->age_sum_ns / c->age_n : 0;
-	c->sum.collector_cpu_ns = collector_thread_cpu_ns();
+	/* its own CPU time is a system call here: read once a second (and at
+	 * the end, coll_end), not at every tick */
+	if (!c->cpu_read_ns || now - c->cpu_read_ns >= COLLECTOR_SELF_CPU_NS) {
+		c->sum.collector_cpu_ns = collector_thread_cpu_ns();
+		c->cpu_read_ns = now;
+	}
 	c->last_tick_ns = now;
 	tick_pace(c);
 	if (push) {
@@ -311,6 +316,12 @@ static void *collector_main(void *arg)
 		if (n < 0 && errno != EINTR)
 			break;
 		c->sum.collector_wakeups++;
+		/* the exec socket not ready now: it was empty, and a tick need
+		 * not read it to learn that (a system call saved per tick) */
+		int nl_ready = 0;
+		for (int i = 0; i < n; i++)
+			nl_ready |= evs[i].data.fd == c->nl_fd;
+		uint64_t nl_empty = nl_ready || c->nl_fd < 0 ? 0 : collector_clock(c);
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
 			if (fd == c->ts_fd) {
@@ -320,11 +331,20 @@ static void *collector_main(void *arg)
 			} else if (fd == c->timer_fd) {
 				uint64_t x;
 				if (read(fd, &x, sizeof(x)) > 0) {
+					c->nl_empty_ns = nl_empty;
 					collector_tick(c);
+					c->nl_empty_ns = 0;
 					/* orphans: no pidfd tells when they end, nor
-					 * when the tree left behind has (--wait-tree) */
-					if ((c->cfg.subreaper || c->root_done) && c->pidfd >= 0)
+					 * when the tree left behind has (--wait-tree);
+					 * with events, when one of ours exited (and once
+					 * a second, for an exit event lost) */
+					if ((c->cfg.subreaper || c->root_done) && c->pidfd >= 0 &&
+					    (c->root_done || c->sum.mode == COLLECTOR_POLL || c->reap_due ||
+					     c->last_tick_ns - c->reap_ns >= COLLECTOR_REAP_NS)) {
+						c->reap_due = 0;
+						c->reap_ns = c->last_tick_ns;
 						coll_end_reap(c);
+					}
 				}
 			} else if (fd == c->pidfd) {
 				coll_end_reap(c);

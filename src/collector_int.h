@@ -60,6 +60,10 @@
 /* Programs whose PSS/RSS ratios are learned from reads (a never-read process
  * is estimated from its program's). */
 #define COLLECTOR_PROGS 256
+/* The collector's own CPU time in the summary is read this often. */
+#define COLLECTOR_SELF_CPU_NS 1000000000ull
+/* With events, orphans are reaped when one of ours exits, and this often. */
+#define COLLECTOR_REAP_NS 1000000000ull
 
 struct prog_ratio {
 	char comm[16]; /* "" = free */
@@ -98,6 +102,11 @@ struct collector {
 	struct pssched_item *sched_items;
 	uint32_t *sched_picks;
 	uint64_t argv_vm_reads; /* command lines read from the process's memory */
+	uint64_t cpu_read_ns;   /* when sum.collector_cpu_ns was last read */
+	int reap_due;           /* a process whose parent is us exited */
+	uint64_t reap_ns;       /* the tick of the last reap */
+	uint64_t nl_empty_ns;   /* the exec socket was seen empty then (0: not known);
+				 * the tick's drain takes that for a read */
 	struct store_proc_sample *ps; /* a tick's per-process samples */
 	size_t ps_cap;
 	size_t sched_cap;

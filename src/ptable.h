@@ -36,6 +36,7 @@ struct pentry {
 	int vm_state;             /* PTABLE_VM_*: whether it runs in its parent's memory */
 	int forked_since_read;    /* it forked a child since: its pages are shared now */
 	uint64_t anon_rss, shared_rss; /* from the latest statm, KiB */
+	uint64_t statm_at_rss_pages;   /* stat's rss when statm was last read */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib; /* the current estimate */
 	uint32_t max_threads;
 	int seen;                 /* poll mode: found in this scan */

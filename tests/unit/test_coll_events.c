@@ -285,6 +285,52 @@ static void test_events_drain_merge(void **state)
 	fp_free(f);
 }
 
+/* A tick whose wakeup saw the exec socket empty (nl_empty_ns) does not read
+ * it, but still reads it when the fork|exit socket holds events newer than
+ * that look: K's exec, sent after the look, is merged between its fork and
+ * exit; an exec older than the look (it cannot be, epoll said empty) is left
+ * for the next drain. */
+static void test_events_drain_known_empty(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+	int w[2], q[2];
+	char buf[256];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, w), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, q), 0);
+	f->c->nl_fd = w[0];
+	f->c->nl_quiet_fd = q[0];
+	/* nothing newer than the look on the other socket: not read */
+	send_event(w[1], PROC_EVENT_EXEC, R, 0, t + 1 * MS);
+	f->c->nl_empty_ns = t + 2 * MS;
+	f->now_ns = t + 3 * MS;
+	coll_events_drain(f->c);
+	assert_int_equal(f->c->sum.nl_events, 0);
+	assert_int_equal(f->c->nl_empty_ns, 0); /* taken once */
+	assert_true(recv(w[0], buf, sizeof(buf), MSG_DONTWAIT) > 0); /* still there */
+	/* K's fork and exit after the look: the exec socket is read for them */
+	send_event(w[1], PROC_EVENT_EXEC, K, 0, t + 5 * MS);
+	send_event(q[1], PROC_EVENT_FORK, K, R, t + 4 * MS);
+	send_event(q[1], PROC_EVENT_EXIT, K, R, t + 6 * MS);
+	f->c->nl_empty_ns = t + 3 * MS;
+	f->now_ns = t + 10 * MS;
+	coll_events_drain(f->c);
+	const struct pentry *e = ptable_get(f->c->pt, K);
+	assert_non_null(e);
+	assert_int_equal(e->rec.nexec, 1);
+	assert_true(e->exit_pending);
+	assert_int_equal(e->exit_ns, t + 6 * MS);
+	assert_int_equal(f->c->sum.nl_events, 3);
+	f->c->nl_fd = f->c->nl_quiet_fd = -1;
+	close(w[0]);
+	close(w[1]);
+	close(q[0]);
+	close(q[1]);
+	fp_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_events_strangers),
 		cmocka_unit_test(test_events_thread),
 		cmocka_unit_test(test_events_drain_merge),
+		cmocka_unit_test(test_events_drain_known_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

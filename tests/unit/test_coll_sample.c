@@ -251,6 +251,34 @@ static void test_sample_proc_samples(void **state)
 	fp_free(f);
 }
 
+/* statm is read again only when stat's rss moved since the last statm read
+ * (the two differ by a few pages, being read differently): a tick of an idle
+ * process reads stat alone. */
+static void test_sample_statm_skipped(void **state)
+{
+	(void)state;
+	struct fakeproc *f = two_procs();
+	uint64_t pk = (uint64_t)procfs_page_kib();
+	const struct pentry *e = ptable_get(f->c->pt, P2);
+	struct fp_stat st = {.ppid = P1, .comm = "cc1", .minflt = 500, .majflt = 1, .utime_ticks = 20,
+			     .stime_ticks = 10, .threads = 3, .start_ticks = 20, .rss_pages = 190};
+
+	fp_stat(f, P2, &st); /* stat says 190 pages, statm 200 */
+	collector_tick(f->c);
+	assert_int_equal(e->rec.rss_kib, 200 * pk);
+	fp_statm(f, P2, 4000, 260, 50); /* statm alone moves: not read */
+	f->now_ns += 100000000;
+	collector_tick(f->c);
+	assert_int_equal(e->rec.rss_kib, 200 * pk);
+	st.rss_pages = 250; /* stat moves: statm read */
+	fp_stat(f, P2, &st);
+	f->now_ns += 100000000;
+	collector_tick(f->c);
+	assert_int_equal(e->rec.rss_kib, 260 * pk);
+	assert_int_equal(e->anon_rss, 210 * pk);
+	fp_free(f);
+}
+
 /* A real child, stopped until killed: it execs /bin/sleep with argv (rewrite
  * 0), or, forked without exec, rewrites the end of its command-line area as
  * setproctitle does (rewrite 1). Returns once /proc shows it ready. */
@@ -334,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_sample_clock),
 		cmocka_unit_test(test_sample_proc_samples),
 		cmocka_unit_test(test_sample_exec_argv),
+		cmocka_unit_test(test_sample_statm_skipped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
