@@ -230,8 +230,17 @@ void coll_pss_schedule(struct collector *c, uint64_t now)
 		frac = c->cfg.budget / 10;
 	double budget = dt * frac;
 	c->sum.budget_ns += (uint64_t)budget;
-	uint64_t cpu = collector_process_cpu_ns();
-	double other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
+	/* What the rest cost is a system call to learn: learnt when this
+	 * tick's credit could buy a read (the debt is charged before any
+	 * read), and once a second; in between it is owed, charged later. */
+	uint64_t cpu = c->sched_cpu_ns;
+	double other = 0;
+	if (!c->sched_cpu_ns || pssched_budget_avail(&c->tokens) + budget > 0 ||
+	    now - c->sched_read_ns >= COLLECTOR_SELF_CPU_NS) {
+		cpu = collector_process_cpu_ns();
+		other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
+		c->sched_read_ns = now;
+	}
 	pssched_budget_credit(&c->tokens, budget, other, frac * 5e9);
 	uint64_t spent = 0; /* on PSS reads this round */
 	size_t n = ptable_count(c->pt);

@@ -29,7 +29,6 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,7 +90,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 	c->nl_quiet_fd = cfg->nl_fd >= 0 ? cfg->nl_quiet_fd : -1;
 	c->ts_fd = cfg->ts_fd;
 	c->ts_family = cfg->ts_family;
-	c->ep_fd = c->timer_fd = c->wake_fd = c->notify_fd = c->pidfd = -1;
+	c->ep_fd = c->wake_fd = c->notify_fd = c->pidfd = -1;
 	c->cost_ns_per_kib = PSSCHED_COST_NS_PER_KIB;
 	c->shared_ratio = 1.0;
 	c->pt = ptable_new();
@@ -168,26 +167,38 @@ static void proc_samples_room(struct collector *c, size_t n)
 	}
 }
 
-/* Sets when the next tick comes: soon while the tree is near its peak, else
- * at the interval (the timer is only reprogrammed when it must change). */
+/* Sets when the next tick comes (the epoll wait's deadline, on the real
+ * clock: no timer fd to read at every tick): soon while the tree is near its
+ * peak, else an interval after the last one due, or after now when late by
+ * more than an interval or back from fast ticks. */
 static void tick_pace(struct collector *c)
 {
 	int fast = c->near_peak && c->cfg.interval_ms > COLLECTOR_FAST_TICK_MS;
-	struct itimerspec its = {0};
+	uint64_t now = collector_now_ns(), iv = (uint64_t)c->cfg.interval_ms * 1000000ull;
 
-	if (!fast && !c->fast)
-		return;
-	its.it_interval.tv_sec = c->cfg.interval_ms / 1000;
-	its.it_interval.tv_nsec = (long)(c->cfg.interval_ms % 1000) * 1000000L;
-	its.it_value = its.it_interval;
 	if (fast) {
-		its.it_value.tv_sec = 0;
-		its.it_value.tv_nsec = COLLECTOR_FAST_TICK_MS * 1000000L;
+		c->next_tick_ns = now + COLLECTOR_FAST_TICK_MS * 1000000ull;
+		c->sum.fast_ticks++;
+	} else if (c->fast || !c->next_tick_ns || c->next_tick_ns + iv <= now) {
+		c->next_tick_ns = now + iv;
+	} else if (c->next_tick_ns <= now) {
+		c->next_tick_ns += iv;
 	}
-	if (c->timer_fd >= 0 && timerfd_settime(c->timer_fd, 0, &its, NULL) == 0) {
-		c->fast = fast;
-		c->sum.fast_ticks += fast;
-	}
+	c->fast = fast;
+}
+
+/* Waits for events until the next tick is due; returns what epoll returned. */
+static int wait_events(struct collector *c, struct epoll_event *evs, int max)
+{
+	uint64_t now = collector_now_ns();
+	uint64_t left = c->next_tick_ns > now ? c->next_tick_ns - now : 0;
+	struct timespec ts = {.tv_sec = (time_t)(left / 1000000000ull),
+			      .tv_nsec = (long)(left % 1000000000ull)};
+
+	int n = epoll_pwait2(c->ep_fd, evs, max, &ts, NULL);
+	if (n < 0 && errno == ENOSYS) /* a kernel before 5.11: ms, rounded up */
+		n = epoll_wait(c->ep_fd, evs, max, (int)((left + 999999) / 1000000));
+	return n;
 }
 
 /* One sampling tick: cheap counters for all, PSS within budget, a sample. */
@@ -310,11 +321,17 @@ static void *collector_main(void *arg)
 	struct collector *c = arg;
 	struct epoll_event evs[8];
 
+	/* the first sample soon after the command starts, so one that runs for
+	 * a few ms still has its memory seen; then every interval */
 	collector_tick(c);
+	if (c->cfg.interval_ms > COLLECTOR_FIRST_TICK_MS)
+		c->next_tick_ns = collector_now_ns() + COLLECTOR_FIRST_TICK_MS * 1000000ull;
 	while (!atomic_load(&c->finished)) {
-		int n = epoll_wait(c->ep_fd, evs, 8, c->pidfd < 0 ? (int)c->cfg.interval_ms : -1);
+		int n = wait_events(c, evs, 8);
 		if (n < 0 && errno != EINTR)
 			break;
+		if (n < 0)
+			n = 0;
 		c->sum.collector_wakeups++;
 		/* the exec socket not ready now: it was empty, and a tick need
 		 * not read it to learn that (a system call saved per tick) */
@@ -328,30 +345,28 @@ static void *collector_main(void *arg)
 				coll_ts_drain(c);
 			} else if (fd == c->nl_fd || fd == c->nl_quiet_fd) {
 				coll_events_drain(c);
-			} else if (fd == c->timer_fd) {
-				uint64_t x;
-				if (read(fd, &x, sizeof(x)) > 0) {
-					c->nl_empty_ns = nl_empty;
-					collector_tick(c);
-					c->nl_empty_ns = 0;
-					/* orphans: no pidfd tells when they end, nor
-					 * when the tree left behind has (--wait-tree);
-					 * with events, when one of ours exited (and once
-					 * a second, for an exit event lost) */
-					if ((c->cfg.subreaper || c->root_done) && c->pidfd >= 0 &&
-					    (c->root_done || c->sum.mode == COLLECTOR_POLL || c->reap_due ||
-					     c->last_tick_ns - c->reap_ns >= COLLECTOR_REAP_NS)) {
-						c->reap_due = 0;
-						c->reap_ns = c->last_tick_ns;
-						coll_end_reap(c);
-					}
-				}
 			} else if (fd == c->pidfd) {
 				coll_end_reap(c);
 			} else if (fd == c->wake_fd) {
 				if (atomic_load(&c->detach_req) && !atomic_load(&c->finished))
 					coll_end_finish(c, collector_clock(c));
 				return NULL;
+			}
+		}
+		if (!atomic_load(&c->finished) && collector_now_ns() >= c->next_tick_ns) {
+			c->nl_empty_ns = nl_empty;
+			collector_tick(c);
+			c->nl_empty_ns = 0;
+			/* orphans: no pidfd tells when they end, nor when the
+			 * tree left behind has (--wait-tree); with events, when
+			 * one of ours exited (and once a second, for an exit
+			 * event lost) */
+			if ((c->cfg.subreaper || c->root_done) && c->pidfd >= 0 &&
+			    (c->root_done || c->sum.mode == COLLECTOR_POLL || c->reap_due ||
+			     c->last_tick_ns - c->reap_ns >= COLLECTOR_REAP_NS)) {
+				c->reap_due = 0;
+				c->reap_ns = c->last_tick_ns;
+				coll_end_reap(c);
 			}
 		}
 		if (c->attach) {
@@ -502,24 +517,11 @@ void collector_detach(struct collector *c)
 /* Sets up the collector's fds and starts its thread. */
 static int start_thread(struct collector *c)
 {
-	struct itimerspec its = {0};
 	sigset_t all, old;
 	int r;
 
 	c->ep_fd = epoll_create1(EPOLL_CLOEXEC);
-	c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (c->ep_fd < 0 || c->timer_fd < 0)
-		return -errno;
-	its.it_interval.tv_sec = c->cfg.interval_ms / 1000;
-	its.it_interval.tv_nsec = (long)(c->cfg.interval_ms % 1000) * 1000000L;
-	/* the first sample soon after the command starts, so one that runs for
-	 * a few ms still has its memory seen; then every interval */
-	its.it_value = its.it_interval;
-	if (c->cfg.interval_ms > COLLECTOR_FIRST_TICK_MS) {
-		its.it_value.tv_sec = 0;
-		its.it_value.tv_nsec = COLLECTOR_FIRST_TICK_MS * 1000000L;
-	}
-	if (timerfd_settime(c->timer_fd, 0, &its, NULL))
+	if (c->ep_fd < 0)
 		return -errno;
 	if (c->nl_quiet_fd >= 0) {
 		/* read at ticks and execs; woken for only on overflow or when fast
@@ -544,8 +546,7 @@ static int start_thread(struct collector *c)
 		if (epoll_ctl(c->ep_fd, EPOLL_CTL_ADD, c->ts_fd, &tev) < 0)
 			return -errno;
 	}
-	if ((r = ep_add(c->ep_fd, c->nl_fd)) < 0 || (r = ep_add(c->ep_fd, c->timer_fd)) < 0 ||
-	    (r = ep_add(c->ep_fd, c->pidfd)) < 0 || (r = ep_add(c->ep_fd, c->wake_fd)) < 0)
+	if ((r = ep_add(c->ep_fd, c->nl_fd)) < 0 || (r = ep_add(c->ep_fd, c->pidfd)) < 0 || (r = ep_add(c->ep_fd, c->wake_fd)) < 0)
 		return r;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -598,7 +599,7 @@ void collector_free(struct collector *c)
 		nlproc_close(c->nl_quiet_fd);
 	if (c->ts_fd >= 0)
 		taskstats_close(c->ts_fd, c->ts_family);
-	int fds[] = {c->ep_fd, c->timer_fd, c->wake_fd, c->notify_fd};
+	int fds[] = {c->ep_fd, c->wake_fd, c->notify_fd};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

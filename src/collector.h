@@ -1,5 +1,5 @@
 /* collector: the thread that follows the command's process tree and fills the
- * store. epoll over the netlink socket, a timerfd for sampling, the command's
+ * store. epoll over the netlink socket (its timeout the next sampling tick), the command's
  * pidfd and a wakeup eventfd. It never waits for the UI. */
 #ifndef SPACETIME_COLLECTOR_H
 #define SPACETIME_COLLECTOR_H

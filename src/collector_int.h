@@ -73,7 +73,8 @@ struct prog_ratio {
 struct collector {
 	struct store *st;
 	struct collector_config cfg;
-	int nl_fd, ep_fd, timer_fd, wake_fd, notify_fd, pidfd;
+	int nl_fd, ep_fd, wake_fd, notify_fd, pidfd;
+	uint64_t next_tick_ns;  /* when the next tick is due (collector_now_ns) */
 	int nl_quiet_fd;       /* fork|exit events, not woken for (or -1) */
 	int ts_fd;             /* taskstats exit records, read at ticks (or -1) */
 	uint16_t ts_family;
@@ -103,6 +104,7 @@ struct collector {
 	uint32_t *sched_picks;
 	uint64_t argv_vm_reads; /* command lines read from the process's memory */
 	uint64_t cpu_read_ns;   /* when sum.collector_cpu_ns was last read */
+	uint64_t sched_read_ns; /* when the PSS budget last read spacetime's CPU */
 	int reap_due;           /* a process whose parent is us exited */
 	uint64_t reap_ns;       /* the tick of the last reap */
 	uint64_t nl_empty_ns;   /* the exec socket was seen empty then (0: not known);
@@ -122,7 +124,7 @@ struct collector {
 	struct sample peak_meas, peak_any; /* the highest measured and estimated samples */
 	int have_meas;
 	double est_area, pss_area;         /* for sum.pss_est_share */
-	int fast;           /* the timer is on fast ticks */
+	int fast;           /* on fast ticks */
 	uint64_t sweep_cpu_ns; /* what sweeps' reads cost */
 	int near_peak;      /* the last tick found the tree near its peak, and moving */
 	uint64_t prev_est_kib; /* the tree's estimate at the last tick */
