@@ -128,10 +128,12 @@ void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
 		}
 		return;
 	case NLPROC_EXIT:
+		/* a task of an orphan of ours: its last one leaves a zombie to
+		 * reap (the main thread is not always the last) */
+		if (ev->ptgid == c->self)
+			c->reap_due = 1;
 		if (ev->pid != ev->tgid)
 			return;
-		if (ev->ptgid == c->self)
-			c->reap_due = 1; /* an orphan of ours: a zombie to reap */
 		for (size_t i = 0; c->cfg.test_lose_exits && i < 64 && i < c->test_nlost; i++)
 			if (c->test_lost[i] == ev->pid)
 				return;

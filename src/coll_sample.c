@@ -32,11 +32,16 @@ static uint32_t read_exec_argv(struct collector *c, pid_t pid)
 {
 	uint64_t a, b;
 
-	if (!c->cfg.proc_root && procfs_parse_stat_args(c->rbuf, strlen(c->rbuf), &a, &b) == 0 && a &&
-	    b > a) {
+	if (!c->cfg.proc_root && !c->argv_vm_refused &&
+	    procfs_parse_stat_args(c->rbuf, strlen(c->rbuf), &a, &b) == 0 && a && b > a) {
 		size_t want = b - a < sizeof(c->argv) - 1 ? (size_t)(b - a) : sizeof(c->argv) - 1;
 		struct iovec l = {c->argv, want}, r = {(void *)(uintptr_t)a, want};
 		ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+
+		/* not ours to read (yama, seccomp, another user's processes
+		 * attached to): cmdline from now on, a call saved per exec */
+		if (n < 0 && (errno == EPERM || errno == ENOSYS))
+			c->argv_vm_refused = 1;
 
 		if (n == (ssize_t)want && (want < b - a || c->argv[want - 1] == '\0')) {
 			c->argv_vm_reads++;

@@ -155,14 +155,22 @@ void coll_ts_lost_children(struct collector *c)
 	}
 }
 
-/* Reads every pending taskstats record (one datagram each). */
+/* Reads every pending taskstats record (one datagram each), a batch of
+ * datagrams per system call. */
 void coll_ts_drain(struct collector *c)
 {
 	if (c->ts_fd < 0)
 		return;
 	for (;;) {
+		struct mmsghdr mm[COLLECTOR_TSBATCH];
+		struct iovec iov[COLLECTOR_TSBATCH];
 		uint64_t before = collector_clock(c);
-		ssize_t n = recv(c->ts_fd, c->tsbuf, sizeof(c->tsbuf), MSG_DONTWAIT);
+
+		for (size_t i = 0; i < COLLECTOR_TSBATCH; i++) {
+			iov[i] = (struct iovec){.iov_base = c->tsbuf[i], .iov_len = COLLECTOR_TSBUF};
+			mm[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
+		}
+		int n = recvmmsg(c->ts_fd, mm, COLLECTOR_TSBATCH, MSG_DONTWAIT, NULL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {
@@ -173,12 +181,20 @@ void coll_ts_drain(struct collector *c)
 			c->ts_empty_ns = before; /* what comes later ended after this */
 			return;
 		}
-		size_t ok = 0;
-		int k = taskstats_parse(c->tsbuf, (size_t)n, c->ts_family, c->tsrec, COLLECTOR_TSREC, &ok);
-		size_t cnt = k >= 0 ? (size_t)k : ok;
-		for (size_t i = 0; i < cnt; i++) {
-			c->tsrec[i].seq = ++c->ts_seq;
-			coll_ts_apply(c, &c->tsrec[i]);
+		for (int m = 0; m < n; m++) {
+			size_t ok = 0;
+			int k = taskstats_parse(c->tsbuf[m], mm[m].msg_len, c->ts_family, c->tsrec,
+						COLLECTOR_TSREC, &ok);
+			size_t cnt = k >= 0 ? (size_t)k : ok;
+			for (size_t i = 0; i < cnt; i++) {
+				c->tsrec[i].seq = ++c->ts_seq;
+				coll_ts_apply(c, &c->tsrec[i]);
+			}
+		}
+		if (n < COLLECTOR_TSBATCH) {
+			/* the call stopped at an empty socket */
+			c->ts_empty_ns = before;
+			return;
 		}
 	}
 }

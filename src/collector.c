@@ -338,7 +338,11 @@ static void *collector_main(void *arg)
 		int nl_ready = 0;
 		for (int i = 0; i < n; i++)
 			nl_ready |= evs[i].data.fd == c->nl_fd;
+		/* stamped a little before now: an exec queued between epoll's
+		 * look and this clock read is older than the stamp, and a
+		 * fork|exit event newer than the stamp has it read */
 		uint64_t nl_empty = nl_ready || c->nl_fd < 0 ? 0 : collector_clock(c);
+		nl_empty = nl_empty > COLLECTOR_NL_EMPTY_SLACK_NS ? nl_empty - COLLECTOR_NL_EMPTY_SLACK_NS : 0;
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
 			if (fd == c->ts_fd) {

@@ -33,6 +33,7 @@
 /* One taskstats datagram (a record is about 450 bytes) and the records it holds. */
 #define COLLECTOR_TSBUF 8192
 #define COLLECTOR_TSREC 16
+#define COLLECTOR_TSBATCH 16 /* datagrams per taskstats read */
 /* Records of tasks not (yet) in the table, kept for a while: a process that
  * forks and ends between two reads has its record read before its fork event. */
 #define COLLECTOR_TSPEND 512
@@ -62,6 +63,9 @@
 #define COLLECTOR_PROGS 256
 /* The collector's own CPU time in the summary is read this often. */
 #define COLLECTOR_SELF_CPU_NS 1000000000ull
+/* How much earlier than the clock read after epoll's look the exec socket
+ * is taken to have been seen empty. */
+#define COLLECTOR_NL_EMPTY_SLACK_NS (2 * 1000000ull)
 /* With events, orphans are reaped when one of ours exits, and this often. */
 #define COLLECTOR_REAP_NS 1000000000ull
 
@@ -103,6 +107,7 @@ struct collector {
 	struct pssched_item *sched_items;
 	uint32_t *sched_picks;
 	uint64_t argv_vm_reads; /* command lines read from the process's memory */
+	int argv_vm_refused;    /* reading it was refused (EPERM): not tried again */
 	uint64_t cpu_read_ns;   /* when sum.collector_cpu_ns was last read */
 	uint64_t sched_read_ns; /* when the PSS budget last read spacetime's CPU */
 	int reap_due;           /* a process whose parent is us exited */
@@ -160,7 +165,7 @@ struct collector {
 	uint64_t age_sum_ns, age_n;
 	struct store_summary sum;
 	char nlbuf[COLLECTOR_NLBUF], qbuf[COLLECTOR_NLBUF];
-	char tsbuf[COLLECTOR_TSBUF] __attribute__((aligned(8)));
+	char tsbuf[COLLECTOR_TSBATCH][COLLECTOR_TSBUF] __attribute__((aligned(8)));
 	struct taskstats_exit tsrec[COLLECTOR_TSREC];
 	struct taskstats_exit tspend[COLLECTOR_TSPEND]; /* a ring; tgid 0: used */
 	uint64_t tspend_ns[COLLECTOR_TSPEND];

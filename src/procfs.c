@@ -290,6 +290,7 @@ int procfs_parse_stat_args(const char *buf, size_t len, uint64_t *start, uint64_
 {
 	struct cur c;
 	const char *rp = NULL;
+	uint64_t v[2] = {0, 0};
 
 	*start = *end = 0;
 	if (!buf)
@@ -308,20 +309,16 @@ int procfs_parse_stat_args(const char *buf, size_t len, uint64_t *start, uint64_
 	for (int field = 3; field <= 49; field++) {
 		const char *tok;
 		size_t n;
-		uint64_t v;
 
 		if (stat_token(&c, &tok, &n) < 0)
 			return -EINVAL;
-		if (field < 48)
-			continue;
-		if (token_u64(tok, n, &v) < 0)
+		if (field >= 48 && token_u64(tok, n, &v[field - 48]) < 0)
 			return -EINVAL;
-		*(field == 48 ? start : end) = v;
 	}
-	if (*end < *start) {
-		*start = *end = 0;
+	if (v[1] < v[0])
 		return -EINVAL;
-	}
+	*start = v[0];
+	*end = v[1];
 	return 0;
 }
 

@@ -323,11 +323,10 @@ static int recorder_copy_procs(struct recorder *r, int final)
 	r->open.len = 0;
 	for (size_t at = 0; at < nopen && rc == 0; at += STORE_PROCS_CHUNK) {
 		size_t want = nopen - at < STORE_PROCS_CHUNK ? nopen - at : STORE_PROCS_CHUNK;
-		size_t n = store_procs_at(r->st, idx + at, want, r->chunk);
-
-		r->looked += n;
-		for (size_t k = 0; k < n && rc == 0; k++)
-			rc = recorder_pass_proc(r, idx[at + k], &r->chunk[k], t_ns);
+		r->looked += store_procs_at(r->st, idx + at, want, r->chunk);
+		for (size_t k = 0; k < want && rc == 0; k++)
+			if (r->chunk[k].id) /* none is past the end: all are < seen */
+				rc = recorder_pass_proc(r, idx[at + k], &r->chunk[k], t_ns);
 	}
 	free(idx);
 	for (; rc == 0;) {

@@ -25,7 +25,7 @@
 /* An output line longer than this is recorded in pieces. */
 #define RUN_LINE_MAX 4096
 /* Per-process samples a recorded run's store keeps between two writes. */
-#define RUN_PROC_SAMPLES 65536
+#define RUN_PROC_SAMPLES 262144
 
 struct run {
 	struct run_config cfg;

@@ -526,9 +526,14 @@ size_t store_procs_at(struct store *st, const uint32_t *idx, size_t n, struct pr
 	size_t k = 0;
 
 	pthread_mutex_lock(&st->lock);
-	for (size_t i = 0; i < n; i++)
-		if (idx[i] < st->ids.len)
-			store_proc_get(st, idx[i], &out[k++]);
+	for (size_t i = 0; i < n; i++) {
+		if (idx[i] < st->ids.len) {
+			store_proc_get(st, idx[i], &out[i]);
+			k++;
+		} else {
+			memset(&out[i], 0, sizeof(out[i]));
+		}
+	}
 	pthread_mutex_unlock(&st->lock);
 	return k;
 }

@@ -282,8 +282,9 @@ enum { STORE_PROCS_ALL, STORE_PROCS_LIVE, STORE_PROCS_EXITED };
  * O(max) whatever the total. */
 size_t store_procs_range(struct store *st, int which, size_t from, struct proc_rec *out,
 			 size_t max);
-/* Copies the records at insertion indexes idx[0 .. n) (in that order; an index
- * past the end is skipped) in one lock hold; returns how many were copied. */
+/* Copies the record at insertion index idx[i] into out[i], for i in [0, n),
+ * in one lock hold (an index past the end gives a zeroed record: id 0);
+ * returns how many were records. */
 size_t store_procs_at(struct store *st, const uint32_t *idx, size_t n, struct proc_rec *out);
 /* Copies up to max records and returns the total number matching (may exceed
  * max). Live records are copied in one lock hold; all and exited ones in

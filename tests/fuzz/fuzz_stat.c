@@ -1,4 +1,5 @@
-/* fuzz_stat: procfs_parse_stat() on arbitrary bytes. */
+/* fuzz_stat: procfs_parse_stat() and procfs_parse_stat_args() on arbitrary
+ * bytes. */
 #include "fuzz.h"
 
 #include <errno.h>
@@ -41,6 +42,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unsigned long long pid = strtoull(s, &end, 10);
 		FUZZ_CHECK(s[0] >= '0' && s[0] <= '9' && end - s == lp - 2 - buf && pid == (unsigned long long)st.pid);
 		free(s);
+	}
+	{
+		uint64_t a = 1, b = 1;
+		int ra = procfs_parse_stat_args(buf, size, &a, &b);
+
+		/* refused: both 0; taken: an area that does not end before it starts */
+		FUZZ_CHECK(ra == 0 || ra == -EINVAL);
+		FUZZ_CHECK(ra == 0 ? a <= b : (a == 0 && b == 0));
+		/* the args bounds lie past what parse_stat reads: a line it
+		 * refuses for a bad comm is refused here too */
+		if (ra == 0)
+			FUZZ_CHECK(memchr(buf, ')', size) != NULL);
 	}
 	free(buf);
 	return 0;

@@ -59,6 +59,38 @@ static void test_stat_comm_with_space_and_paren(void **state)
 	free(b);
 }
 
+/* The command-line area's bounds, fields 48 and 49: from a captured line
+ * (a comm with a space and a parenthesis before them), 0 for a kernel thread,
+ * refused for a line cut before them. */
+static void test_stat_args(void **state)
+{
+	(void)state;
+	uint64_t a, b;
+	size_t len;
+	char *t = load("proc_threads.stat", &len);
+
+	assert_int_equal(procfs_parse_stat_args(t, len, &a, &b), 0);
+	assert_int_equal(a, 140720723909266ull);
+	assert_int_equal(b, 140720723909278ull);
+	free(t);
+	t = load("proc_space_paren.stat", &len);
+	assert_int_equal(procfs_parse_stat_args(t, len, &a, &b), 0);
+	assert_true(b > a);
+	free(t);
+	t = load("proc_kthread.stat", &len);
+	assert_int_equal(procfs_parse_stat_args(t, len, &a, &b), 0);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 0);
+	free(t);
+	t = load("bad_stat_truncated.stat", &len);
+	assert_int_equal(procfs_parse_stat_args(t, len, &a, &b), -EINVAL);
+	assert_int_equal(a, 0);
+	free(t);
+	const char cut[] = "1 (x) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 9 10 11";
+	assert_int_equal(procfs_parse_stat_args(cut, sizeof(cut) - 1, &a, &b), -EINVAL);
+	assert_int_equal(procfs_parse_stat_args("no paren", 8, &a, &b), -EINVAL);
+}
+
 static void test_stat_threads(void **state)
 {
 	(void)state;
@@ -792,6 +824,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stat_comm_with_space_and_paren),
 		cmocka_unit_test(test_stat_threads),
+		cmocka_unit_test(test_stat_args),
 		cmocka_unit_test(test_stat_ended),
 		cmocka_unit_test(test_stat_kernel_threads),
 		cmocka_unit_test(test_stat_bad),
