@@ -249,6 +249,25 @@ static void send_event(int fd, unsigned what, pid_t pid, pid_t parent, uint64_t 
 	assert_int_equal(send(fd, &m, sizeof(m), 0), (ssize_t)sizeof(m));
 }
 
+/* The split subscription's two sockets, as socket pairs the test writes to:
+ * w[1] for exec events, q[1] for fork and exit events. */
+static void split_sockets(struct fakeproc *f, int w[2], int q[2])
+{
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, w), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, q), 0);
+	f->c->nl_fd = w[0];
+	f->c->nl_quiet_fd = q[0];
+}
+
+static void split_sockets_close(struct fakeproc *f, int w[2], int q[2])
+{
+	f->c->nl_fd = f->c->nl_quiet_fd = -1;
+	close(w[0]);
+	close(w[1]);
+	close(q[0]);
+	close(q[1]);
+}
+
 /* Two sockets (exec events; fork and exit events) are drained in the order
  * things happened: K's fork, its exec, its exit. Handled socket by socket,
  * the exec would come after the exit and take it back (as a thread's exec
@@ -260,10 +279,7 @@ static void test_events_drain_merge(void **state)
 	uint64_t t = f->now_ns;
 	int w[2], q[2];
 
-	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, w), 0);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, q), 0);
-	f->c->nl_fd = w[0];
-	f->c->nl_quiet_fd = q[0];
+	split_sockets(f, w, q);
 	send_event(w[1], PROC_EVENT_EXEC, K, 0, t + 2 * MS);
 	send_event(q[1], PROC_EVENT_FORK, K, R, t + 1 * MS);
 	send_event(q[1], PROC_EVENT_EXIT, K, R, t + 3 * MS);
@@ -277,11 +293,7 @@ static void test_events_drain_merge(void **state)
 	assert_int_equal(f->c->nearly, 0);
 	assert_int_equal(f->c->sum.nl_events, 3);
 	assert_int_equal(f->c->nl_drain_ns, t + 10 * MS);
-	f->c->nl_fd = f->c->nl_quiet_fd = -1;
-	close(w[0]);
-	close(w[1]);
-	close(q[0]);
-	close(q[1]);
+	split_sockets_close(f, w, q);
 	fp_free(f);
 }
 
@@ -298,10 +310,7 @@ static void test_events_drain_known_empty(void **state)
 	int w[2], q[2];
 	char buf[256];
 
-	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, w), 0);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, q), 0);
-	f->c->nl_fd = w[0];
-	f->c->nl_quiet_fd = q[0];
+	split_sockets(f, w, q);
 	/* nothing newer than the look on the other socket: not read */
 	send_event(w[1], PROC_EVENT_EXEC, R, 0, t + 1 * MS);
 	f->c->nl_empty_ns = t + 2 * MS;
@@ -323,11 +332,7 @@ static void test_events_drain_known_empty(void **state)
 	assert_true(e->exit_pending);
 	assert_int_equal(e->exit_ns, t + 6 * MS);
 	assert_int_equal(f->c->sum.nl_events, 3);
-	f->c->nl_fd = f->c->nl_quiet_fd = -1;
-	close(w[0]);
-	close(w[1]);
-	close(q[0]);
-	close(q[1]);
+	split_sockets_close(f, w, q);
 	fp_free(f);
 }
 
