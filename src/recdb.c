@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "recdb_sql.h"
+#include "recvfs.h"
 
 /* The whole schema, version RECDB_SCHEMA_VERSION. Times (*_ns but base_ns and
  * start_wall_ns) are ns relative to runs.base_ns; NULL is unknown. */
@@ -335,7 +336,8 @@ int recdb_open(const char *path, unsigned flags, struct recdb **out, char *msg, 
 	db->rdonly = !!(flags & RECDB_RDONLY);
 	oflags = db->rdonly ? SQLITE_OPEN_READONLY
 			    : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	rc = sqlite3_open_v2(path, &db->db, oflags | SQLITE_OPEN_NOMUTEX, NULL);
+	/* a writer's WAL frames go out one write per commit (recvfs.h) */
+	rc = sqlite3_open_v2(path, &db->db, oflags | SQLITE_OPEN_NOMUTEX, db->rdonly ? NULL : recvfs_name());
 	if (rc != SQLITE_OK)
 		rc = recdb_sql_fail(db, rc, "opening the database");
 	else
