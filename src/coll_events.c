@@ -80,8 +80,10 @@ void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
 	switch (ev->type) {
 	case NLPROC_FORK:
 		if (ev->pid != ev->tgid) {
-			if (ptable_get(c->pt, ev->tgid))
+			if ((e = ptable_get(c->pt, ev->tgid))) {
 				c->total_threads++;
+				e->thread_forked = 1;
+			}
 			return;
 		}
 		p = ptable_get(c->pt, ev->ptgid);

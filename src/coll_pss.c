@@ -140,11 +140,14 @@ static void model_apply(struct pentry *e, const struct pssmodel_proc *p, uint64_
 	}
 }
 
-/* Reads smaps_rollup of e; returns the thread CPU time it cost. */
-uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now)
+/* Reads smaps_rollup of e; returns the thread CPU time it cost. clk, if not
+ * NULL, chains reads made one after the other: a non-zero *clk is the thread's
+ * CPU time at the start (the end of the read before), and *clk gets the time
+ * at the end (the clock is a system call here). */
+uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint64_t *clk)
 {
 	struct procfs_rollup r;
-	uint64_t t0 = collector_thread_cpu_ns();
+	uint64_t t0 = clk && *clk ? *clk : collector_thread_cpu_ns();
 	ssize_t n = -1;
 	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_smaps, "smaps_rollup", &own);
 
@@ -156,7 +159,9 @@ uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now)
 		n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
 	if (own)
 		close(fd);
-	uint64_t cost = collector_thread_cpu_ns() - t0;
+	uint64_t t1 = collector_thread_cpu_ns(), cost = t1 - t0;
+	if (clk)
+		*clk = t1;
 	e->pss_t_ns = now; /* even a failed read waits its turn again */
 	if (n <= 0 || procfs_parse_smaps_rollup(c->rbuf, (size_t)n, &r) < 0) {
 		/* Unreadable (gone, or an fd from before an exec): reopen it at
@@ -230,22 +235,12 @@ void coll_pss_schedule(struct collector *c, uint64_t now)
 		frac = c->cfg.budget / 10;
 	double budget = dt * frac;
 	c->sum.budget_ns += (uint64_t)budget;
-	/* What the rest cost is a system call to learn: learnt when this
-	 * tick's credit could buy a read (the debt is charged before any
-	 * read), and once a second; in between it is owed, charged later. */
 	uint64_t cpu = c->sched_cpu_ns;
 	double other = 0;
-	if (!c->sched_cpu_ns || pssched_budget_avail(&c->tokens) + budget > 0 ||
-	    now - c->sched_read_ns >= COLLECTOR_SELF_CPU_NS) {
-		cpu = collector_process_cpu_ns();
-		other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
-		c->sched_read_ns = now;
-	}
-	pssched_budget_credit(&c->tokens, budget, other, frac * 5e9);
 	uint64_t spent = 0; /* on PSS reads this round */
-	size_t n = ptable_count(c->pt);
-	if (pssched_budget_avail(&c->tokens) <= 0 || !n)
-		goto out;
+	size_t n = ptable_count(c->pt), k = 0;
+	if (pssched_budget_avail(&c->tokens) + budget <= 0 || !n)
+		goto credit;
 	if (n > c->sched_cap) {
 		size_t cap = n * 2;
 		struct pssched_item *it = realloc(c->sched_items, cap * sizeof(*it));
@@ -255,7 +250,7 @@ void coll_pss_schedule(struct collector *c, uint64_t now)
 		if (pk)
 			c->sched_picks = pk;
 		if (!it || !pk)
-			goto out;
+			goto credit;
 		c->sched_cap = cap;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -266,12 +261,30 @@ void coll_pss_schedule(struct collector *c, uint64_t now)
 			.rd_anon_rss_kib = e->rd_anon_rss, .rd_shared_rss_kib = e->rd_shared_rss,
 			.age_ns = e->pss_t_ns ? now - e->pss_t_ns : 0, .never_read = !e->pss_t_ns};
 	}
-	size_t k = pssched_pick(c->sched_items, n, pssched_budget_avail(&c->tokens), c->cost_ns_per_kib, c->sched_picks, n);
+	/* whether a read would be picked with all this tick's credit and no debt */
+	k = pssched_pick(c->sched_items, n, pssched_budget_avail(&c->tokens) + budget, c->cost_ns_per_kib,
+			 c->sched_picks, n);
+credit:
+	/* What the rest cost is a system call to learn: learnt when a read
+	 * could be bought and that cost could say it cannot, and once a second;
+	 * in between it is owed, charged at the next (before any read the main
+	 * account pays). */
+	if (!c->sched_cpu_ns || (k > 0 && pssched_budget_other_matters(&c->tokens, budget)) ||
+	    now - c->sched_read_ns >= COLLECTOR_SELF_CPU_NS) {
+		cpu = collector_process_cpu_ns();
+		other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
+		c->sched_read_ns = now;
+	}
+	pssched_budget_credit(&c->tokens, budget, other, frac * 5e9);
+	if (!k || pssched_budget_avail(&c->tokens) <= 0)
+		goto out;
+	k = pssched_pick(c->sched_items, n, pssched_budget_avail(&c->tokens), c->cost_ns_per_kib, c->sched_picks, n);
 	/* Read in priority order, paying the real cost, while tokens last. */
+	uint64_t clk = 0;
 	for (size_t i = 0; i < k && pssched_budget_avail(&c->tokens) > 0; i++) {
 		struct pentry *e = ptable_at(c->pt, c->sched_picks[i]);
 		if (!coll_sample_vm_borrowed(c, e)) {
-			uint64_t cost = coll_pss_read(c, e, now);
+			uint64_t cost = coll_pss_read(c, e, now, &clk);
 			pssched_budget_pay(&c->tokens, (double)cost);
 			c->sum.pss_cpu_ns += cost;
 			spent += cost;
@@ -378,11 +391,11 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
 	if (pssmodel_need_sweep(&c->model, &t)) {
 		size_t k = pssmodel_pick(&c->model, c->mp, m, &t, c->mp_pick);
-		uint64_t spent = 0;
+		uint64_t spent = 0, clk = 0;
 		for (size_t j = 0; j < k; j++) {
 			uint32_t x = c->mp_pick[j];
 			struct pentry *e = ptable_at(c->pt, c->mp_idx[x]);
-			spent += coll_pss_read(c, e, now);
+			spent += coll_pss_read(c, e, now, &clk);
 			c->sum.pss_sweep_reads++;
 			model_fill(c, e, &c->mp[x]);
 		}

@@ -493,6 +493,20 @@ int coll_sample_proc_ended(struct collector *c, struct pentry *e, struct procfs_
 	return procfs_stat_ended(ps);
 }
 
+/* Whether e's exit event surely is its end, with nothing /proc would add:
+ * it never had a second thread (so none exec'd, which also sends the
+ * leader's exit) and its taskstats record came (exact figures at the exit).
+ * A process is born with one thread (its fork event came) and an exec leaves
+ * one; any other is told by a fork event, unless events were lost. Saves a
+ * system call per process. */
+static int exit_sure(const struct collector *c, const struct pentry *e)
+{
+	if (c->ts_fd < 0 || !e->ts_leader || e->thread_forked || e->exit_late || c->sum.lost_events ||
+	    e->rec.pid == c->root)
+		return 0;
+	return e->fork_seen || (e->start_ticks && e->rec.threads == 1 && e->max_threads == 1);
+}
+
 /* Retires the processes whose exit event came, if /proc agrees they ended;
  * one still running had a thread exec, or the event was another's. */
 void coll_sample_retire_exited(struct collector *c)
@@ -500,8 +514,8 @@ void coll_sample_retire_exited(struct collector *c)
 	for (size_t i = 0; i < ptable_count(c->pt);) {
 		struct pentry *e = ptable_at(c->pt, i);
 		struct procfs_stat ps;
-		int read;
-		if (e->exit_pending && coll_sample_proc_ended(c, e, &ps, &read)) {
+		int read = 0;
+		if (e->exit_pending && (exit_sure(c, e) || coll_sample_proc_ended(c, e, &ps, &read))) {
 			/* a leader that exited before its threads: it ended now */
 			coll_sample_retire(c, e, e->exit_late ? collector_clock(c) : e->exit_ns,
 					   e->exit_status_pending, 1, read ? &ps : NULL);

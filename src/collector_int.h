@@ -230,7 +230,7 @@ void coll_scan_tree(struct collector *c, uint64_t now);
 /* coll_pss.c */
 int coll_pss_counts(const struct collector *c, const struct pentry *e);
 void coll_pss_leave(struct collector *c, const struct pentry *e);
-uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now);
+uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint64_t *clk);
 void coll_pss_schedule(struct collector *c, uint64_t now);
 int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now);
 void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64_t now);

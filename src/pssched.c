@@ -87,6 +87,11 @@ void pssched_budget_credit(struct pssched_budget *b, double credit_ns, double ot
 		b->reserve_ns = res_cap;
 }
 
+int pssched_budget_other_matters(const struct pssched_budget *b, double credit_ns)
+{
+	return b->main_ns + credit_ns * (1 - RESERVE) > 0;
+}
+
 double pssched_budget_avail(const struct pssched_budget *b)
 {
 	return b->reserve_ns + (b->main_ns > 0 ? b->main_ns : 0);

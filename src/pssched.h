@@ -47,6 +47,10 @@ struct pssched_budget {
  * PSS reads owe is paid in full), and what the main account would get past
  * its share pays off the reserve's overdraft. */
 void pssched_budget_credit(struct pssched_budget *b, double credit_ns, double other_ns, double cap_ns);
+/* Whether other work taken off with credit_ns could change what PSS reads may
+ * spend after it: not while the main account stays empty even without it
+ * (the reserve alone pays), so its cost need not be learnt yet. */
+int pssched_budget_other_matters(const struct pssched_budget *b, double credit_ns);
 /* What PSS reads may spend now (> 0: read at least one). */
 double pssched_budget_avail(const struct pssched_budget *b);
 /* Pays cost_ns of PSS reads: from the reserve first; the rest, an overdraft

@@ -39,6 +39,7 @@ struct pentry {
 	uint64_t statm_at_rss_pages;   /* stat's rss when statm was last read */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib; /* the current estimate */
 	uint32_t max_threads;
+	int thread_forked;        /* a fork event told of a thread of it */
 	int seen;                 /* poll mode: found in this scan */
 	uint64_t gone_ns;         /* when /proc first failed to read it, or 0 */
 	int exit_pending;         /* an exit event came; retired once /proc agrees */

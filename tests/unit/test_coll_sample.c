@@ -93,7 +93,7 @@ static void test_sample_pss_read(void **state)
 	f->now_ns += 100000000;
 	uint64_t reads = f->c->sum.pss_reads;
 	for (size_t i = 0; i < ptable_count(f->c->pt); i++)
-		coll_pss_read(f->c, ptable_at(f->c->pt, i), f->now_ns);
+		coll_pss_read(f->c, ptable_at(f->c->pt, i), f->now_ns, NULL);
 	assert_int_equal(f->c->sum.pss_reads, reads + 2);
 	collector_tick(f->c);
 	const struct sample *s = &f->c->sum.last;

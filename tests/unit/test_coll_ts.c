@@ -191,6 +191,56 @@ static void test_ts_lost_child_of_later_parent(void **state)
 	fp_free(f);
 }
 
+/* An exit event with its process's record: for a process that never had a
+ * second thread, that is its end, and /proc is not asked (a system call saved
+ * per process); here /proc still shows them all alive. One whose fork event
+ * told of a thread (which may have exec'd: the old leader's exit comes too),
+ * or whose record has not come, waits for /proc to agree. */
+static void test_ts_exit_sure(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+	const pid_t M = FP_PID + 3, T = FP_PID + 4;
+
+	f->c->ts_fd = 1000; /* a taskstats socket: only its being there matters */
+	for (pid_t p = K; p <= M; p++) {
+		fork_event(f, p, R, t);
+		fp_stat(f, p, &(struct fp_stat){.ppid = R, .comm = "cc1", .start_ticks = fp_ticks(t)});
+	}
+	struct nlproc_event th = {.type = NLPROC_FORK, .pid = T, .tgid = L, .ppid = L, .ptgid = L,
+				  .ts_ns = t + 5 * MS};
+	coll_events_on_event(f->c, &th);
+	f->c->ts_empty_ns = t + 50 * MS;
+	f->now_ns = t + 100 * MS;
+	for (pid_t p = K; p <= L; p++) {
+		struct taskstats_exit x = record(p, R, 60 * MS, (uint64_t)(p - K + 1));
+		coll_ts_apply(f->c, &x);
+	}
+	for (pid_t p = K; p <= M; p++) {
+		struct nlproc_event ex = {.type = NLPROC_EXIT, .pid = p, .tgid = p, .ppid = R, .ptgid = R,
+					  .exit_code = 1 << 8, .ts_ns = t + 90 * MS};
+		coll_events_on_event(f->c, &ex);
+	}
+	coll_sample_retire_exited(f->c);
+	assert_null(ptable_get(f->c->pt, K));
+	struct proc_rec r = exited_one(f);
+	assert_int_equal(r.pid, K);
+	assert_int_equal(r.end_ns, t + 90 * MS);
+	assert_int_equal(r.exit_status, 1 << 8);
+	assert_int_equal(r.minflt, 4321);
+	assert_non_null(ptable_get(f->c->pt, L)); /* a thread: /proc decides */
+	assert_non_null(ptable_get(f->c->pt, M)); /* no record: /proc decides */
+	/* gone from /proc: retired */
+	fp_stat(f, L, &(struct fp_stat){.ppid = R, .comm = "cc1", .state = 'Z', .start_ticks = fp_ticks(t)});
+	fp_stat(f, M, &(struct fp_stat){.ppid = R, .comm = "cc1", .state = 'Z', .start_ticks = fp_ticks(t)});
+	coll_sample_retire_exited(f->c);
+	assert_null(ptable_get(f->c->pt, L));
+	assert_null(ptable_get(f->c->pt, M));
+	f->c->ts_fd = -1;
+	fp_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_ts_adopted),
 		cmocka_unit_test(test_ts_lost_child),
 		cmocka_unit_test(test_ts_lost_child_of_later_parent),
+		cmocka_unit_test(test_ts_exit_sure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
