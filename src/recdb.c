@@ -300,14 +300,16 @@ static int recdb_setup(struct recdb *db, const char *path, unsigned flags)
 	rc = recdb_check_meta(db);
 	if (rc < 0)
 		return rc;
+	int empty = rc == 1;
 	/* only a file without pages takes it (WAL mode writes the first page) */
-	if (rc == 1)
+	if (empty)
 		rc = recdb_sql_exec(db, "PRAGMA auto_vacuum = INCREMENTAL", "creating the database");
 	if (rc == 0)
 		rc = recdb_sql_exec(db, "PRAGMA journal_mode = WAL", "setting WAL mode");
 	if (rc == 0)
 		rc = recdb_sql_exec(db, "PRAGMA synchronous = NORMAL", "setting synchronous mode");
-	if (rc == 0 && recdb_check_meta(db) == 1)
+	/* created, unless another spacetime did meanwhile (it checks again) */
+	if (rc == 0 && empty)
 		rc = recdb_create(db);
 	if (rc < 0)
 		return rc;

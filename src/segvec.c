@@ -7,7 +7,10 @@
 
 void segvec_init(struct segvec *v, size_t esize, unsigned shift0)
 {
-	memset(v, 0, sizeof(*v));
+	/* seg[] is read only below nseg: left as it is, its 32 KiB are not
+	 * touched (each of a store's arrays would fault in 8 pages) */
+	v->nseg = 0;
+	v->len = 0;
 	v->esize = esize;
 	v->shift0 = shift0;
 	v->shiftmax = shift0;
