@@ -188,6 +188,7 @@ struct nlsrc {
 	int fd_read; /* read at least once */
 	uint64_t read_ns; /* when it was last read: what happened before is in the batch */
 	int rescan_due; /* an overrun was reported: rescan once the socket is empty */
+	size_t cap;     /* room in evs (0: COLLECTOR_NLBATCH) */
 };
 
 /* Rescans the tree after an overrun of src, once src is empty. */
@@ -213,6 +214,7 @@ static void nl_read(struct collector *c, struct nlsrc *src)
 	struct mmsghdr mm[COLLECTOR_NLBATCH];
 	struct iovec iov[COLLECTOR_NLBATCH];
 	size_t slot = COLLECTOR_NLBUF / COLLECTOR_NLBATCH;
+	size_t cap = src->cap && src->cap < COLLECTOR_NLBATCH ? src->cap : COLLECTOR_NLBATCH;
 	int n;
 
 	src->n = 0;
@@ -224,7 +226,7 @@ static void nl_read(struct collector *c, struct nlsrc *src)
 			iov[i] = (struct iovec){.iov_base = src->buf + i * slot, .iov_len = slot};
 			mm[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
 		}
-		n = recvmmsg(src->fd, mm, COLLECTOR_NLBATCH, MSG_DONTWAIT, NULL);
+		n = recvmmsg(src->fd, mm, (unsigned)cap, MSG_DONTWAIT, NULL);
 		if (n >= 0)
 			break;
 		if (errno == EINTR)
@@ -239,14 +241,13 @@ static void nl_read(struct collector *c, struct nlsrc *src)
 		store_push_event(c->st, &ev);
 		src->rescan_due = 1;
 	}
-	/* one event per datagram: at most COLLECTOR_NLBATCH events */
-	for (int i = 0; i < n && src->n < COLLECTOR_NLBATCH; i++) {
+	/* one event per datagram: at most cap events */
+	for (int i = 0; i < n && src->n < cap; i++) {
 		size_t ok = 0;
-		int k = nlproc_parse(iov[i].iov_base, mm[i].msg_len, src->evs + src->n,
-				     COLLECTOR_NLBATCH - src->n, &ok);
+		int k = nlproc_parse(iov[i].iov_base, mm[i].msg_len, src->evs + src->n, cap - src->n, &ok);
 		src->n += k >= 0 ? (size_t)k : ok;
 	}
-	src->more = n == COLLECTOR_NLBATCH;
+	src->more = n == (int)cap;
 	c->sum.nl_events += src->n;
 	if (!src->more)
 		rescan_if_due(c, src); /* the read stopped at an empty socket */
@@ -287,11 +288,23 @@ void coll_events_drain(struct collector *c)
 	struct nlsrc q = {.fd = c->nl_quiet_fd, .buf = c->qbuf, .evs = c->qevs};
 	size_t wi = 0, qi = 0;
 
+	/* the exec events read ahead at their wakeups come first, as a read */
+	if (c->wpend_n) {
+		w.n = c->wpend_n;
+		w.fd_read = 1;
+		w.read_ns = c->wpend_read_ns;
+		w.more = c->wpend_more;
+		c->wpend_n = 0;
+	}
+	w.rescan_due = c->wpend_rescan;
+	c->wpend_rescan = 0;
 	/* seen empty by epoll just now: as good as a read that found nothing
 	 * (what came since is read when the other socket's events are newer) */
 	if (c->nl_empty_ns) {
 		w.fd_read = 1;
-		w.read_ns = c->nl_empty_ns;
+		if (c->nl_empty_ns > w.read_ns)
+			w.read_ns = c->nl_empty_ns;
+		w.more = 0;
 		c->nl_empty_ns = 0;
 		if (c->nl_quiet_fd < 0)
 			return;
@@ -339,4 +352,34 @@ void coll_events_drain(struct collector *c)
 		else
 			wi++;
 	}
+}
+
+/* At an exec's wakeup (split subscription): reads the exec socket and, for
+ * each exec, what must be read while the program runs (its stat, its command
+ * line: coll_sample_prefetch_exec), leaving the events to the next drain,
+ * which handles them in time order with the fork|exit socket's. So that
+ * socket is not read at every exec, only at ticks. An exec whose parent is
+ * not known (its fork event unread, its parent no exec read ahead), an
+ * overrun, or no room left: the drain runs now, as it did at every exec. */
+void coll_events_exec_ahead(struct collector *c)
+{
+	if (c->nl_quiet_fd < 0 || c->wpend_n >= COLLECTOR_NLBATCH) {
+		coll_events_drain(c);
+		return;
+	}
+	size_t first = c->wpend_n;
+	struct nlsrc w = {.fd = c->nl_fd, .buf = c->nlbuf, .evs = c->evs + first,
+			  .cap = COLLECTOR_NLBATCH - first};
+
+	nl_read(c, &w);
+	c->wpend_n = first + w.n;
+	c->wpend_more = w.more;
+	c->wpend_read_ns = w.read_ns;
+	c->wpend_rescan |= w.rescan_due;
+	int now = w.rescan_due;
+	for (size_t i = first; i < c->wpend_n && !now; i++)
+		if (c->evs[i].type == NLPROC_EXEC && !coll_sample_prefetch_exec(c, &c->evs[i]))
+			now = 1;
+	if (now)
+		coll_events_drain(c);
 }

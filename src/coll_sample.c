@@ -68,6 +68,9 @@ uint32_t coll_sample_root_argv(struct collector *c)
 	return n ? store_str_intern(c->st, c->argv, n - 1) : 0;
 }
 
+static int stat_identity(struct collector *c, struct pentry *e, const struct procfs_stat *ps);
+static void prefetch_drop(struct collector *c, size_t i, int keep);
+
 /* Records an exec by e (netlink event or detected by polling). */
 void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 {
@@ -78,9 +81,25 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 
 	/* the new program's name from stat, whose fd the ticks then reuse
 	 * (cheaper than opening comm, then stat at the next tick); its command
-	 * line once stat has said the pid is still this process's */
-	int stat_ok = coll_sample_read_stat(c, e, &ps) == 0;
-	ex.argv_id = stat_ok ? read_exec_argv(c, e->rec.pid) : 0;
+	 * line once stat has said the pid is still this process's: both read
+	 * at the exec's wakeup if it was read ahead, else now */
+	int stat_ok;
+	size_t k = 0;
+	while (k < c->npre && (c->pre[k].pid != e->rec.pid || c->pre[k].ts_ns != t_ns))
+		k++;
+	if (k < c->npre) {
+		ps = c->pre[k].ps;
+		stat_ok = stat_identity(c, e, &ps) == 0;
+		ex.argv_id = stat_ok ? c->pre[k].argv_id : 0;
+		int adopt = stat_ok && c->pre[k].fd >= 0 && e->fd_stat < 0 && c->pre[k].fd < c->fd_cache_below;
+		if (adopt)
+			e->fd_stat = c->pre[k].fd;
+		prefetch_drop(c, k, adopt);
+		c->prefetch_used++;
+	} else {
+		stat_ok = coll_sample_read_stat(c, e, &ps) == 0;
+		ex.argv_id = stat_ok ? read_exec_argv(c, e->rec.pid) : 0;
+	}
 	if (!ex.argv_id && e->rec.pid == c->root && !e->rec.nexec)
 		ex.argv_id = coll_sample_root_argv(c); /* we started it: we know what it ran */
 	if (!ex.argv_id)
@@ -169,20 +188,10 @@ static int started_after(const struct collector *c, uint64_t start_ticks, uint64
 	return start > t_ns + coll_sample_boot_offset_ns(c) + TASKSTATS_SLACK_NS;
 }
 
-/* Reads stat for e, checking identity; returns 0, -ESRCH when gone or reused. */
-int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps)
+/* Whether a stat read of e's pid is e's (0), or another process's that got
+ * the pid (-ESRCH); takes its start time on e's first read. */
+static int stat_identity(struct collector *c, struct pentry *e, const struct procfs_stat *ps)
 {
-	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_stat, "stat", &own);
-
-	if (fd == -ENOENT || fd == -ESRCH)
-		return -ESRCH;
-	if (fd < 0)
-		return fd; /* out of fds, say: not a reason to think it gone */
-	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
-	if (own)
-		close(fd);
-	if (n <= 0 || procfs_parse_stat(c->rbuf, (size_t)n, ps) < 0)
-		return -ESRCH;
 	if (e->start_ticks && ps->starttime_ticks != e->start_ticks)
 		return -ESRCH; /* the pid now belongs to another process */
 	/* The first read of a forked child: it may have ended and its pid
@@ -199,6 +208,91 @@ int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_s
 		return -ESRCH;
 	e->start_ticks = ps->starttime_ticks;
 	return 0;
+}
+
+/* Reads stat for e, checking identity; returns 0, -ESRCH when gone or reused. */
+int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps)
+{
+	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_stat, "stat", &own);
+
+	if (fd == -ENOENT || fd == -ESRCH)
+		return -ESRCH;
+	if (fd < 0)
+		return fd; /* out of fds, say: not a reason to think it gone */
+	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+	if (own)
+		close(fd);
+	if (n <= 0 || procfs_parse_stat(c->rbuf, (size_t)n, ps) < 0)
+		return -ESRCH;
+	return stat_identity(c, e, ps);
+}
+
+/* Whether an exec of pid was read ahead (its parent, then, is the tree's). */
+static int prefetched(const struct collector *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->npre; i++)
+		if (c->pre[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+/* Drops read-ahead entry i, closing its stat fd unless keep. */
+static void prefetch_drop(struct collector *c, size_t i, int keep)
+{
+	if (!keep && c->pre[i].fd >= 0)
+		close(c->pre[i].fd);
+	c->pre[i] = c->pre[--c->npre];
+}
+
+/* Reads ahead, for exec ev, what must be read while its program runs: its
+ * stat (identity, name) and its command line, kept for coll_sample_note_exec.
+ * Returns 1 when done, or when there is nothing to read (gone); 0 when the
+ * events must be handled now: its parent is neither in the table nor an exec
+ * read ahead (a stranger's exec, or a child of a fork not read yet), or no
+ * room is left. */
+int coll_sample_prefetch_exec(struct collector *c, const struct nlproc_event *ev)
+{
+	pid_t pid = ev->tgid;
+	struct pentry *e = ptable_get(c->pt, pid);
+
+	if (c->npre == COLLECTOR_PREFETCH)
+		return 0;
+	for (size_t i = 0; i < c->npre; i++)
+		if (c->pre[i].pid == pid && c->pre[i].ts_ns == ev->ts_ns)
+			return 1; /* read already */
+	struct coll_prefetch *p = &c->pre[c->npre];
+	*p = (struct coll_prefetch){.pid = pid, .ts_ns = ev->ts_ns, .at_ns = collector_clock(c), .fd = -1};
+	int fd = e && e->fd_stat >= 0 ? e->fd_stat : procfs_open_at(c->proc_root, pid, 0, "stat");
+	if (fd < 0)
+		return 1; /* gone: there is nothing to read now, nor later */
+	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+	int own = !e || fd != e->fd_stat;
+	if (n <= 0 || procfs_parse_stat(c->rbuf, (size_t)n, &p->ps) < 0) {
+		if (own)
+			close(fd);
+		return 1;
+	}
+	/* the tree's only if its parent is: in the table, or read ahead; else
+	 * its fork event must be read now to tell */
+	if (!e && !ptable_get(c->pt, p->ps.ppid) && !prefetched(c, p->ps.ppid)) {
+		close(fd);
+		return 0;
+	}
+	p->argv_id = read_exec_argv(c, pid);
+	p->fd = own ? fd : -1;
+	c->npre++;
+	return 1;
+}
+
+/* Drops what was read ahead for execs not handled within the early window
+ * (strangers', or gone with their events), or all of it. */
+void coll_sample_prefetch_expire(struct collector *c, uint64_t now, int all)
+{
+	for (size_t i = 0; i < c->npre;)
+		if (all || c->pre[i].at_ns + coll_events_early_ns(c) < now)
+			prefetch_drop(c, i, 0);
+		else
+			i++;
 }
 
 /* Copies the cumulative counters of a stat read into the record. */

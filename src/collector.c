@@ -220,6 +220,7 @@ void collector_tick(struct collector *c)
 	if (c->tskid_scan < c->tskid_next && c->nl_fd >= 0)
 		coll_events_drain(c);
 	coll_ts_lost_children(c);
+	coll_sample_prefetch_expire(c, now, 0);
 	coll_sample_retire_exited(c);
 	for (size_t i = 0; i < ptable_count(c->pt);) {
 		struct pentry *e = ptable_at(c->pt, i);
@@ -347,7 +348,9 @@ static void *collector_main(void *arg)
 			int fd = evs[i].data.fd;
 			if (fd == c->ts_fd) {
 				coll_ts_drain(c);
-			} else if (fd == c->nl_fd || fd == c->nl_quiet_fd) {
+			} else if (fd == c->nl_fd) {
+				coll_events_exec_ahead(c);
+			} else if (fd == c->nl_quiet_fd) {
 				coll_events_drain(c);
 			} else if (fd == c->pidfd) {
 				coll_end_reap(c);
@@ -589,6 +592,7 @@ void collector_free(struct collector *c)
 	if (!c)
 		return;
 	collector_stop(c);
+	coll_sample_prefetch_expire(c, 0, 1);
 	ptable_free(c->pt);
 	free(c->sched_items);
 	free(c->sched_picks);

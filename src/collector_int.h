@@ -27,6 +27,7 @@
 #define COLLECTOR_FD_RESERVE 64
 #define COLLECTOR_ARGV_MAX (64 * 1024)
 #define COLLECTOR_EARLY 256
+#define COLLECTOR_PREFETCH 64 /* execs read ahead of their handling */
 /* The collector's share of its budget per core the command keeps busy. */
 #define COLLECTOR_TREE_SHARE 0.3
 #define COLLECTOR_NLBATCH 64
@@ -114,6 +115,22 @@ struct collector {
 	uint64_t reap_ns;       /* the tick of the last reap */
 	uint64_t nl_empty_ns;   /* the exec socket was seen empty then (0: not known);
 				 * the tick's drain takes that for a read */
+	/* exec events read at their wakeup (coll_events_exec_ahead), left in
+	 * evs[0, wpend_n) for the next drain to handle in time order */
+	size_t wpend_n;
+	int wpend_more;         /* that read filled the batch: more may be queued */
+	int wpend_rescan;       /* it reported an overrun: the drain rescans */
+	uint64_t wpend_read_ns; /* when it read */
+	struct coll_prefetch {  /* what those execs needed read while they ran */
+		pid_t pid;
+		uint64_t ts_ns;        /* its exec event's */
+		uint64_t at_ns;        /* when it was read */
+		struct procfs_stat ps; /* its stat then */
+		uint32_t argv_id;      /* its command line (0: gone) */
+		int fd;                /* its stat, open, or -1 */
+	} pre[COLLECTOR_PREFETCH];
+	size_t npre;
+	uint64_t prefetch_used; /* execs handled with what was read ahead */
 	struct store_proc_sample *ps; /* a tick's per-process samples */
 	size_t ps_cap;
 	size_t sched_cap;
@@ -198,6 +215,8 @@ void collector_tick(struct collector *c);
 extern const struct procfs_stat coll_sample_retire_read;
 #define COLL_SAMPLE_RETIRE_READ (&coll_sample_retire_read)
 uint32_t coll_sample_read_argv(struct collector *c, pid_t pid);
+int coll_sample_prefetch_exec(struct collector *c, const struct nlproc_event *ev);
+void coll_sample_prefetch_expire(struct collector *c, uint64_t now, int all);
 uint32_t coll_sample_root_argv(struct collector *c);
 void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns);
 uint64_t coll_sample_boot_offset_ns(const struct collector *c);
@@ -223,6 +242,7 @@ void coll_sample_retire_exited(struct collector *c);
 void coll_events_on_event(struct collector *c, const struct nlproc_event *ev);
 void coll_events_quiet_adjust(struct collector *c, int at_tick);
 void coll_events_drain(struct collector *c);
+void coll_events_exec_ahead(struct collector *c);
 
 /* coll_scan.c */
 void coll_scan_tree(struct collector *c, uint64_t now);

@@ -336,6 +336,57 @@ static void test_events_drain_known_empty(void **state)
 	fp_free(f);
 }
 
+/* At an exec's wakeup only the exec socket is read: K's stat and command line
+ * are read then (its parent R is in the table), and the exec waits for the
+ * next drain, which handles it after K's fork event, in time order, with what
+ * was read ahead (K has ended by then: its /proc files are gone). An exec
+ * whose parent is not known has the drain run at once, as before. */
+static void test_events_exec_ahead(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+	int w[2], q[2];
+	char buf[256];
+
+	split_sockets(f, w, q);
+	send_event(q[1], PROC_EVENT_FORK, K, R, t);
+	send_event(w[1], PROC_EVENT_EXEC, K, 0, t + 1 * MS);
+	f->now_ns = t + 2 * MS;
+	coll_events_exec_ahead(f->c);
+	assert_null(ptable_get(f->c->pt, K)); /* not handled yet */
+	assert_int_equal(f->c->npre, 1);
+	assert_int_equal(f->c->wpend_n, 1);
+	assert_true(recv(q[0], buf, sizeof(buf), MSG_DONTWAIT | MSG_PEEK) > 0); /* the fork, unread */
+	fp_gone(f, K);
+	f->now_ns = t + 100 * MS;
+	coll_events_drain(f->c);
+	const struct pentry *e = ptable_get(f->c->pt, K);
+	assert_non_null(e);
+	assert_int_equal(e->rec.nexec, 1);
+	assert_string_equal(e->rec.comm, "cc1");
+	assert_true(e->rec.valid & PROC_V_ARGV);
+	assert_int_equal(store_str_get(f->st, e->rec.argv_id, buf, sizeof(buf)), 11);
+	assert_memory_equal(buf, "cc1\0-O2\0x.c", 11);
+	assert_true(e->fd_stat >= 0); /* the fd opened ahead, kept for the ticks */
+	assert_int_equal(f->c->prefetch_used, 1);
+	assert_int_equal(f->c->npre, 0);
+	assert_int_equal(f->c->wpend_n, 0);
+
+	/* a stranger's exec (its parent not the tree's): drained now */
+	fp_stat(f, S, &(struct fp_stat){.ppid = SP, .comm = "ls", .start_ticks = fp_ticks(f->now_ns)});
+	send_event(q[1], PROC_EVENT_FORK, S, SP, t + 101 * MS);
+	send_event(w[1], PROC_EVENT_EXEC, S, 0, t + 102 * MS);
+	f->now_ns = t + 103 * MS;
+	coll_events_exec_ahead(f->c);
+	assert_int_equal(f->c->wpend_n, 0);
+	assert_int_equal(f->c->npre, 0);
+	assert_true(recv(q[0], buf, sizeof(buf), MSG_DONTWAIT) < 0); /* read */
+	assert_null(ptable_get(f->c->pt, S));
+	split_sockets_close(f, w, q);
+	fp_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_events_thread),
 		cmocka_unit_test(test_events_drain_merge),
 		cmocka_unit_test(test_events_drain_known_empty),
+		cmocka_unit_test(test_events_exec_ahead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
