@@ -9,6 +9,8 @@
 /* Ends the run: the last tick, spacetime's own CPU, the final summary. */
 void coll_end_finish(struct collector *c, uint64_t now)
 {
+	if (c->wpend_n)
+		coll_events_drain(c); /* execs read ahead: theirs before any retire */
 	c->sum.end_ns = now;
 	/* attached: zombies whose parents (not us) have not reaped them yet
 	 * have ended all the same */
@@ -134,6 +136,9 @@ static void root_ended(struct collector *c, int status, const struct rusage *ru)
  * when the run has ended. */
 int coll_end_reap(struct collector *c)
 {
+	/* execs read ahead are handled before a process they name is retired */
+	if (c->wpend_n)
+		coll_events_drain(c);
 	for (;;) {
 		struct rusage ru;
 		int status;

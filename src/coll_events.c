@@ -359,8 +359,10 @@ void coll_events_drain(struct collector *c)
  * line: coll_sample_prefetch_exec), leaving the events to the next drain,
  * which handles them in time order with the fork|exit socket's. So that
  * socket is not read at every exec, only at ticks. An exec whose parent is
- * not known (its fork event unread, its parent no exec read ahead), an
- * overrun, or no room left: the drain runs now, as it did at every exec. */
+ * not known (its fork event unread, its parent no exec read ahead), the
+ * command's first, no room left, or an overrun the read did not end by
+ * emptying the socket (nl_read rescans once it does): the drain runs now,
+ * as it did at every exec. */
 void coll_events_exec_ahead(struct collector *c)
 {
 	if (c->nl_quiet_fd < 0 || c->wpend_n >= COLLECTOR_NLBATCH) {

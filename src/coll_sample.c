@@ -262,9 +262,13 @@ int coll_sample_prefetch_exec(struct collector *c, const struct nlproc_event *ev
 			return 1; /* read already */
 	struct coll_prefetch *p = &c->pre[c->npre];
 	*p = (struct coll_prefetch){.pid = pid, .ts_ns = ev->ts_ns, .at_ns = collector_clock(c), .fd = -1};
+	/* the command's first exec: handled now, its records (coll_ts_apply)
+	 * kept only once it has exec'd */
+	if (e && coll_sample_before_first_exec(c, e))
+		return 0;
 	int fd = e && e->fd_stat >= 0 ? e->fd_stat : procfs_open_at(c->proc_root, pid, 0, "stat");
 	if (fd < 0)
-		return 1; /* gone: there is nothing to read now, nor later */
+		return 1; /* gone (or no fd left): nothing read ahead, note_exec tries */
 	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
 	int own = !e || fd != e->fd_stat;
 	if (n <= 0 || procfs_parse_stat(c->rbuf, (size_t)n, &p->ps) < 0) {
@@ -279,7 +283,10 @@ int coll_sample_prefetch_exec(struct collector *c, const struct nlproc_event *ev
 		return 0;
 	}
 	p->argv_id = read_exec_argv(c, pid);
-	p->fd = own ? fd : -1;
+	/* kept for the ticks if note_exec can adopt it */
+	p->fd = own && fd < c->fd_cache_below ? fd : -1;
+	if (own && p->fd < 0)
+		close(fd);
 	c->npre++;
 	return 1;
 }
@@ -609,6 +616,10 @@ void coll_sample_retire_exited(struct collector *c)
 		struct pentry *e = ptable_at(c->pt, i);
 		struct procfs_stat ps;
 		int read = 0;
+		/* its records may have come before its fork event: kept apart
+		 * until now (coll_sample_retire adopts them too) */
+		if (e->exit_pending && !e->ts_leader && c->ts_fd >= 0)
+			coll_ts_adopt(c, e);
 		if (e->exit_pending && (exit_sure(c, e) || coll_sample_proc_ended(c, e, &ps, &read))) {
 			/* a leader that exited before its threads: it ended now */
 			coll_sample_retire(c, e, e->exit_late ? collector_clock(c) : e->exit_ns,

@@ -181,10 +181,11 @@ static void tick_pace(struct collector *c)
 		c->sum.fast_ticks++;
 	} else if (c->fast || !c->next_tick_ns || c->next_tick_ns + iv <= now) {
 		c->next_tick_ns = now + iv;
-	} else if (c->next_tick_ns <= now) {
-		c->next_tick_ns += iv;
+	} else if (c->next_tick_ns <= now + c->tick_slack_ns) {
+		c->next_tick_ns += iv; /* due, or taken early: its slot is done */
 	}
 	c->fast = fast;
+	c->tick_slack_ns = (uint64_t)((double)(fast ? COLLECTOR_FAST_TICK_MS * 1000000ull : iv) * COLLECTOR_TICK_SLACK);
 }
 
 /* Waits for events until the next tick is due; returns what epoll returned. */
@@ -325,8 +326,10 @@ static void *collector_main(void *arg)
 	/* the first sample soon after the command starts, so one that runs for
 	 * a few ms still has its memory seen; then every interval */
 	collector_tick(c);
-	if (c->cfg.interval_ms > COLLECTOR_FIRST_TICK_MS)
+	if (c->cfg.interval_ms > COLLECTOR_FIRST_TICK_MS) {
 		c->next_tick_ns = collector_now_ns() + COLLECTOR_FIRST_TICK_MS * 1000000ull;
+		c->tick_slack_ns = 0; /* the first one, at its time */
+	}
 	while (!atomic_load(&c->finished)) {
 		int n = wait_events(c, evs, 8);
 		if (n < 0 && errno != EINTR)
@@ -360,7 +363,10 @@ static void *collector_main(void *arg)
 				return NULL;
 			}
 		}
-		if (!atomic_load(&c->finished) && collector_now_ns() >= c->next_tick_ns) {
+		/* the tick: due, or nearly and awake anyway */
+		uint64_t now = collector_now_ns();
+		if (!atomic_load(&c->finished) &&
+		    (now >= c->next_tick_ns || (n > 0 && now + c->tick_slack_ns >= c->next_tick_ns))) {
 			c->nl_empty_ns = nl_empty;
 			collector_tick(c);
 			c->nl_empty_ns = 0;

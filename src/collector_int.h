@@ -46,6 +46,10 @@
  * largest at once, for some tens of ms, which 100 ms ticks mostly miss. Such
  * a tick stores a sample only when it is a new peak or an interval has passed. */
 #define COLLECTOR_FAST_TICK_MS 20
+/* A tick due within this share of its period when the collector is woken
+ * anyway (an exec) comes then: a wakeup costs more here than the tick's
+ * reads, and the sample's time is its own (the next tick keeps the phase). */
+#define COLLECTOR_TICK_SLACK 0.3
 #define COLLECTOR_NEAR_PEAK 0.95
 /* Sweeps may cost this much CPU time, plus this share of the tree's CPU time,
  * before a climb is read less often (PSSMODEL_EPS_THRIFTY). */
@@ -80,6 +84,7 @@ struct collector {
 	struct collector_config cfg;
 	int nl_fd, ep_fd, wake_fd, notify_fd, pidfd;
 	uint64_t next_tick_ns;  /* when the next tick is due (collector_now_ns) */
+	uint64_t tick_slack_ns; /* how early a tick may come when awake anyway */
 	int nl_quiet_fd;       /* fork|exit events, not woken for (or -1) */
 	int ts_fd;             /* taskstats exit records, read at ticks (or -1) */
 	uint16_t ts_family;

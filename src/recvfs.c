@@ -19,6 +19,9 @@ struct recvfs_file {
 	unsigned char *buf;   /* RECVFS_BUF_BYTES, allocated at the first write */
 	size_t len;           /* bytes gathered */
 	sqlite3_int64 off;    /* where they go */
+	sqlite3_int64 end;    /* the end of what was written or gathered since the
+			       * WAL's header was last written */
+	struct recvfs_file *link; /* a WAL's database file, or a database's WAL */
 };
 
 static sqlite3_vfs *recvfs_real;
@@ -47,6 +50,10 @@ static int recvfs_close(sqlite3_file *f)
 {
 	struct recvfs_file *p = (struct recvfs_file *)f;
 	int rc = recvfs_flush(p);
+
+	if (p->link && p->link->link == p)
+		p->link->link = NULL;
+	p->link = NULL;
 	int rc2 = p->real->pMethods ? p->real->pMethods->xClose(p->real) : SQLITE_OK;
 
 	free(p->buf);
@@ -76,6 +83,19 @@ static int recvfs_write(sqlite3_file *f, const void *b, int amt, sqlite3_int64 o
 	if (!p->wal)
 		return RM(f)->xWrite(p->real, b, amt, off);
 	__atomic_add_fetch(&recvfs_nwrites, 1, __ATOMIC_RELAXED);
+	if (off == 0)
+		p->end = 0; /* the header: the WAL starts over */
+	if (off < p->end && !(p->len && off == p->off + (sqlite3_int64)p->len)) {
+		/* a write over what was written (a page written twice in one
+		 * transaction, checksums rewritten at its commit): straight
+		 * through, in order, its error the caller's */
+		if ((rc = recvfs_flush(p)) != SQLITE_OK)
+			return rc;
+		__atomic_add_fetch(&recvfs_nflushes, 1, __ATOMIC_RELAXED);
+		return RM(f)->xWrite(p->real, b, amt, off);
+	}
+	if (off + amt > p->end)
+		p->end = off + amt;
 	if (p->len && (off != p->off + (sqlite3_int64)p->len || p->len + (size_t)amt > RECVFS_BUF_BYTES)) {
 		int commit = p->commit_next;
 		if ((rc = recvfs_flush(p)) != SQLITE_OK)
@@ -164,15 +184,35 @@ static int recvfs_shm_map(sqlite3_file *f, int pg, int pgsz, int extend, void vo
 	return RM(f)->xShmMap(REAL(f), pg, pgsz, extend, pp);
 }
 
+/* The WAL's write lock (its first shared-memory lock). */
+#define RECVFS_WAL_WRITE_LOCK 0
+
 static int recvfs_shm_lock(sqlite3_file *f, int offset, int n, int flags)
 {
+	struct recvfs_file *p = (struct recvfs_file *)f;
+
 	if (RM(f)->iVersion < 2 || !RM(f)->xShmLock)
 		return SQLITE_IOERR_SHMLOCK;
+	/* the write transaction is over: a commit left nothing gathered; what
+	 * is left is a rolled-back one's (pages it spilled), never to be
+	 * written, least of all once another writer may use those offsets */
+	if (p->link && (flags & SQLITE_SHM_UNLOCK) && (flags & SQLITE_SHM_EXCLUSIVE) &&
+	    offset <= RECVFS_WAL_WRITE_LOCK && offset + n > RECVFS_WAL_WRITE_LOCK) {
+		p->link->len = 0;
+		p->link->commit_next = 0;
+	}
 	return RM(f)->xShmLock(REAL(f), offset, n, flags);
 }
 
 static void recvfs_shm_barrier(sqlite3_file *f)
 {
+	struct recvfs_file *p = (struct recvfs_file *)f;
+
+	/* before a commit is published (the WAL index's header): all of the
+	 * WAL is in the file (it is already, unless a write escaped the rules
+	 * above; an error here cannot be returned, the commit's was) */
+	if (p->link)
+		recvfs_flush(p->link);
 	if (RM(f)->iVersion >= 2 && RM(f)->xShmBarrier)
 		RM(f)->xShmBarrier(REAL(f));
 }
@@ -240,6 +280,16 @@ static int recvfs_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int 
 	int rc = recvfs_real->xOpen(recvfs_real, name, p->real, flags, out_flags);
 	/* SQLite closes a file whose open failed only if it has methods */
 	p->base.pMethods = rc == SQLITE_OK && p->real->pMethods ? &recvfs_methods : NULL;
+	/* a WAL and its database, each the other's: the database's
+	 * shared-memory calls tell when a commit is published and when a write
+	 * transaction ends */
+	if (p->base.pMethods && p->wal && name) {
+		sqlite3_file *db = sqlite3_database_file_object(name);
+		if (db && db->pMethods == &recvfs_methods) {
+			p->link = (struct recvfs_file *)db;
+			p->link->link = p;
+		}
+	}
 	return rc;
 }
 

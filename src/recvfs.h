@@ -8,11 +8,16 @@
  * in a buffer and written at once when the transaction's commit frame is
  * complete, or before anything else touches the file (a read, a sync, a
  * truncation, a lock, its size, its close), or when the buffer is full.
- * A commit is published (the WAL index's header) only after its commit frame
- * was written, so readers and a checkpoint never see a frame that is not in
- * the file; an error (a full disk) is returned by the write of the commit
- * frame, as SQLite expects, and the transaction rolls back. Other files
- * (the database, its shared memory, a journal) pass straight through. */
+ * A write over what was already written (a page written twice in one
+ * transaction, checksums rewritten at a commit) goes straight through. So a
+ * commit's frames are in the file before it is published (the WAL index's
+ * header; the database file's barrier before it also writes anything left),
+ * and readers and checkpoints never see a frame that is not; an error (a full
+ * disk) is returned by the write of the commit frame, as SQLite expects, and
+ * the transaction rolls back. What a rolled-back transaction gathered (pages
+ * it spilled) is dropped when it releases the WAL's write lock, never written
+ * where another writer may be writing next. Other files (the database, its
+ * shared memory, a journal) pass straight through. */
 #ifndef SPACETIME_RECVFS_H
 #define SPACETIME_RECVFS_H
 
