@@ -84,16 +84,16 @@ static void schema(sqlite3 *db)
 		    "CREATE INDEX IF NOT EXISTS t_v ON t (v, k);");
 }
 
-/* One transaction of ROWS rows, numbered from first; the result of COMMIT. */
-static int insert_batch(sqlite3 *db, int first)
+/* Rows k in [first, first + n), each with a 100-byte blob, in the
+ * transaction open on db. */
+static void insert_rows(sqlite3 *db, int first, int n)
 {
 	sqlite3_stmt *s = NULL;
 	unsigned char blob[100];
 
-	exec_ok(db, "BEGIN");
 	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO t (k, v, b) VALUES (?1, ?2, ?3)", -1, &s, NULL),
 			 SQLITE_OK);
-	for (int i = first; i < first + ROWS; i++) {
+	for (int i = first; i < first + n; i++) {
 		memset(blob, i & 0xff, sizeof(blob));
 		sqlite3_bind_int(s, 1, i);
 		sqlite3_bind_int(s, 2, (i * 7919) % 1000003);
@@ -102,7 +102,24 @@ static int insert_batch(sqlite3 *db, int first)
 		sqlite3_reset(s);
 	}
 	sqlite3_finalize(s);
+}
+
+/* One transaction of ROWS rows, numbered from first; the result of COMMIT. */
+static int insert_batch(sqlite3 *db, int first)
+{
+	exec_ok(db, "BEGIN");
+	insert_rows(db, first, ROWS);
 	return sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+}
+
+/* The database made through recvfs, with one transaction in it. */
+static void seed(void)
+{
+	sqlite3 *db = open_db(recvfs_name());
+
+	schema(db);
+	assert_int_equal(insert_batch(db, 0), SQLITE_OK);
+	sqlite3_close(db);
 }
 
 static void check_intact(sqlite3 *db)
@@ -155,10 +172,7 @@ static void test_commit_per_call(void **state)
 static void test_failed_commit(void **state)
 {
 	(void)state;
-	sqlite3 *db = open_db(recvfs_name());
-	schema(db);
-	assert_int_equal(insert_batch(db, 0), SQLITE_OK);
-	sqlite3_close(db);
+	seed();
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -187,30 +201,10 @@ static void test_failed_commit(void **state)
 	check_intact(d);
 	/* and it goes on: the next commit through recvfs lands */
 	sqlite3_close(d);
-	db = open_db(recvfs_name());
+	sqlite3 *db = open_db(recvfs_name());
 	assert_int_equal(insert_batch(db, 10 * ROWS), SQLITE_OK);
 	assert_int_equal(count_rows(db), 11 * ROWS);
 	sqlite3_close(db);
-}
-
-/* Rows k in [first, first + n) in one transaction on db, each with a 100-byte
- * blob (no commit). */
-static void insert_rows(sqlite3 *db, int first, int n)
-{
-	sqlite3_stmt *s = NULL;
-	unsigned char blob[100];
-
-	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO t (k, v, b) VALUES (?1, ?2, ?3)", -1, &s, NULL),
-			 SQLITE_OK);
-	for (int i = first; i < first + n; i++) {
-		memset(blob, i & 0xff, sizeof(blob));
-		sqlite3_bind_int(s, 1, i);
-		sqlite3_bind_int(s, 2, i);
-		sqlite3_bind_blob(s, 3, blob, sizeof(blob), SQLITE_TRANSIENT);
-		assert_int_equal(sqlite3_step(s), SQLITE_DONE);
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
 }
 
 /* A spilled page written again in the same transaction has the commit rewrite
@@ -220,10 +214,7 @@ static void insert_rows(sqlite3 *db, int first, int n)
 static void test_commit_whole_in_file(void **state)
 {
 	(void)state;
-	sqlite3 *db = open_db(recvfs_name());
-	schema(db);
-	assert_int_equal(insert_batch(db, 0), SQLITE_OK);
-	sqlite3_close(db);
+	seed();
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
