@@ -245,8 +245,11 @@ void collector_tick(struct collector *c)
 	s.utime_us = c->gone_utime_us;
 	s.stime_us = c->gone_stime_us;
 	/* records reach the store at the interval (a fast tick between two
-	 * changes nothing the UI shows at its frame rate) */
-	int due = !c->last_push_ns || now - c->last_push_ns >= c->cfg.interval_ms * 900000ull;
+	 * changes nothing the UI shows at its frame rate); a tick taken early
+	 * (COLLECTOR_TICK_SLACK) is the interval's */
+	uint64_t every = c->cfg.interval_ms * 900000ull;
+	every = every > c->tick_slack_ns ? every - c->tick_slack_ns : 0;
+	int due = !c->last_push_ns || now - c->last_push_ns >= every;
 	size_t nps = 0;
 	if (due && c->cfg.proc_samples)
 		proc_samples_room(c, ptable_count(c->pt));
@@ -288,14 +291,16 @@ void collector_tick(struct collector *c)
 	 * read): its memory is unknown, not 0; once all have gone, it is 0 */
 	if (c->model_seen)
 		s.valid |= SAMPLE_PSS | SAMPLE_RSS;
-	uint64_t peak_t = c->sum.peak.t_ns;
+	uint64_t peak_t = c->sum.peak.t_ns, any_t = c->peak_any.t_ns;
 	if ((s.valid & SAMPLE_RSS) && s.rss_kib > c->sum.max_tree_rss_kib)
 		c->sum.max_tree_rss_kib = s.rss_kib;
 	coll_pss_peak(c, &s, sure, now);
 	if (c->sum.peak.t_ns != peak_t && c->sum.peak.t_ns == s.t_ns)
 		coll_pss_peak_procs(c, s.t_ns);
-	int push = !c->last_push_ns || c->sum.peak.t_ns != peak_t ||
-		   now - c->last_push_ns >= c->cfg.interval_ms * 900000ull;
+	/* and every sample that is the run's peak, measured or the highest
+	 * estimate (an unconfirmed peak is one of the series' samples too) */
+	int push = !c->last_push_ns || c->sum.peak.t_ns != peak_t || c->peak_any.t_ns != any_t ||
+		   now - c->last_push_ns >= every;
 	if (push) {
 		store_push_sample(c->st, &s);
 		c->last_push_ns = now;
