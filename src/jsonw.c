@@ -41,6 +41,17 @@ void jsonw_str(FILE *f, const char *s, size_t len)
 
 	fputc('"', f);
 	for (size_t i = 0; i < len;) {
+		/* a run of plain ASCII in one write: a char at a time takes the
+		 * stream's lock each time */
+		size_t run = 0;
+		while (i + run < len && p[i + run] >= 0x20 && p[i + run] < 0x7f &&
+		       p[i + run] != '"' && p[i + run] != '\\')
+			run++;
+		if (run) {
+			fwrite(p + i, 1, run, f);
+			i += run;
+			continue;
+		}
 		unsigned char c = p[i];
 		uint32_t cp;
 		size_t n = jsonw_utf8_len(p + i, len - i, &cp);
