@@ -422,7 +422,8 @@ static int recdb_field_changed(const struct recdb_sql_field *f, const void *a, c
 /* The summary as key/value rows, those that changed since was (NULL: all),
  * plus the runs table's headline columns. */
 static int recdb_write_summary(struct recdb *db, int64_t run_id, uint64_t base,
-			       const struct store_summary *sum, const struct store_summary *was)
+			       const struct store_summary *sum, const struct store_summary *was,
+			       int final)
 {
 	sqlite3_stmt *s = db->st[RS_SUM];
 	char key[32];
@@ -439,6 +440,11 @@ static int recdb_write_summary(struct recdb *db, int64_t run_id, uint64_t base,
 	for (int k = 0; k < 2; k++) {
 		const struct sample *smp = k ? &sum->last : &sum->peak;
 		const struct sample *wsmp = !was ? NULL : k ? &was->last : &was->peak;
+
+		if (k && !final)
+			break;
+		if (k && !db->w_last_held)
+			wsmp = NULL;
 
 		for (size_t i = 0; i < recdb_sql_nsample_fields && rc == 0; i++) {
 			if (!recdb_field_changed(&recdb_sql_sample_fields[i], smp, wsmp))
@@ -596,7 +602,8 @@ static int recdb_write_rows(struct recdb *db, int64_t run_id, uint64_t base,
 	}
 	if (rc == 0 && b->summary)
 		rc = recdb_write_summary(db, run_id, base, b->summary,
-					 db->w_sum_held && db->w_run == run_id ? &db->w_sum : NULL);
+					 db->w_sum_held && db->w_run == run_id ? &db->w_sum : NULL,
+					 b->final);
 	return rc;
 }
 
@@ -622,7 +629,7 @@ int recdb_write(struct recdb *db, int64_t run_id, const struct recdb_batch *b)
 			return rc;
 		db->w_run = run_id;
 		db->w_base = base;
-		db->w_sum_held = 0;
+		db->w_sum_held = db->w_last_held = 0;
 	}
 	base = db->w_base;
 	rc = recdb_sql_step(db, db->st[RS_BEGIN], "writing the recording");
@@ -637,6 +644,7 @@ int recdb_write(struct recdb *db, int64_t run_id, const struct recdb_batch *b)
 	} else if (b->summary) {
 		db->w_sum = *b->summary;
 		db->w_sum_held = 1;
+		db->w_last_held = b->final;
 	}
 	return rc;
 }
@@ -644,7 +652,7 @@ int recdb_write(struct recdb *db, int64_t run_id, const struct recdb_batch *b)
 int recdb_run_finish(struct recdb *db, int64_t run_id, const struct store_summary *sum,
 		     enum recdb_end end, int incomplete, const char *note)
 {
-	struct recdb_batch b = { .summary = sum };
+	struct recdb_batch b = { .summary = sum, .final = 1 };
 	sqlite3_stmt *s = NULL;
 	int rc;
 

@@ -106,6 +106,10 @@ struct recdb_batch {
 	const struct recdb_line *lines;
 	size_t nlines;
 	const struct store_summary *summary; /* NULL: unchanged */
+	/* the summary's last sample is written only by the final write: until
+	 * then the last of the samples says it (a row per field each second
+	 * saved, half of the summary's writes) */
+	int final;
 };
 /* Writes the batch in one transaction, all or nothing. */
 int recdb_write(struct recdb *db, int64_t run_id, const struct recdb_batch *b);

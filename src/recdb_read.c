@@ -325,12 +325,13 @@ static void recdb_sum_set(struct store_summary *sum, const char *key, sqlite3_st
 }
 
 /* The written summary, or, for a run that never wrote one, what the samples
- * tell: start, last sample and the highest PSS sample. */
+ * tell: start, last sample and the highest PSS sample. The last sample is
+ * written only at the end: before, it is the last of the samples. */
 static int recdb_load_summary(struct recdb *db, int64_t run_id, uint64_t base, struct store *st)
 {
 	struct store_summary sum;
 	sqlite3_stmt *s;
-	int rc, rows = 0;
+	int rc, rows = 0, have_last = 0;
 
 	memset(&sum, 0, sizeof(sum));
 	rc = recdb_prep_run(db, "SELECT key, value FROM run_summary WHERE run_id = ?1", run_id, &s);
@@ -339,21 +340,24 @@ static int recdb_load_summary(struct recdb *db, int64_t run_id, uint64_t base, s
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *k = (const char *)sqlite3_column_text(s, 0);
 
-		if (k)
+		if (k) {
 			recdb_sum_set(&sum, k, s, base);
+			have_last |= strncmp(k, "last.", 5) == 0;
+		}
 		rows++;
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return recdb_sql_fail(db, rc, "reading the summary");
-	if (!rows) {
+	if (!rows || !have_last) {
 		struct bucket bk;
 		uint64_t t0, t1, cur = 0;
 		struct sample smp;
 
-		sum.start_ns = base;
+		if (!rows)
+			sum.start_ns = base;
 		while (store_samples(st, &cur, &smp, 1, NULL) == 1) {
-			if ((smp.valid & SAMPLE_PSS) && smp.pss_kib >= sum.peak.pss_kib)
+			if (!rows && (smp.valid & SAMPLE_PSS) && smp.pss_kib >= sum.peak.pss_kib)
 				sum.peak = smp;
 			sum.last = smp;
 		}

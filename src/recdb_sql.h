@@ -25,6 +25,7 @@ struct recdb {
 	int64_t w_run;
 	uint64_t w_base;
 	int w_sum_held;
+	int w_last_held; /* the summary's last.* rows are w_sum.last's */
 	struct store_summary w_sum;
 };
 

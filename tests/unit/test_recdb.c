@@ -581,6 +581,42 @@ static void test_unfinished(void **state)
 	recdb_close(db);
 }
 
+/* The summary's last sample goes in with the final write only: until then a
+ * reader takes the last of the samples, and afterwards the summary's own,
+ * even when a write during the run had the same one. */
+static void test_last_at_end(void **state)
+{
+	struct recdb_run_info info = { .start_wall_ns = 5, .base_ns = BASE };
+	struct sample smp[3] = { mk_sample(1), mk_sample(4), mk_sample(9) };
+	struct store_summary sum, got;
+	struct recdb_batch b = { .samples = smp, .nsamples = 3, .summary = &sum };
+	char path[128], msg[256];
+	struct store *back;
+	struct recdb *db;
+	int64_t run_id;
+
+	(void)state;
+	path_of(path, sizeof(path), "lastend.db");
+	mk_summary(&sum);
+	sum.last = mk_sample(30); /* not one of the samples */
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_run_begin(db, &info, &run_id), 0);
+	assert_int_equal(recdb_write(db, run_id, &b), 0);
+	assert_int_equal(recdb_load(db, run_id, &back), 0);
+	store_summary_get(back, &got);
+	assert_sample_equal(&got.last, &smp[2]);
+	assert_sample_equal(&got.peak, &sum.peak); /* the rest is the summary's */
+	assert_int_equal(got.collector_wakeups, sum.collector_wakeups);
+	store_free(back);
+
+	assert_int_equal(recdb_run_finish(db, run_id, &sum, RECDB_END_EXITED, 0, NULL), 0);
+	assert_int_equal(recdb_load(db, run_id, &back), 0);
+	store_summary_get(back, &got);
+	assert_sample_equal(&got.last, &sum.last);
+	store_free(back);
+	recdb_close(db);
+}
+
 static void test_procs_and_output_at(void **state)
 {
 	char path[128], msg[256];
@@ -953,6 +989,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_unfinished),
+		cmocka_unit_test(test_last_at_end),
 		cmocka_unit_test(test_procs_and_output_at),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_resolve_and_prune),
