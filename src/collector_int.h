@@ -49,7 +49,7 @@
 /* A tick due within this share of its period when the collector is woken
  * anyway (an exec) comes then: a wakeup costs more here than the tick's
  * reads, and the sample's time is its own (the next tick keeps the phase). */
-#define COLLECTOR_TICK_SLACK 0.3
+#define COLLECTOR_TICK_SLACK 0.5
 #define COLLECTOR_NEAR_PEAK 0.95
 /* Sweeps may cost this much CPU time, plus this share of the tree's CPU time,
  * before a climb is read less often (PSSMODEL_EPS_THRIFTY). */
