@@ -309,6 +309,12 @@ static int recdb_setup(struct recdb *db, const char *path, unsigned flags)
 		rc = recdb_sql_exec(db, "PRAGMA journal_mode = WAL", "setting WAL mode");
 	if (rc == 0)
 		rc = recdb_sql_exec(db, "PRAGMA synchronous = NORMAL", "setting synchronous mode");
+	/* the writer appends: it needs the right edge of each B-tree, not the
+	 * default 2 MiB of cache, which it would fill with every page it ever
+	 * wrote, each a fresh page of memory (a fault, ~16 us here; about 100
+	 * of them in a bench build) */
+	if (rc == 0)
+		rc = recdb_sql_exec(db, "PRAGMA cache_size = -256", "setting the cache size");
 	/* created, unless another spacetime did meanwhile (it checks again) */
 	if (rc == 0 && empty)
 		rc = recdb_create(db);
