@@ -61,6 +61,7 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 		/* not in the tree, or its fork event is still unread */
 		size_t k = c->tspend_next++ % COLLECTOR_TSPEND;
 		c->tspend[k] = *x;
+		c->tspend_tgid[k] = x->tgid;
 		c->tspend_ns[k] = collector_clock(c);
 		c->tspend_after_ns[k] = c->ts_empty_ns;
 		if (x->pid == x->tgid && ptable_get(c->pt, x->ppid)) {
@@ -80,11 +81,13 @@ void coll_ts_adopt(struct collector *c, struct pentry *e)
 	uint64_t now = collector_clock(c);
 
 	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
+		if (c->tspend_tgid[k] != e->rec.pid)
+			continue;
 		struct taskstats_exit *x = &c->tspend[k];
-		if (x->tgid == e->rec.pid && c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= now &&
+		if (c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= now &&
 		    ts_fits(c, e, x, c->tspend_after_ns[k], c->tspend_ns[k])) {
 			ts_add(c, e, x);
-			x->tgid = 0;
+			x->tgid = c->tspend_tgid[k] = 0;
 		}
 	}
 }
@@ -148,8 +151,8 @@ void coll_ts_lost_children(struct collector *c)
 		}
 		/* this record (its copy in tspend spent), then its threads' */
 		for (size_t j = 0; j < COLLECTOR_TSPEND; j++)
-			if (c->tspend[j].tgid == x->pid && c->tspend[j].pid == x->pid)
-				c->tspend[j].tgid = 0;
+			if (c->tspend_tgid[j] == x->pid && c->tspend[j].pid == x->pid)
+				c->tspend[j].tgid = c->tspend_tgid[j] = 0;
 		ts_add(c, e, x);
 		coll_ts_adopt(c, e);
 	}
