@@ -52,7 +52,9 @@ static const char recdb_schema[] =
 	"  mode INTEGER\n" /* enum collector_mode */
 	");\n"
 	/* every field of struct store_summary: key is its name, peak.* and last.*
-	 * the fields of the peak and last samples, attach_pid.N the attached pids */
+	 * the fields of the peak and last samples (last.* once the run has ended:
+	 * until then the last row of samples is its last sample), attach_pid.N
+	 * the attached pids */
 	"CREATE TABLE run_summary (\n"
 	"  run_id INTEGER NOT NULL,\n"
 	"  key TEXT NOT NULL,\n"

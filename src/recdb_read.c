@@ -349,18 +349,21 @@ static int recdb_load_summary(struct recdb *db, int64_t run_id, uint64_t base, s
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return recdb_sql_fail(db, rc, "reading the summary");
-	if (!rows || !have_last) {
-		struct bucket bk;
-		uint64_t t0, t1, cur = 0;
+	if (!rows) {
+		uint64_t cur = 0;
 		struct sample smp;
 
-		if (!rows)
-			sum.start_ns = base;
+		sum.start_ns = base;
 		while (store_samples(st, &cur, &smp, 1, NULL) == 1) {
-			if (!rows && (smp.valid & SAMPLE_PSS) && smp.pss_kib >= sum.peak.pss_kib)
+			if ((smp.valid & SAMPLE_PSS) && smp.pss_kib >= sum.peak.pss_kib)
 				sum.peak = smp;
 			sum.last = smp;
 		}
+	}
+	if (!have_last) {
+		struct bucket bk;
+		uint64_t t0, t1;
+
 		if (store_span(st, &t0, &t1) == 0 && store_query(st, t1, t1, &bk, 1) == 1)
 			sum.last = bk.max;
 	}
