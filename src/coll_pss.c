@@ -346,6 +346,23 @@ static int sweep_stable(struct collector *c, size_t k, uint64_t total_kib, uint6
 	return (double)moved <= (double)total_kib * PSSMODEL_SURE + (double)(k * 16 * pk);
 }
 
+/* A sweep's read of the x-th counted process (pssmodel_sweep). */
+struct sweep_ctx {
+	struct collector *c;
+	uint64_t now, spent, clk;
+};
+
+static void sweep_read(void *ctx, uint32_t x)
+{
+	struct sweep_ctx *sw = ctx;
+	struct collector *c = sw->c;
+	struct pentry *e = ptable_at(c->pt, c->mp_idx[x]);
+
+	sw->spent += coll_pss_read(c, e, sw->now, &sw->clk);
+	c->sum.pss_sweep_reads++;
+	model_fill(c, e, &c->mp[x]);
+}
+
 /* Estimates every counted process; when the tree may be at a new peak, sweeps:
  * reads the processes in doubt, most first, so that the sample is a sum of
  * reads. Fills the sample's PSS and RSS fields; returns 1 when it is measured. */
@@ -390,16 +407,9 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	c->model.thrifty = (double)c->sweep_cpu_ns >
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
 	if (pssmodel_need_sweep(&c->model, &t)) {
-		size_t k = pssmodel_pick(&c->model, c->mp, m, &t, c->mp_pick);
-		uint64_t spent = 0, clk = 0;
-		for (size_t j = 0; j < k; j++) {
-			uint32_t x = c->mp_pick[j];
-			struct pentry *e = ptable_at(c->pt, c->mp_idx[x]);
-			spent += coll_pss_read(c, e, now, &clk);
-			c->sum.pss_sweep_reads++;
-			model_fill(c, e, &c->mp[x]);
-		}
-		pssmodel_total(&c->model, c->mp, m, &t);
+		struct sweep_ctx sw = {c, now, 0, 0};
+		size_t k = pssmodel_sweep(&c->model, c->mp, m, &t, c->mp_pick, sweep_read, &sw);
+		uint64_t spent = sw.spent;
 		int stable = sweep_stable(c, k, t.est_kib, now);
 		if (!stable)
 			c->sum.pss_sweeps_unstable++;

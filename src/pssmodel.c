@@ -219,7 +219,9 @@ size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs
 	(void)m;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t d = pssmodel_doubt(&procs[i]);
-		if (!d || procs[i].unreadable)
+		if (procs[i].swept)
+			left += d; /* a second read now would not settle it */
+		if (!d || procs[i].unreadable || procs[i].swept)
 			continue;
 		left += d;
 		if (r)
@@ -236,6 +238,26 @@ size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs
 		left -= r[i].doubt;
 	}
 	free(r);
+	return k;
+}
+
+size_t pssmodel_sweep(const struct pssmodel *m, struct pssmodel_proc *procs, size_t n, struct pssmodel_total *t,
+		      uint32_t *out, void (*read)(void *ctx, uint32_t i), void *ctx)
+{
+	size_t k = 0;
+
+	for (int pass = 0; pass < PSSMODEL_SWEEP_PASSES; pass++) {
+		/* never picks one marked swept: room for them all after k */
+		size_t more = pssmodel_pick(m, procs, n, t, out + k);
+		for (size_t j = k; j < k + more; j++) {
+			read(ctx, out[j]);
+			procs[out[j]].swept = 1;
+		}
+		k += more;
+		pssmodel_total(m, procs, n, t);
+		if (!more || pssmodel_sure(t))
+			break;
+	}
 	return k;
 }
 

@@ -70,6 +70,8 @@ struct pssmodel_proc {
 	double prog_anon_ratio, prog_shared_ratio;
 	int fork_only;            /* it has not exec'd: its anonymous pages are its parent's too */
 	int unreadable;           /* its smaps_rollup is refused: a sweep cannot settle it */
+	int swept;                /* read by the sweep under way (pssmodel_sweep sets it;
+				   * filling the struct anew clears it) */
 	/* out (pssmodel_estimate) */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib;
 	uint64_t est_kib;  /* the estimate: the three above */
@@ -124,10 +126,21 @@ void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs,
 /* Whether the tree may be at a new peak that the reads have not confirmed. */
 int pssmodel_need_sweep(const struct pssmodel *m, const struct pssmodel_total *t);
 /* Writes to out the indices of the processes a sweep reads, most doubt first,
- * until the doubt left unread is under PSSMODEL_SURE of the total. Returns
- * how many. O(n log n); out holds n. */
+ * until the doubt left unread is under PSSMODEL_SURE of the total (counting
+ * the doubt of those it already read, .swept, which it does not pick again).
+ * Returns how many. O(n log n); out holds n. */
 size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,
 		     const struct pssmodel_total *t, uint32_t *out);
+/* A sweep: reads the processes pssmodel_pick picks, through read (which
+ * re-estimates procs[i] from a fresh smaps_rollup read), and totals them
+ * again into t. Reads move the total, and what may be left unread with it:
+ * when the total fell so far that the doubt left is past PSSMODEL_SURE of it,
+ * it picks again from the processes it has not read, up to
+ * PSSMODEL_SWEEP_PASSES rounds in all. Writes to out (holds n) the indices
+ * read; returns how many. */
+#define PSSMODEL_SWEEP_PASSES 3
+size_t pssmodel_sweep(const struct pssmodel *m, struct pssmodel_proc *procs, size_t n, struct pssmodel_total *t,
+		      uint32_t *out, void (*read)(void *ctx, uint32_t i), void *ctx);
 /* Takes a sample's totals: when it is measured (trusted: its reads held
  * still and every process was counted; and the doubt left within
  * PSSMODEL_SURE) and higher than the measured peak, it is the new peak. A

@@ -23,7 +23,7 @@ trap 'rm -rf "$logs"' EXIT
 
 # Common to ASan and UBSan: stop at the first finding with a distinctive
 # exit status (86), a symbolized stack trace, the report in a file.
-common="exitcode=86:print_stacktrace=1:log_path=$logs/san"
+common="exitcode=86:print_stacktrace=1:log_path=$logs/asan/san"
 # detect_leaks: LeakSanitizer runs at exit. It needs to ptrace the process
 # (from a helper thread); that is refused for a process the kernel made
 # non-dumpable (started with file capabilities, or after it changed its
@@ -32,12 +32,13 @@ common="exitcode=86:print_stacktrace=1:log_path=$logs/san"
 export ASAN_OPTIONS="$common.asan:halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1"
 export UBSAN_OPTIONS="$common.ubsan:halt_on_error=1"
 export LSAN_OPTIONS="exitcode=86"
-export TSAN_OPTIONS="exitcode=86:halt_on_error=1:second_deadlock_stack=1:log_path=$logs/san.tsan"
-export SAN_LOG_DIR="$logs"
+# each part its own directory: a report is counted once, by its own part
+mkdir "$logs/asan" "$logs/tsan" && chmod 1777 "$logs/asan" "$logs/tsan" || exit 2
+export TSAN_OPTIONS="exitcode=86:halt_on_error=1:second_deadlock_stack=1:log_path=$logs/tsan/san.tsan"
 
 rc=0
 echo "# --- ASan+UBSan: $SAN_B ---"
-B=$SAN_B SPACETIME="$PWD/$SAN_B/spacetime" WORKLOADS="$PWD/$SAN_B/workloads" \
+SAN_LOG_DIR=$logs/asan B=$SAN_B SPACETIME="$PWD/$SAN_B/spacetime" WORKLOADS="$PWD/$SAN_B/workloads" \
 	tests/run-tests.sh || rc=1
 echo "# --- TSan: $TSAN_B ($TSAN_UNITS) ---"
 # gcc 12's TSan aborts ("unexpected memory mapping") when the kernel places
@@ -45,5 +46,5 @@ echo "# --- TSan: $TSAN_B ($TSAN_UNITS) ---"
 # without address randomization, where the container allows it, it cannot.
 norand=()
 setarch "$(uname -m)" -R true 2>/dev/null && norand=(setarch "$(uname -m)" -R)
-B=$TSAN_B UNITS=$TSAN_UNITS SUITES= "${norand[@]}" tests/run-tests.sh || rc=1
+SAN_LOG_DIR=$logs/tsan B=$TSAN_B UNITS=$TSAN_UNITS SUITES= "${norand[@]}" tests/run-tests.sh || rc=1
 exit $rc

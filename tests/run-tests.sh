@@ -120,7 +120,14 @@ for src in "${unit_srcs[@]}"; do
 		continue
 	fi
 	rc=0
-	CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 10 "$UNIT_TIMEOUT" "$t" >"$tmp/unit.out" 2>"$tmp/unit.err" || rc=$?
+	# under check-san its sanitizer reports are named after it
+	san=()
+	if [ -n "${SAN_LOG_DIR:-}" ]; then
+		for v in ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS; do
+			[ -n "${!v:-}" ] && san+=("$v=${!v//"$SAN_LOG_DIR/san."/"$SAN_LOG_DIR/$name."}")
+		done
+	fi
+	env "${san[@]}" CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 10 "$UNIT_TIMEOUT" "$t" >"$tmp/unit.out" 2>"$tmp/unit.err" || rc=$?
 	cat "$tmp/unit.out"
 	[ -z "$(tail -c 1 "$tmp/unit.out")" ] || echo
 	tap_count "unit/$name" "$tmp/unit.out"

@@ -203,10 +203,12 @@ static void run_tree(int nl_fd, int nl_quiet, int use_pidfd)
 	store_summary_get(st, &sum);
 	print_message("%s, pidfd %s: %u reads while running; peak PSS %" PRIu64 " KiB (tree touched %d MiB); "
 		      "%u processes, %" PRIu64 " events; peak measured %d, its RSS %" PRIu64
-		      " KiB, unconfirmed %" PRIu64 " KiB, %" PRIu64 " PSS reads\n",
+		      " KiB, unconfirmed %" PRIu64 " KiB, %" PRIu64 " PSS reads; %" PRIu64 " sweeps (%" PRIu64
+		      " unstable), %" PRIu64 " fast ticks\n",
 		      nl_fd >= 0 ? "netlink" : "poll", use_pidfd ? "yes" : "no", sn.loops,
 		      sum.peak.pss_kib, TREE_MIB, sum.last.total_procs, sn.events, sum.peak_measured,
-		      sum.peak.rss_kib, sum.peak_unconfirmed_kib, sum.pss_reads);
+		      sum.peak.rss_kib, sum.peak_unconfirmed_kib, sum.pss_reads, sum.pss_sweeps,
+		      sum.pss_sweeps_unstable, sum.fast_ticks);
 	assert_true(sn.loops > 0);
 	assert_true(sum.exited);
 	assert_true(WIFEXITED(sum.wait_status));
