@@ -133,7 +133,7 @@ static const char *const recdb_run_tables[] = {
 
 enum recdb_stmt {
 	RS_BEGIN, RS_COMMIT, RS_ROLLBACK, RS_SAMPLE, RS_EVENT, RS_PROC, RS_EXEC, RS_PSAMPLE,
-	RS_LINE, RS_SUM, RS_RUNSUM, RS_N
+	RS_LINE, RS_SUM, RS_RUNSUM, RS_END, RS_N
 };
 _Static_assert(RS_N <= RECDB_SQL_MAXSTMT, "room for the writer's statements");
 
@@ -178,6 +178,7 @@ static const char *const recdb_stmt_sql[RS_N] = {
 		      " ru_minflt = ?9, ru_majflt = ?10, total_procs = ?11, total_threads = ?12,"
 		      " total_execs = ?13, lost_events = ?14, mode = ?15, updated_wall_ns = ?16"
 		      " WHERE id = ?1",
+	[RS_END] = "UPDATE runs SET end_state = ?2, incomplete = ?3, note = ?4 WHERE id = ?1",
 };
 
 const char *recdb_errmsg(const struct recdb *db)
@@ -612,6 +613,15 @@ static int recdb_write_rows(struct recdb *db, int64_t run_id, uint64_t base,
 		rc = recdb_write_summary(db, run_id, base, b->summary,
 					 db->w_sum_held && db->w_run == run_id ? &db->w_sum : NULL,
 					 b->final);
+	if (rc == 0 && b->end) {
+		s = db->st[RS_END];
+		sqlite3_bind_int64(s, 1, run_id);
+		sqlite3_bind_text(s, 2, recdb_end_name(b->end->end), -1, SQLITE_STATIC);
+		sqlite3_bind_int(s, 3, !!b->end->incomplete);
+		if (b->end->note)
+			sqlite3_bind_text(s, 4, b->end->note, -1, SQLITE_STATIC);
+		rc = recdb_sql_step(db, s, "finishing the run");
+	}
 	return rc;
 }
 
@@ -660,26 +670,10 @@ int recdb_write(struct recdb *db, int64_t run_id, const struct recdb_batch *b)
 int recdb_run_finish(struct recdb *db, int64_t run_id, const struct store_summary *sum,
 		     enum recdb_end end, int incomplete, const char *note)
 {
-	struct recdb_batch b = { .summary = sum, .final = 1 };
-	sqlite3_stmt *s = NULL;
-	int rc;
+	struct recdb_end_info e = {.end = end, .incomplete = incomplete, .note = note};
+	struct recdb_batch b = {.summary = sum, .final = 1, .end = &e};
 
-	rc = recdb_write(db, run_id, &b);
-	if (rc < 0)
-		return rc;
-	rc = sqlite3_prepare_v2(db->db,
-				"UPDATE runs SET end_state = ?2, incomplete = ?3, note = ?4"
-				" WHERE id = ?1", -1, &s, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(s, 1, run_id);
-		sqlite3_bind_text(s, 2, recdb_end_name(end), -1, SQLITE_STATIC);
-		sqlite3_bind_int(s, 3, !!incomplete);
-		if (note)
-			sqlite3_bind_text(s, 4, note, -1, SQLITE_STATIC);
-		rc = sqlite3_step(s);
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : recdb_sql_fail(db, rc, "finishing the run");
+	return recdb_write(db, run_id, &b);
 }
 
 /* Deletes one run's rows from every table, in one transaction. */
@@ -704,24 +698,36 @@ static int recdb_delete_run(struct recdb *db, int64_t run_id)
 	return rc;
 }
 
-/* Pages in use (not free) times the page size. */
-static int recdb_used_bytes(struct recdb *db, uint64_t *bytes)
+/* The runs (how many, the oldest, the newest) and the bytes of the pages in
+ * use (not free), in one statement. */
+static int recdb_prune_state(struct recdb *db, int64_t *count, int64_t *oldest, int64_t *newest,
+			     uint64_t *used)
 {
-	int64_t pages, freep, psize;
-	int rc = recdb_sql_int(db, "PRAGMA page_count", &pages, "pruning");
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(db->db,
+				    "SELECT (SELECT count(*) FROM runs), (SELECT min(id) FROM runs),"
+				    " (SELECT max(id) FROM runs),"
+				    " (SELECT page_count FROM pragma_page_count()),"
+				    " (SELECT freelist_count FROM pragma_freelist_count()),"
+				    " (SELECT page_size FROM pragma_page_size())", -1, &s, NULL);
 
-	if (rc == 0)
-		rc = recdb_sql_int(db, "PRAGMA freelist_count", &freep, "pruning");
-	if (rc == 0)
-		rc = recdb_sql_int(db, "PRAGMA page_size", &psize, "pruning");
-	if (rc == 0)
-		*bytes = (uint64_t)(pages - freep) * (uint64_t)psize;
-	return rc;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*count = sqlite3_column_int64(s, 0);
+		*oldest = sqlite3_column_int64(s, 1);
+		*newest = sqlite3_column_int64(s, 2);
+		int64_t pages = sqlite3_column_int64(s, 3), freep = sqlite3_column_int64(s, 4);
+		*used = pages > freep ? (uint64_t)(pages - freep) * (uint64_t)sqlite3_column_int64(s, 5) : 0;
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK ? 0 : recdb_sql_fail(db, rc, "pruning");
 }
 
 int recdb_prune(struct recdb *db, size_t keep_runs, uint64_t max_bytes)
 {
-	int64_t count, oldest, newest;
+	int64_t count = 0, oldest = 0, newest = 0;
 	int pruned = 0, rc;
 
 	if (db->rdonly)
@@ -730,13 +736,7 @@ int recdb_prune(struct recdb *db, size_t keep_runs, uint64_t max_bytes)
 		uint64_t used = 0;
 		int over;
 
-		rc = recdb_sql_int(db, "SELECT count(*) FROM runs", &count, "pruning");
-		if (rc == 0)
-			rc = recdb_sql_int(db, "SELECT min(id) FROM runs", &oldest, "pruning");
-		if (rc == 0)
-			rc = recdb_sql_int(db, "SELECT max(id) FROM runs", &newest, "pruning");
-		if (rc == 0 && max_bytes)
-			rc = recdb_used_bytes(db, &used);
+		rc = recdb_prune_state(db, &count, &oldest, &newest, &used);
 		if (rc < 0)
 			return rc;
 		over = (keep_runs && (uint64_t)count > keep_runs) || (max_bytes && used > max_bytes);

@@ -92,6 +92,14 @@ struct recdb_line {
 	size_t len;
 };
 /* What one recdb_write() appends; any count may be 0. */
+/* How a run ended: its state, whether anything was lost (incomplete), and
+ * why (note, NULL for none). */
+struct recdb_end_info {
+	enum recdb_end end;
+	int incomplete;
+	const char *note;
+};
+
 struct recdb_batch {
 	const struct sample *samples;
 	size_t nsamples;
@@ -110,11 +118,14 @@ struct recdb_batch {
 	 * then the last of the samples says it (a row per field each second
 	 * saved, half of the summary's writes) */
 	int final;
+	/* non-NULL: the run's end, written in the same transaction (the last
+	 * write of a run, one commit instead of two: recdb_run_finish) */
+	const struct recdb_end_info *end;
 };
 /* Writes the batch in one transaction, all or nothing. */
 int recdb_write(struct recdb *db, int64_t run_id, const struct recdb_batch *b);
 /* Writes the final summary (if non-NULL), the end state and the incomplete
- * flag; note (NULL for none) says why a run is incomplete. */
+ * flag, in one transaction; note (NULL for none) says why a run is incomplete. */
 int recdb_run_finish(struct recdb *db, int64_t run_id, const struct store_summary *sum,
 		     enum recdb_end end, int incomplete, const char *note);
 

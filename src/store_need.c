@@ -72,9 +72,13 @@ int store_need_alloc(struct store_need *nd)
 			return -ENOMEM;
 	}
 	if (nd->map_cap) {
-		nd->map.slots = calloc(nd->map_cap, sizeof(*nd->map.slots));
+		/* cleared here, not by calloc: fresh memory calloc leaves
+		 * untouched, and the probes below would read each page (a fault
+		 * mapping the zero page) before writing it (a second fault) */
+		nd->map.slots = malloc(nd->map_cap * sizeof(*nd->map.slots));
 		if (!nd->map.slots)
 			return -ENOMEM;
+		memset(nd->map.slots, 0, nd->map_cap * sizeof(*nd->map.slots));
 		nd->map.cap = nd->map_cap;
 		for (size_t i = 0; i < nd->map_from; i++)
 			keymap_put(&nd->map, nd->key(segvec_at(nd->keys, i)), (uint32_t)(i + 1));
