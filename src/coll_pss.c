@@ -346,10 +346,11 @@ static int sweep_stable(struct collector *c, size_t k, uint64_t total_kib, uint6
 	return (double)moved <= (double)total_kib * PSSMODEL_SURE + (double)(k * 16 * pk);
 }
 
-/* A sweep's read of the x-th counted process (pssmodel_sweep). */
+/* A sweep's read of the x-th counted process (pssmodel_sweep). Each read
+ * takes its own clock: the choosing between rounds is not a read's cost. */
 struct sweep_ctx {
 	struct collector *c;
-	uint64_t now, spent, clk;
+	uint64_t now, spent;
 };
 
 static void sweep_read(void *ctx, uint32_t x)
@@ -358,7 +359,7 @@ static void sweep_read(void *ctx, uint32_t x)
 	struct collector *c = sw->c;
 	struct pentry *e = ptable_at(c->pt, c->mp_idx[x]);
 
-	sw->spent += coll_pss_read(c, e, sw->now, &sw->clk);
+	sw->spent += coll_pss_read(c, e, sw->now, NULL);
 	c->sum.pss_sweep_reads++;
 	model_fill(c, e, &c->mp[x]);
 }
@@ -407,7 +408,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	c->model.thrifty = (double)c->sweep_cpu_ns >
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
 	if (pssmodel_need_sweep(&c->model, &t)) {
-		struct sweep_ctx sw = {c, now, 0, 0};
+		struct sweep_ctx sw = {c, now, 0};
 		size_t k = pssmodel_sweep(&c->model, c->mp, m, &t, c->mp_pick, sweep_read, &sw);
 		uint64_t spent = sw.spent;
 		int stable = sweep_stable(c, k, t.est_kib, now);

@@ -214,13 +214,22 @@ size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs
 		     const struct pssmodel_total *t, uint32_t *out)
 {
 	struct ranked *r = n ? malloc(n * sizeof(*r)) : NULL;
-	uint64_t left = 0;
+	uint64_t left = 0, kept = 0;
 	size_t k = 0, j = 0;
+	double sure = (double)t->est_kib * PSSMODEL_SURE;
 	(void)m;
+	for (size_t i = 0; i < n; i++)
+		if (procs[i].swept) /* a second read now would not settle it */
+			kept += pssmodel_doubt(&procs[i]);
+	/* more than the sample may leave in doubt whatever else is read (one
+	 * that exited or forked as it was read): reading the rest is no use */
+	if ((double)kept > sure) {
+		free(r);
+		return 0;
+	}
+	left = kept;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t d = pssmodel_doubt(&procs[i]);
-		if (procs[i].swept)
-			left += d; /* a second read now would not settle it */
 		if (!d || procs[i].unreadable || procs[i].swept)
 			continue;
 		left += d;
@@ -232,7 +241,6 @@ size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs
 	if (!r)
 		return k;
 	qsort(r, j, sizeof(*r), by_doubt_desc);
-	double sure = (double)t->est_kib * PSSMODEL_SURE;
 	for (size_t i = 0; i < j && (double)left > sure; i++) {
 		out[k++] = r[i].idx;
 		left -= r[i].doubt;

@@ -126,9 +126,9 @@ void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs,
 /* Whether the tree may be at a new peak that the reads have not confirmed. */
 int pssmodel_need_sweep(const struct pssmodel *m, const struct pssmodel_total *t);
 /* Writes to out the indices of the processes a sweep reads, most doubt first,
- * until the doubt left unread is under PSSMODEL_SURE of the total (counting
- * the doubt of those it already read, .swept, which it does not pick again).
- * Returns how many. O(n log n); out holds n. */
+ * until the doubt left unread is under PSSMODEL_SURE of the total, counting
+ * the doubt that those it already read (.swept, not picked again) kept: none
+ * when that alone is past it. Returns how many. O(n log n); out holds n. */
 size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,
 		     const struct pssmodel_total *t, uint32_t *out);
 /* A sweep: reads the processes pssmodel_pick picks, through read (which

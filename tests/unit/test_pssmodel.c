@@ -352,11 +352,14 @@ static void test_sweep_reads_on_when_the_total_falls(void **state)
 	assert_int_equal(tr.reads[2], 0);
 	assert_false(pssmodel_sure(&t));
 
-	/* one whose read leaves a doubt (it forked as it was read): read once,
-	 * not again at each round */
+	/* one whose read leaves a doubt (it forked as it was read: 4 MiB of
+	 * its 8 may be its child's now): read once, not again; the round after
+	 * reads the small one instead, and 4 MiB of 1010 is within 0.5% */
+	real[1] = rd(8 * MIB, 0, 8 * MIB, 0, 8 * MIB);
 	real[1].forked = 1;
+	real[2] = rd(2 * MIB, 0, 2 * MIB, 0, 2 * MIB);
 	p[1] = unread(100 * MIB, 0);
-	p[2] = unread(5400, 0);
+	p[2] = unread(2 * MIB, 0);
 	memset(tr.reads, 0, sizeof(tr.reads));
 	for (int i = 0; i < 3; i++)
 		pssmodel_estimate(&p[i], PAGE);
@@ -364,7 +367,23 @@ static void test_sweep_reads_on_when_the_total_falls(void **state)
 	assert_int_equal(pssmodel_sweep(&m, p, 3, &t, out, read_truth, &tr), 2);
 	assert_int_equal(tr.reads[1], 1);
 	assert_int_equal(tr.reads[2], 1);
-	assert_int_equal(t.doubt_kib, 20 * MIB);
+	assert_int_equal(t.doubt_kib, 4 * MIB);
+	assert_true(pssmodel_sure(&t));
+
+	/* what it kept is past 0.5% by itself (20 MiB of 1045): no reading of
+	 * the rest can make the sample sure, and none is made */
+	real[1] = rd(100 * MIB, 0, 40 * MIB, 0, 0);
+	real[1].forked = 1;
+	p[1] = unread(100 * MIB, 0);
+	p[2] = unread(5400, 0);
+	memset(tr.reads, 0, sizeof(tr.reads));
+	for (int i = 0; i < 3; i++)
+		pssmodel_estimate(&p[i], PAGE);
+	pssmodel_total(&m, p, 3, &t);
+	assert_int_equal(pssmodel_sweep(&m, p, 3, &t, out, read_truth, &tr), 1);
+	assert_int_equal(tr.reads[1], 1);
+	assert_int_equal(tr.reads[2], 0);
+	assert_false(pssmodel_sure(&t));
 }
 
 /* Fork, then the child writes all it shared: its copy-on-write breaks pass its
