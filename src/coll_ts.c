@@ -55,8 +55,10 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 	if (x->aggr_tgid)
 		return;
 	e = ptable_get(c->pt, x->tgid);
-	if (e && !ts_fits(c, e, x, c->ts_empty_ns, collector_clock(c)))
+	if (e && !ts_fits(c, e, x, c->ts_empty_ns, collector_clock(c))) {
+		c->sum.ts_unfit++;
 		return;
+	}
 	if (!e) {
 		/* not in the tree, or its fork event is still unread */
 		size_t k = c->tspend_next++ % COLLECTOR_TSPEND;

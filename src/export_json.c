@@ -280,6 +280,7 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 	fputs(s.taskstats ? "true" : "false", f);
 	jsonw_u64(f, "taskstats_records", s.ts_records, &first);
 	jsonw_u64(f, "taskstats_lost", s.ts_lost, &first);
+	jsonw_u64(f, "taskstats_unmatched", s.ts_unfit, &first);
 	snap_u64(f, "command_end_us", (s.root_end_ns - s.start_ns) / 1000, s.root_end_ns > s.start_ns, &first);
 	jsonw_u64(f, "orphans_reaped", s.orphans_reaped, &first);
 	jsonw_key(f, "top_jobs_by_peak_pss", &first);

@@ -39,7 +39,7 @@ const struct recdb_sql_field recdb_sql_sum_fields[] = {
 	SUM(pss_max_age_ns, U64), SUM(pss_mean_age_ns, U64),
 	SUM(collector_cpu_ns, U64), SUM(self_cpu_ns, U64), SUM(interval_ms, U64),
 	SUM(collector_wakeups, U64), SUM(nl_events, U64), SUM(taskstats, INT),
-	SUM(ts_records, U64), SUM(ts_lost, U64), SUM(attached, INT),
+	SUM(ts_records, U64), SUM(ts_lost, U64), SUM(ts_unfit, U64), SUM(attached, INT),
 	SUM(detached, INT), SUM(attach_n, U32), SUM(attach_prior_cpu_us, U64),
 };
 const size_t recdb_sql_nsum_fields = sizeof(recdb_sql_sum_fields) / sizeof(recdb_sql_sum_fields[0]);

@@ -157,6 +157,9 @@ struct store_summary {
 	int taskstats;             /* exact per-process exit figures (taskstats) */
 	uint64_t ts_records;       /* taskstats records applied to the tree's processes */
 	uint64_t ts_lost;          /* taskstats overruns (figures then sampled) */
+	uint64_t ts_unfit;         /* records naming a tree process's pid that did not fit it
+				    * (by its fork and exit times, or its parent): taken as
+				    * another holder's of the pid, not applied */
 	/* attached to running processes (spacetime -p) rather than a command:
 	 * no wait4, so the ru_ figures are the sums of what the processes seen
 	 * used since the attach (partial), ctx switches and block I/O unknown */

@@ -192,7 +192,7 @@ setup() {
 	for k in wall_us user_us sys_us peak_pss_bytes peak_pss_t_us peak_pss_anon_bytes \
 		peak_pss_file_bytes peak_pss_shmem_bytes peak_rss_kib processes threads \
 		execs_count minflt majflt nvcsw nivcsw inblock oublock exit_status lost_events \
-		collector_wakeups netlink_events; do
+		collector_wakeups netlink_events taskstats_records taskstats_lost taskstats_unmatched; do
 		assert_json ".$k | type" = number
 	done
 	assert_json '.signal | type' = null

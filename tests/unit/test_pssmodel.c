@@ -296,6 +296,20 @@ static void read_truth(void *ctx, uint32_t i)
 	tr->reads[i]++;
 }
 
+/* A fresh sweep over p[1] and p[2] unread (anon KiB a1, a2) after p[0]:
+ * estimated, totalled, swept with tr's truths; returns how many it read. */
+static size_t sweep_fresh(struct pssmodel *m, struct truth *tr, uint64_t a1, uint64_t a2,
+			  struct pssmodel_total *t, uint32_t *out)
+{
+	tr->procs[1] = unread(a1, 0);
+	tr->procs[2] = unread(a2, 0);
+	memset(tr->reads, 0, sizeof(tr->reads));
+	for (int i = 0; i < 3; i++)
+		pssmodel_estimate(&tr->procs[i], PAGE);
+	pssmodel_total(m, tr->procs, 3, t);
+	return pssmodel_sweep(m, tr->procs, 3, t, out, read_truth, tr);
+}
+
 /* A sweep's reads lower the total, and with it the doubt it may leave unread:
  * 5.4 MiB left unread is within 0.5% of the 1105.4 MiB estimated, not of
  * the 1045.4 MiB there are once the big one is read. The sweep reads on,
@@ -358,13 +372,7 @@ static void test_sweep_reads_on_when_the_total_falls(void **state)
 	real[1] = rd(8 * MIB, 0, 8 * MIB, 0, 8 * MIB);
 	real[1].forked = 1;
 	real[2] = rd(2 * MIB, 0, 2 * MIB, 0, 2 * MIB);
-	p[1] = unread(100 * MIB, 0);
-	p[2] = unread(2 * MIB, 0);
-	memset(tr.reads, 0, sizeof(tr.reads));
-	for (int i = 0; i < 3; i++)
-		pssmodel_estimate(&p[i], PAGE);
-	pssmodel_total(&m, p, 3, &t);
-	assert_int_equal(pssmodel_sweep(&m, p, 3, &t, out, read_truth, &tr), 2);
+	assert_int_equal(sweep_fresh(&m, &tr, 100 * MIB, 2 * MIB, &t, out), 2);
 	assert_int_equal(tr.reads[1], 1);
 	assert_int_equal(tr.reads[2], 1);
 	assert_int_equal(t.doubt_kib, 4 * MIB);
@@ -374,13 +382,7 @@ static void test_sweep_reads_on_when_the_total_falls(void **state)
 	 * the rest can make the sample sure, and none is made */
 	real[1] = rd(100 * MIB, 0, 40 * MIB, 0, 0);
 	real[1].forked = 1;
-	p[1] = unread(100 * MIB, 0);
-	p[2] = unread(5400, 0);
-	memset(tr.reads, 0, sizeof(tr.reads));
-	for (int i = 0; i < 3; i++)
-		pssmodel_estimate(&p[i], PAGE);
-	pssmodel_total(&m, p, 3, &t);
-	assert_int_equal(pssmodel_sweep(&m, p, 3, &t, out, read_truth, &tr), 1);
+	assert_int_equal(sweep_fresh(&m, &tr, 100 * MIB, 5400, &t, out), 1);
 	assert_int_equal(tr.reads[1], 1);
 	assert_int_equal(tr.reads[2], 0);
 	assert_false(pssmodel_sure(&t));

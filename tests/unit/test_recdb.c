@@ -217,6 +217,7 @@ static void mk_summary(struct store_summary *s)
 	s->taskstats = 1;
 	s->ts_records = v++;
 	s->ts_lost = v++;
+	s->ts_unfit = v++;
 	s->attached = 1;
 	s->detached = 1;
 	s->attach_n = 3;
@@ -270,6 +271,7 @@ static void assert_summary_equal(const struct store_summary *a, const struct sto
 	assert_int_equal(a->taskstats, b->taskstats);
 	assert_int_equal(a->ts_records, b->ts_records);
 	assert_int_equal(a->ts_lost, b->ts_lost);
+	assert_int_equal(a->ts_unfit, b->ts_unfit);
 	assert_int_equal(a->attached, b->attached);
 	assert_int_equal(a->detached, b->detached);
 	assert_int_equal(a->attach_n, b->attach_n);
