@@ -337,7 +337,7 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 @test "finished list by peak PSS: a build's compilations are told apart by job name; p shows the command line" {
 	# the kbuild-shaped tree: sub-makes with obj=DIR, gcc on three known
 	# files, the heaviest (3, 2, 1 hundred functions) compiled by cc1
-	ui_start 120 40 -- make -C "$ST_ROOT/tests/fixtures/kbuild" O="$BATS_TEST_TMPDIR/o" -j2
+	ui_start 120 60 -- make -C "$ST_ROOT/tests/fixtures/kbuild" O="$BATS_TEST_TMPDIR/o" -j2
 	ui_wait 'finished, exit 0' 60
 	ui_keys f
 	ui_wait 'sort peak PSS'
