@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,9 +71,24 @@ static int reads_tty(pid_t pid, dev_t tty_rdev)
 	return n > 0 && procfs_parse_stat(buf, (size_t)n, &ps) == 0 && (dev_t)ps.tty_nr == tty_rdev;
 }
 
-pid_t ptywait_reader(int pty_master)
+/* Whether pid, not fg itself, is of process group fg and blocked reading the
+ * terminal tty_rdev. */
+static int member_reads_tty(pid_t pid, pid_t fg, dev_t tty_rdev)
 {
-	char name[64], buf[1024];
+	char buf[1024];
+	struct procfs_stat ps;
+
+	if (pid <= 0 || pid == fg)
+		return 0;
+	ssize_t n = procfs_read(pid, "stat", buf, sizeof(buf));
+	if (n <= 0 || procfs_parse_stat(buf, (size_t)n, &ps) < 0 || ps.pgrp != fg)
+		return 0;
+	return reads_tty(pid, tty_rdev);
+}
+
+pid_t ptywait_reader(int pty_master, const pid_t *pids, size_t npids)
+{
+	char name[64];
 	struct stat st;
 	pid_t fg, found = 0;
 	int ptn;
@@ -90,18 +106,18 @@ pid_t ptywait_reader(int pty_master)
 	/* the group's leader first: it is the usual reader (a shell's read) */
 	if (reads_tty(fg, st.st_rdev))
 		return fg;
+	if (pids) {
+		for (size_t i = 0; i < npids; i++)
+			if (member_reads_tty(pids[i], fg, st.st_rdev))
+				return pids[i];
+		return 0;
+	}
 	if (!(d = opendir("/proc")))
 		return -errno;
 	while (!found && (de = readdir(d))) {
-		struct procfs_stat ps;
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0 || pid == fg)
-			continue;
-		ssize_t n = procfs_read((pid_t)pid, "stat", buf, sizeof(buf));
-		if (n <= 0 || procfs_parse_stat(buf, (size_t)n, &ps) < 0 || ps.pgrp != fg)
-			continue;
-		if (reads_tty((pid_t)pid, st.st_rdev))
+		if (!*end && pid > 0 && pid <= INT_MAX && member_reads_tty((pid_t)pid, fg, st.st_rdev))
 			found = (pid_t)pid;
 	}
 	closedir(d);

@@ -14,10 +14,12 @@
 int ptywait_parse_syscall(const char *buf, size_t len, long *nr, unsigned long long *arg1);
 
 /* Looks for a process of the foreground process group of the terminal whose
- * master is pty_master that is blocked reading that terminal. Returns its pid
+ * master is pty_master that is blocked reading that terminal: the group's
+ * leader, then the npids processes of pids (the command's live tree: the pty
+ * is its own), or, when pids is NULL, every process in /proc. Returns its pid
  * (> 0), 0 when none is, or -errno (the pty has no foreground group: the
- * command has ended). Costs a scan of /proc's stat files: call it when the
- * output has been quiet a while, not at every frame. */
-pid_t ptywait_reader(int pty_master);
+ * command has ended). Costs a stat read per process looked at: call it when
+ * the output has been quiet a while, not at every frame. */
+pid_t ptywait_reader(int pty_master, const pid_t *pids, size_t npids);
 
 #endif

@@ -521,6 +521,16 @@ size_t store_procs_range(struct store *st, int which, size_t from, struct proc_r
 	return total;
 }
 
+size_t store_live_pids(struct store *st, pid_t *out, size_t max)
+{
+	pthread_mutex_lock(&st->lock);
+	size_t total = st->live.len;
+	for (size_t i = 0; i < max && i < total; i++)
+		out[i] = store_live_at(st, (uint32_t)i)->rec.pid;
+	pthread_mutex_unlock(&st->lock);
+	return total;
+}
+
 size_t store_procs_at(struct store *st, const uint32_t *idx, size_t n, struct proc_rec *out)
 {
 	size_t k = 0;

@@ -295,6 +295,9 @@ size_t store_procs_at(struct store *st, const uint32_t *idx, size_t n, struct pr
  * stall the collector. */
 size_t store_procs(struct store *st, int which, struct proc_rec *out, size_t max);
 #define STORE_PROCS_CHUNK 4096
+/* Copies the pids of up to max live records into out (in no set order) and
+ * returns the number of live records now (may exceed max), in one lock hold. */
+size_t store_live_pids(struct store *st, pid_t *out, size_t max);
 /* Copies events with index >= *cursor (a running count); advances *cursor.
  * Returns the number copied; events older than the ring are skipped and counted
  * in *dropped if non-NULL (set to this call's count, 0 when none). */

@@ -98,6 +98,27 @@ static int tui_hands_off(const struct tui *t)
 	return run_source(t->ctx->run) != RUN_SPAWNED;
 }
 
+/* A process of the command's terminal blocked reading it (ptywait): looked
+ * for among the tree's live processes, which the store knows, not among all
+ * of /proc (hundreds on a desktop, each a stat read). */
+static pid_t tui_prompt_reader(struct tui *t)
+{
+	pid_t few[256], *pids = few;
+	size_t n = store_live_pids(t->p.st, few, 256);
+
+	if (n > 256) {
+		pids = malloc((n + 64) * sizeof(*pids));
+		if (!pids)
+			return ptywait_reader(t->pty_fd, NULL, 0);
+		size_t m = store_live_pids(t->p.st, pids, n + 64);
+		n = m < n + 64 ? m : n + 64;
+	}
+	pid_t r = ptywait_reader(t->pty_fd, pids, n);
+	if (pids != few)
+		free(pids);
+	return r;
+}
+
 /* Monotonic CPU time of this thread, ns. */
 static uint64_t tui_cpu_ns(void)
 {
@@ -723,7 +744,7 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 	/* (out_ns is read after now was: now - out_ns would wrap around) */
 	if (!t->finished && t->pty_fd >= 0 && !t->pty_eof && now >= t->wait_check_ns &&
 	    now >= t->out_ns + TUI_QUIET_NS) {
-		int w = ptywait_reader(t->pty_fd) > 0;
+		int w = tui_prompt_reader(t) > 0;
 		/* a look may scan /proc: less and less often while output is
 		 * quiet and nobody reads (a build whose make prints nothing) */
 		if (w || t->wait_every_ns < TUI_WAIT_CHECK_NS)

@@ -560,6 +560,19 @@ distinct_elapsed() {
 	[[ ! "$output" =~ "waits for input" ]] || { ui_show; false; }
 }
 
+@test "a question asked by a child of the command, not its group's leader, is seen" {
+	# the outer sh leads the group and waits; the inner one reads the
+	# terminal: found among the tree's live processes (src/ptywait.c)
+	ui_start 100 30 -- -- sh -c 'sh -c "printf \"Continue? \"; read a; echo got:\$a"; exit 3'
+	ui_wait 'Continue\?'
+	ui_wait 'waits for input: press i'
+	ui_keys i
+	ui_wait 'TYPING to the command'
+	ui_keys o k Enter
+	ui_wait 'got:ok'
+	ui_wait 'exited 3|status 3|exit 3' 10
+}
+
 @test "i with nothing to type to (the command ended) says so in one line" {
 	ui_start 100 30 -- -- true
 	# the dashboard's own message that it knows the command ended

@@ -1,6 +1,8 @@
 /* test_ptywait: telling that the command waits for a person to type, on a
  * real pty: a child that reads its terminal is found, one that sleeps or
- * reads something else is not, and one that got its line is no longer. */
+ * reads something else is not, and one that got its line is no longer; a
+ * reader that is not its group's leader is found among the pids given (the
+ * tree's), or in /proc when none are, and not when the list leaves it out. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -86,14 +88,14 @@ static pid_t kid(int what, int *master, int *pipe_w)
 	return pid;
 }
 
-/* Polls until ptywait_reader gives want (or 2 s pass): the child needs a
- * moment to get into its read. */
+/* Polls until ptywait_reader (looking in /proc) gives want (or 2 s pass): the
+ * child needs a moment to get into its read. */
 static pid_t wait_for(int master, pid_t want)
 {
 	pid_t r = 0;
 
 	for (int i = 0; i < 200; i++) {
-		r = ptywait_reader(master);
+		r = ptywait_reader(master, NULL, 0);
 		if (r == want)
 			return r;
 		struct timespec ts = {0, 10 * 1000000L};
@@ -117,7 +119,7 @@ static void test_reader_found(void **state)
 		assert_int_equal(write(m, "y\n", 2), 2);
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-		assert_true(ptywait_reader(m) <= 0);
+		assert_true(ptywait_reader(m, NULL, 0) <= 0);
 		close(m);
 		close(pw);
 	}
@@ -133,12 +135,72 @@ static void test_not_reading(void **state)
 		pid_t pid = kid(whats[i], &m, &pw);
 		struct timespec ts = {0, 200 * 1000000L};
 		nanosleep(&ts, NULL); /* in its sleep or read by now */
-		assert_int_equal(ptywait_reader(m), 0);
+		assert_int_equal(ptywait_reader(m, NULL, 0), 0);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		close(m);
 		close(pw);
 	}
+}
+
+/* A session leader on a new pty that sleeps while its child (same group)
+ * reads the terminal, as make does while a recipe prompts. Returns the
+ * leader; *reader gets the child, *master the pty's master. */
+static pid_t member_kid(int *master, pid_t *reader)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY), p[2];
+
+	assert_true(m >= 0);
+	assert_int_equal(grantpt(m), 0);
+	assert_int_equal(unlockpt(m), 0);
+	const char *name = ptsname(m);
+	assert_non_null(name);
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char buf[64];
+		setsid();
+		int s = open(name, O_RDWR);
+		if (s < 0)
+			_exit(2);
+		close(m);
+		close(p[0]);
+		pid_t c = fork();
+		if (c == 0)
+			_exit(read(s, buf, sizeof(buf)) > 0 ? 0 : 3);
+		if (write(p[1], &c, sizeof(c)) != (ssize_t)sizeof(c))
+			_exit(4);
+		int st;
+		_exit(c > 0 && waitpid(c, &st, 0) == c ? 0 : 5);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], reader, sizeof(*reader)), (ssize_t)sizeof(*reader));
+	close(p[0]);
+	*master = m;
+	return pid;
+}
+
+static void test_reader_among_pids(void **state)
+{
+	(void)state;
+	int m, status;
+	pid_t reader, leader = member_kid(&m, &reader);
+	pid_t other = getpid();
+
+	assert_true(reader > 0);
+	/* found in /proc, once it is in its read */
+	assert_int_equal(wait_for(m, reader), reader);
+	/* among the given pids: the list is looked through, not /proc */
+	pid_t both[] = {leader, other, reader};
+	assert_int_equal(ptywait_reader(m, both, 3), reader);
+	assert_int_equal(ptywait_reader(m, both, 2), 0);
+	assert_int_equal(ptywait_reader(m, both, 0), 0);
+	/* a line typed: the child reads it and ends, the leader with it */
+	assert_int_equal(write(m, "y\n", 2), 2);
+	assert_int_equal(waitpid(leader, &status, 0), leader);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(m);
 }
 
 int main(void)
@@ -147,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_parse_syscall),
 		cmocka_unit_test(test_reader_found),
 		cmocka_unit_test(test_not_reading),
+		cmocka_unit_test(test_reader_among_pids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
