@@ -15,6 +15,7 @@
 #define PLIST_MAX_DEPTH 24
 #define PLIST_ARGV_MAX 4096
 #define PLIST_JOB_ARGV_MAX 65536 /* a compiler's file can follow 4 KiB of options */
+#define PLIST_JOB_CACHE 64
 #define PLIST_MIN_AGE_NS 500000000ull /* CPU% of a new process: over at least this */
 
 /* One shown row: a record and its place in the tree. */
@@ -45,6 +46,15 @@ struct plist {
 	double at_s;
 	size_t sel, top;
 	uint64_t sel_id;
+	/* job names drawn, by command line: one is worked out once, not at
+	 * every frame for every row */
+	struct plist_job {
+		const struct store *st;
+		uint32_t argv_id;
+		char comm[16];
+		size_t n;
+		char job[JOBNAME_MAX + 1];
+	} jobs[PLIST_JOB_CACHE];
 };
 
 struct plist *plist_new(void)
@@ -594,14 +604,21 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 		int known = rec->argv_id && (rec->valid & PROC_V_ARGV);
 		if (known && !pl->cmdline) {
 			/* what a person calls it: cc1 src/x.c, not cc1 -quiet -I ... */
-			static char whole[PLIST_JOB_ARGV_MAX];
-			char job[JOBNAME_MAX + 1];
-			len = store_str_get(st, rec->argv_id, whole, sizeof(whole));
-			if (len > (ssize_t)sizeof(whole))
-				len = sizeof(whole);
-			size_t n = len > 0 ? jobname(whole, (size_t)len, rec->comm, job, sizeof(job)) : 0;
+			struct plist_job *j = &pl->jobs[rec->argv_id % PLIST_JOB_CACHE];
+			if (j->st != st || j->argv_id != rec->argv_id ||
+			    strncmp(j->comm, rec->comm, sizeof(j->comm))) {
+				static char whole[PLIST_JOB_ARGV_MAX];
+				len = store_str_get(st, rec->argv_id, whole, sizeof(whole));
+				if (len > (ssize_t)sizeof(whole))
+					len = sizeof(whole);
+				j->n = len > 0 ? jobname(whole, (size_t)len, rec->comm, j->job, sizeof(j->job)) : 0;
+				j->st = st;
+				j->argv_id = rec->argv_id;
+				memcpy(j->comm, rec->comm, sizeof(j->comm));
+			}
+			size_t n = j->n;
 			if (n) {
-				term_sanitize(job, n, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
+				term_sanitize(j->job, n, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
 				term_put(y, x, b->x + b->w - x, line, role);
 				continue;
 			}
