@@ -100,22 +100,33 @@ static int tui_hands_off(const struct tui *t)
 
 /* A process of the command's terminal blocked reading it (ptywait): looked
  * for among the tree's live processes, which the store knows, not among all
- * of /proc (hundreds on a desktop, each a stat read). */
+ * of /proc (hundreds on a desktop, each a stat read). The store learns of a
+ * fork at a tick: when ticks may come later than the quiet time that starts
+ * a look (polling, or a long interval), one not found there is looked for in
+ * /proc too. */
 static pid_t tui_prompt_reader(struct tui *t)
 {
 	pid_t few[256], *pids = few;
-	size_t n = store_live_pids(t->p.st, few, 256);
+	size_t n = store_live_pids(t->p.st, few, 256), cap = 256;
 
-	if (n > 256) {
-		pids = malloc((n + 64) * sizeof(*pids));
-		if (!pids)
-			return ptywait_reader(t->pty_fd, NULL, 0);
-		size_t m = store_live_pids(t->p.st, pids, n + 64);
-		n = m < n + 64 ? m : n + 64;
+	while (n > cap) {
+		pid_t *more = realloc(pids == few ? NULL : pids, (n + 64) * sizeof(*pids));
+		if (!more) {
+			n = cap; /* the ones had */
+			break;
+		}
+		if (pids == few)
+			memcpy(more, few, sizeof(few));
+		pids = more;
+		cap = n + 64;
+		n = store_live_pids(t->p.st, pids, cap);
 	}
 	pid_t r = ptywait_reader(t->pty_fd, pids, n);
 	if (pids != few)
 		free(pids);
+	if (r == 0 && (t->p.sum.mode == STORE_MODE_POLL ||
+		       (uint64_t)t->p.interval_ms * 1000000ull >= TUI_QUIET_NS))
+		r = ptywait_reader(t->pty_fd, NULL, 0);
 	return r;
 }
 
@@ -745,8 +756,9 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 	if (!t->finished && t->pty_fd >= 0 && !t->pty_eof && now >= t->wait_check_ns &&
 	    now >= t->out_ns + TUI_QUIET_NS) {
 		int w = tui_prompt_reader(t) > 0;
-		/* a look may scan /proc: less and less often while output is
-		 * quiet and nobody reads (a build whose make prints nothing) */
+		/* a look reads a file or two of each live process: less and
+		 * less often while output is quiet and nobody reads (a build
+		 * whose make prints nothing) */
 		if (w || t->wait_every_ns < TUI_WAIT_CHECK_NS)
 			t->wait_every_ns = TUI_WAIT_CHECK_NS;
 		else if (t->wait_every_ns < 8 * TUI_WAIT_CHECK_NS)

@@ -203,8 +203,8 @@ forkn2000() {
 	# woken by the exec event, reads its command line within 0.1 ms 9 times
 	# in 10, but the wakeup of an idle virtual CPU sometimes takes longer:
 	# 1.5% to 22% were gone first, in runs minutes apart on one machine
-	# with no steal time. Read at the ticks instead, 100 ms apart, nearly
-	# all would be.
+	# with no steal time. Were command lines read at the ticks instead,
+	# 100 ms apart, nearly all would be gone first.
 	assert_json '[.execs[] | select(.argv == null)] | length' -le 800
 	assert_json "[.execs[] | select(.argv != null and (.argv | join(\" \")) == \"$WL/forkn 2000 exec\")] | length" -eq 1
 }
