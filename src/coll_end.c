@@ -102,8 +102,10 @@ static void root_ended(struct collector *c, int status, const struct rusage *ru)
 	coll_ts_drain(c);
 	/* the records of its last children, while it is in the table to be
 	 * their parent: their fork events, had they come, are read by now */
-	if (c->nl_fd >= 0)
+	if (c->nl_fd >= 0) {
 		coll_events_drain(c);
+		coll_ts_drain(c); /* the records of the exits it read */
+	}
 	coll_ts_lost_children(c);
 	coll_sample_retire_exited(c);
 	struct pentry *e = ptable_get(c->pt, c->root);

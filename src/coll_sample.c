@@ -620,6 +620,14 @@ void coll_sample_retire_exited(struct collector *c)
 		 * until now (coll_sample_retire adopts them too) */
 		if (e->exit_pending && !e->ts_leader && c->ts_fd >= 0)
 			coll_ts_adopt(c, e);
+		/* its record, sent before its exit event, is unread yet when the
+		 * taskstats socket was last found empty before that event (a
+		 * drain read the event after the records were read): it waits
+		 * a tick for it, which would come to no one once it is gone */
+		if (e->exit_pending && !e->ts_leader && c->ts_fd >= 0 && e->exit_ns >= c->ts_empty_ns) {
+			i++;
+			continue;
+		}
 		if (e->exit_pending && (exit_sure(c, e) || coll_sample_proc_ended(c, e, &ps, &read))) {
 			/* a leader that exited before its threads: it ended now */
 			coll_sample_retire(c, e, e->exit_late ? collector_clock(c) : e->exit_ns,

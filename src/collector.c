@@ -218,8 +218,13 @@ void collector_tick(struct collector *c)
 	/* records of children not in the table: their fork events, had they
 	 * come, are read by a drain begun after the records came; now, while
 	 * their parents are still in the table to be parents */
-	if (c->tskid_scan < c->tskid_next && c->nl_fd >= 0)
+	if (c->tskid_scan < c->tskid_next && c->nl_fd >= 0) {
 		coll_events_drain(c);
+		/* and the records of the exits that drain read (each sent
+		 * before its exit event): a process retired below with its
+		 * record unread would never get it */
+		coll_ts_drain(c);
+	}
 	coll_ts_lost_children(c);
 	coll_sample_prefetch_expire(c, now, 0);
 	coll_sample_retire_exited(c);

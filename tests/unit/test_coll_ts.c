@@ -3,7 +3,7 @@
  * process it fits (its task started after the fork, ended before the exit),
  * waits when its process's fork event has not come yet, and tells of a child
  * whose fork and exit events were both lost; a later holder of a pid gets
- * nothing of it. */
+ * nothing of it; a process gone waits for its record still unread. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -232,12 +232,53 @@ static void test_ts_exit_sure(void **state)
 	assert_int_equal(r.minflt, 4321);
 	assert_non_null(ptable_get(f->c->pt, L)); /* a thread: /proc decides */
 	assert_non_null(ptable_get(f->c->pt, M)); /* no record: /proc decides */
-	/* gone from /proc: retired */
+	/* gone from /proc: retired (once the taskstats socket was found empty
+	 * after M's exit: its record is not coming) */
 	fp_stat(f, L, &(struct fp_stat){.ppid = R, .comm = "cc1", .state = 'Z', .start_ticks = fp_ticks(t)});
 	fp_stat(f, M, &(struct fp_stat){.ppid = R, .comm = "cc1", .state = 'Z', .start_ticks = fp_ticks(t)});
+	f->c->ts_empty_ns = t + 95 * MS;
 	coll_sample_retire_exited(f->c);
 	assert_null(ptable_get(f->c->pt, L));
 	assert_null(ptable_get(f->c->pt, M));
+	f->c->ts_fd = -1;
+	fp_free(f);
+}
+
+/* An exit event read after the taskstats socket was last found empty (a
+ * tick's second drain of the events, after its read of the records): the
+ * process's record, sent before its exit event, is still in the socket. The
+ * process is gone from /proc, but it waits for the next read of the records
+ * rather than being retired without them (the record would then come to no
+ * one): its exact figures are the exited record's. */
+static void test_ts_record_after_exit_event(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+
+	f->c->ts_fd = 1000; /* a taskstats socket: only its being there matters */
+	fork_event(f, K, R, t);
+	fp_stat(f, K, &(struct fp_stat){.ppid = R, .comm = "cc1", .state = 'Z', .start_ticks = fp_ticks(t)});
+	f->c->ts_empty_ns = t + 50 * MS;
+	struct nlproc_event ex = {.type = NLPROC_EXIT, .pid = K, .tgid = K, .ppid = R, .ptgid = R,
+				  .exit_code = 1 << 8, .ts_ns = t + 60 * MS};
+	coll_events_on_event(f->c, &ex);
+	f->now_ns = t + 70 * MS;
+	coll_sample_retire_exited(f->c);
+	assert_non_null(ptable_get(f->c->pt, K));
+	/* the next tick: the record, then the socket empty */
+	f->now_ns = t + 100 * MS;
+	struct taskstats_exit x = record(K, R, 60 * MS, 1);
+	coll_ts_apply(f->c, &x);
+	f->c->ts_empty_ns = t + 101 * MS;
+	coll_sample_retire_exited(f->c);
+	assert_null(ptable_get(f->c->pt, K));
+	struct proc_rec r = exited_one(f);
+	assert_int_equal(r.end_ns, t + 60 * MS);
+	assert_int_equal(r.minflt, 4321);
+	assert_int_equal(r.utime_us, 41000);
+	assert_int_equal(r.peak_rss_kib, 8888);
+	assert_int_equal(f->c->sum.ts_records, 1);
 	f->c->ts_fd = -1;
 	fp_free(f);
 }
@@ -251,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_ts_lost_child),
 		cmocka_unit_test(test_ts_lost_child_of_later_parent),
 		cmocka_unit_test(test_ts_exit_sure),
+		cmocka_unit_test(test_ts_record_after_exit_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
