@@ -13,7 +13,10 @@ void coll_end_finish(struct collector *c, uint64_t now)
 		coll_events_drain(c); /* execs read ahead: theirs before any retire */
 	c->sum.end_ns = now;
 	/* attached: zombies whose parents (not us) have not reaped them yet
-	 * have ended all the same */
+	 * have ended all the same (with their records, sent before they became
+	 * zombies, read first) */
+	if (c->attach)
+		coll_ts_drain(c);
 	for (size_t i = 0; c->attach && i < ptable_count(c->pt);) {
 		struct pentry *e = ptable_at(c->pt, i);
 		if (e->mm_gone && !e->exit_pending) {
@@ -165,8 +168,14 @@ int coll_end_reap(struct collector *c)
 		ru_add(c, &ru);
 		c->sum.orphans_reaped++;
 		struct pentry *e = ptable_get(c->pt, r);
-		if (e)
-			coll_sample_retire(c, e, collector_clock(c), status, 1, COLL_SAMPLE_RETIRE_READ);
+		if (e) {
+			/* its record, sent before it became a zombie, may be
+			 * unread: read before it leaves the table */
+			if (!e->ts_leader)
+				coll_ts_drain(c);
+			if ((e = ptable_get(c->pt, r)))
+				coll_sample_retire(c, e, collector_clock(c), status, 1, COLL_SAMPLE_RETIRE_READ);
+		}
 	}
 	if (c->root_done && !atomic_load(&c->finished) && !tree_left(c)) {
 		coll_end_finish(c, collector_clock(c));

@@ -621,9 +621,9 @@ void coll_sample_retire_exited(struct collector *c)
 		if (e->exit_pending && !e->ts_leader && c->ts_fd >= 0)
 			coll_ts_adopt(c, e);
 		/* its record, sent before its exit event, is unread yet when the
-		 * taskstats socket was last found empty before that event (a
-		 * drain read the event after the records were read): it waits
-		 * a tick for it, which would come to no one once it is gone */
+		 * taskstats socket was last found empty before that event: it
+		 * waits a tick for it, which would come to no one once it is
+		 * gone (a guard: the callers read the records after the events) */
 		if (e->exit_pending && !e->ts_leader && c->ts_fd >= 0 && e->exit_ns >= c->ts_empty_ns) {
 			i++;
 			continue;

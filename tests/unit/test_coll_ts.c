@@ -223,6 +223,8 @@ static void test_ts_exit_sure(void **state)
 					  .exit_code = 1 << 8, .ts_ns = t + 90 * MS};
 		coll_events_on_event(f->c, &ex);
 	}
+	/* the socket found empty after their exits: M's record is not coming */
+	f->c->ts_empty_ns = t + 95 * MS;
 	coll_sample_retire_exited(f->c);
 	assert_null(ptable_get(f->c->pt, K));
 	struct proc_rec r = exited_one(f);
@@ -232,11 +234,9 @@ static void test_ts_exit_sure(void **state)
 	assert_int_equal(r.minflt, 4321);
 	assert_non_null(ptable_get(f->c->pt, L)); /* a thread: /proc decides */
 	assert_non_null(ptable_get(f->c->pt, M)); /* no record: /proc decides */
-	/* gone from /proc: retired (once the taskstats socket was found empty
-	 * after M's exit: its record is not coming) */
+	/* gone from /proc: retired */
 	fp_stat(f, L, &(struct fp_stat){.ppid = R, .comm = "cc1", .state = 'Z', .start_ticks = fp_ticks(t)});
 	fp_stat(f, M, &(struct fp_stat){.ppid = R, .comm = "cc1", .state = 'Z', .start_ticks = fp_ticks(t)});
-	f->c->ts_empty_ns = t + 95 * MS;
 	coll_sample_retire_exited(f->c);
 	assert_null(ptable_get(f->c->pt, L));
 	assert_null(ptable_get(f->c->pt, M));
