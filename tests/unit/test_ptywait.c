@@ -46,29 +46,58 @@ static void test_parse_syscall(void **state)
 	assert_int_equal(ptywait_parse_syscall("x 0x1\n", 6, &nr, &a), -EINVAL);
 }
 
-enum { KID_READ_TTY, KID_SLEEP, KID_READ_PIPE, KID_READ_DEVTTY };
+enum { KID_READ_TTY, KID_SLEEP, KID_READ_PIPE, KID_READ_DEVTTY, KID_MEMBER_READS };
 
-/* A child in a new session on the pty's slave: reads it, sleeps, or reads a
- * pipe nobody writes. Returns its pid; *master gets the master. */
-static pid_t kid(int what, int *master, int *pipe_w)
+/* A new pty: returns its master; *name gets its slave's path. */
+static int new_pty(const char **name)
 {
-	int m = posix_openpt(O_RDWR | O_NOCTTY), p[2];
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
 
 	assert_true(m >= 0);
 	assert_int_equal(grantpt(m), 0);
 	assert_int_equal(unlockpt(m), 0);
-	const char *name = ptsname(m);
-	assert_non_null(name);
+	*name = ptsname(m);
+	assert_non_null(*name);
+	return m;
+}
+
+/* In a forked child: a new session whose controlling terminal is the pty
+ * name; returns the slave's fd (exits 2 when it cannot be opened). */
+static int child_session(const char *name)
+{
+	setsid();
+	int s = open(name, O_RDWR);
+	if (s < 0)
+		_exit(2);
+	return s;
+}
+
+/* A child in a new session on the pty's slave: reads it, sleeps, reads a
+ * pipe nobody writes, or (KID_MEMBER_READS) waits for its own child, of its
+ * group, that reads it, as make does while a recipe prompts (*reader gets
+ * that child). Returns its pid; *master gets the master. */
+static pid_t kid(int what, int *master, int *pipe_w, pid_t *reader)
+{
+	const char *name;
+	int m = new_pty(&name), p[2];
+
 	assert_int_equal(pipe(p), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		char buf[64];
-		setsid();
-		int s = open(name, O_RDWR); /* the controlling terminal now */
-		if (s < 0)
-			_exit(2);
+		int s = child_session(name);
 		close(m);
+		if (what == KID_MEMBER_READS) {
+			close(p[0]);
+			pid_t c = fork();
+			if (c == 0)
+				_exit(read(s, buf, sizeof(buf)) > 0 ? 0 : 3);
+			if (write(p[1], &c, sizeof(c)) != (ssize_t)sizeof(c))
+				_exit(4);
+			int st;
+			_exit(c > 0 && waitpid(c, &st, 0) == c ? 0 : 5);
+		}
 		close(p[1]);
 		if (what == KID_READ_TTY)
 			_exit(read(s, buf, sizeof(buf)) > 0 ? 0 : 3);
@@ -82,6 +111,8 @@ static pid_t kid(int what, int *master, int *pipe_w)
 		nanosleep(&ts, NULL);
 		_exit(0);
 	}
+	if (what == KID_MEMBER_READS)
+		assert_int_equal(read(p[0], reader, sizeof(*reader)), (ssize_t)sizeof(*reader));
 	close(p[0]);
 	*master = m;
 	*pipe_w = p[1];
@@ -112,7 +143,7 @@ static void test_reader_found(void **state)
 
 	for (size_t i = 0; i < 2; i++) {
 		int m, pw, status;
-		pid_t pid = kid(whats[i], &m, &pw);
+		pid_t pid = kid(whats[i], &m, &pw, NULL);
 
 		assert_int_equal(wait_for(m, pid), pid);
 		/* a line typed: it reads it and ends; nobody waits any more */
@@ -132,7 +163,7 @@ static void test_not_reading(void **state)
 
 	for (size_t i = 0; i < 2; i++) {
 		int m, pw, status;
-		pid_t pid = kid(whats[i], &m, &pw);
+		pid_t pid = kid(whats[i], &m, &pw, NULL);
 		struct timespec ts = {0, 200 * 1000000L};
 		nanosleep(&ts, NULL); /* in its sleep or read by now */
 		assert_int_equal(ptywait_reader(m, NULL, 0), 0);
@@ -143,49 +174,11 @@ static void test_not_reading(void **state)
 	}
 }
 
-/* A session leader on a new pty that sleeps while its child (same group)
- * reads the terminal, as make does while a recipe prompts. Returns the
- * leader; *reader gets the child, *master the pty's master. */
-static pid_t member_kid(int *master, pid_t *reader)
-{
-	int m = posix_openpt(O_RDWR | O_NOCTTY), p[2];
-
-	assert_true(m >= 0);
-	assert_int_equal(grantpt(m), 0);
-	assert_int_equal(unlockpt(m), 0);
-	const char *name = ptsname(m);
-	assert_non_null(name);
-	assert_int_equal(pipe(p), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char buf[64];
-		setsid();
-		int s = open(name, O_RDWR);
-		if (s < 0)
-			_exit(2);
-		close(m);
-		close(p[0]);
-		pid_t c = fork();
-		if (c == 0)
-			_exit(read(s, buf, sizeof(buf)) > 0 ? 0 : 3);
-		if (write(p[1], &c, sizeof(c)) != (ssize_t)sizeof(c))
-			_exit(4);
-		int st;
-		_exit(c > 0 && waitpid(c, &st, 0) == c ? 0 : 5);
-	}
-	close(p[1]);
-	assert_int_equal(read(p[0], reader, sizeof(*reader)), (ssize_t)sizeof(*reader));
-	close(p[0]);
-	*master = m;
-	return pid;
-}
-
 static void test_reader_among_pids(void **state)
 {
 	(void)state;
-	int m, status;
-	pid_t reader, leader = member_kid(&m, &reader);
+	int m, pw, status;
+	pid_t reader = 0, leader = kid(KID_MEMBER_READS, &m, &pw, &reader);
 	pid_t other = getpid();
 
 	assert_true(reader > 0);
@@ -201,6 +194,7 @@ static void test_reader_among_pids(void **state)
 	assert_int_equal(waitpid(leader, &status, 0), leader);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	close(m);
+	close(pw);
 }
 
 int main(void)
