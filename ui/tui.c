@@ -102,31 +102,26 @@ static int tui_hands_off(const struct tui *t)
  * for among the tree's live processes, which the store knows, not among all
  * of /proc (hundreds on a desktop, each a stat read). The store learns of a
  * fork at a tick: when ticks may come later than the quiet time that starts
- * a look (polling, or a long interval), one not found there is looked for in
- * /proc too. */
+ * a look (polling, or a long interval), /proc is looked through as before. */
 static pid_t tui_prompt_reader(struct tui *t)
 {
+	if (t->p.sum.mode == STORE_MODE_POLL || (uint64_t)t->p.interval_ms * 1000000ull >= TUI_QUIET_NS)
+		return ptywait_reader(t->pty_fd, NULL, 0);
 	pid_t few[256], *pids = few;
-	size_t n = store_live_pids(t->p.st, few, 256), cap = 256;
-
-	while (n > cap) {
-		pid_t *more = realloc(pids == few ? NULL : pids, (n + 64) * sizeof(*pids));
-		if (!more) {
-			n = cap; /* the ones had */
-			break;
-		}
-		if (pids == few)
-			memcpy(more, few, sizeof(few));
-		pids = more;
-		cap = n + 64;
-		n = store_live_pids(t->p.st, pids, cap);
+	size_t n = store_live_pids(t->p.st, few, 256);
+	if (n > 256) {
+		/* room for some more forked since; the 256 had when out of memory */
+		size_t cap = n + 64;
+		pids = malloc(cap * sizeof(*pids));
+		n = pids ? store_live_pids(t->p.st, pids, cap) : 256;
+		if (!pids)
+			pids = few;
+		else if (n > cap)
+			n = cap;
 	}
 	pid_t r = ptywait_reader(t->pty_fd, pids, n);
 	if (pids != few)
 		free(pids);
-	if (r == 0 && (t->p.sum.mode == STORE_MODE_POLL ||
-		       (uint64_t)t->p.interval_ms * 1000000ull >= TUI_QUIET_NS))
-		r = ptywait_reader(t->pty_fd, NULL, 0);
 	return r;
 }
 
