@@ -177,7 +177,7 @@ static void write_rusage_source(FILE *f, const struct store_summary *s, int *fir
 	fputs(s->attached ? "true" : "false", f);
 	jsonw_key(f, "attached_pids", first);
 	fputc('[', f);
-	for (uint32_t i = 0; i < s->attach_n; i++)
+	for (uint32_t i = 0; i < s->attach_n && i < STORE_ATTACH_MAX; i++)
 		fprintf(f, "%s%d", i ? "," : "", (int)s->attach_pid[i]);
 	fputc(']', f);
 	jsonw_key(f, "detached", first);

@@ -21,111 +21,6 @@
 #include "recdb_sql.h"
 #include "recvfs.h"
 
-/* The whole schema, version RECDB_SCHEMA_VERSION. Times (*_ns but base_ns and
- * start_wall_ns) are ns relative to runs.base_ns; NULL is unknown. */
-static const char recdb_schema[] =
-	"CREATE TABLE meta (\n"
-	"  key TEXT PRIMARY KEY,\n" /* 'application' = 'spacetime', 'schema_version' */
-	"  value\n"
-	");\n"
-	"CREATE TABLE runs (\n"
-	"  id INTEGER PRIMARY KEY,\n"
-	"  start_wall_ns INTEGER NOT NULL,\n" /* CLOCK_REALTIME at the start */
-	"  base_ns INTEGER NOT NULL,\n"       /* CLOCK_MONOTONIC origin of the run's times */
-	"  argv BLOB,\n"                      /* command line, NUL-separated */
-	"  cwd TEXT,\n"
-	"  host TEXT,\n"
-	"  source TEXT NOT NULL CHECK (source IN ('spawned', 'attached')),\n"
-	"  end_state TEXT NOT NULL DEFAULT 'running',\n" /* running exited detached interrupted failed */
-	"  incomplete INTEGER NOT NULL DEFAULT 1,\n"     /* 0 once finished with all written */
-	"  note TEXT,\n"                                 /* why it is incomplete */
-	"  wall_ns INTEGER,\n"
-	"  updated_wall_ns INTEGER,\n" /* CLOCK_REALTIME of the last write: a run still
-					 * being recorded is rewritten every second */
-	"  peak_pss_kib INTEGER,\n"
-	"  peak_t_ns INTEGER,\n"
-	"  exit_status INTEGER,\n" /* wait(2) status of the command */
-	"  ru_utime_us INTEGER, ru_stime_us INTEGER, ru_maxrss_kib INTEGER,\n"
-	"  ru_minflt INTEGER, ru_majflt INTEGER,\n"
-	"  total_procs INTEGER, total_threads INTEGER, total_execs INTEGER,\n"
-	"  lost_events INTEGER,\n"
-	"  mode INTEGER\n" /* enum collector_mode */
-	");\n"
-	/* every field of struct store_summary: key is its name, peak.* and last.*
-	 * the fields of the peak and last samples (last.* once the run has ended:
-	 * until then the last row of samples is its last sample), attach_pid.N
-	 * the attached pids */
-	"CREATE TABLE run_summary (\n"
-	"  run_id INTEGER NOT NULL,\n"
-	"  key TEXT NOT NULL,\n"
-	"  value,\n"
-	"  PRIMARY KEY (run_id, key)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE samples (\n" /* struct sample, every fine sample */
-	"  run_id INTEGER NOT NULL,\n"
-	"  t_ns INTEGER NOT NULL,\n"
-	"  pss_kib INTEGER, pss_anon_kib INTEGER, pss_file_kib INTEGER, pss_shmem_kib INTEGER,\n"
-	"  pss_est_kib INTEGER, pss_hi_kib INTEGER,\n"
-	"  rss_kib INTEGER,\n"
-	"  minflt INTEGER, majflt INTEGER,\n"
-	"  utime_us INTEGER, stime_us INTEGER,\n"
-	"  live_procs INTEGER, live_threads INTEGER, total_procs INTEGER, total_threads INTEGER,\n"
-	"  valid INTEGER NOT NULL\n" /* SAMPLE_PSS 1, RSS 2, FAULTS 4, CPU 8, COUNTS 16 */
-	");\n"
-	"CREATE INDEX samples_run_t ON samples (run_id, t_ns);\n"
-	"CREATE TABLE processes (\n" /* struct proc_rec, last known state */
-	"  run_id INTEGER NOT NULL,\n"
-	"  id INTEGER NOT NULL,\n"  /* unique in the run */
-	"  seq INTEGER NOT NULL,\n" /* insertion order */
-	"  pid INTEGER, ppid INTEGER,\n"
-	"  start_ns INTEGER, end_ns INTEGER,\n" /* end_ns NULL while alive */
-	"  comm TEXT,\n"
-	"  argv BLOB,\n"
-	"  exit_status INTEGER,\n"
-	"  threads INTEGER, nexec INTEGER,\n"
-	"  pss_kib INTEGER, rss_kib INTEGER,\n"
-	"  peak_pss_kib INTEGER, peak_pss_t_ns INTEGER, peak_rss_kib INTEGER,\n"
-	"  pss_age_ns INTEGER,\n"
-	"  utime_us INTEGER, stime_us INTEGER, minflt INTEGER, majflt INTEGER,\n"
-	"  valid INTEGER NOT NULL,\n" /* PROC_V_* */
-	"  PRIMARY KEY (run_id, id)\n"
-	");\n"
-	"CREATE INDEX processes_run_seq ON processes (run_id, seq);\n"
-	"CREATE TABLE proc_samples (\n" /* a live process's figures at an instant */
-	"  run_id INTEGER NOT NULL,\n"
-	"  proc_id INTEGER NOT NULL,\n" /* processes.id */
-	"  t_ns INTEGER NOT NULL,\n"
-	"  pss_kib INTEGER, rss_kib INTEGER,\n"
-	"  cpu_us INTEGER,\n" /* utime + stime */
-	"  minflt INTEGER, majflt INTEGER\n"
-	");\n"
-	/* by process only: the process list at an instant looks each one up, and
-	 * an index by time alone would be one more B-tree each commit writes */
-	"CREATE INDEX proc_samples_proc_t ON proc_samples (run_id, proc_id, t_ns);\n"
-	"CREATE TABLE events (\n" /* struct store_event */
-	"  run_id INTEGER NOT NULL,\n"
-	"  t_ns INTEGER NOT NULL,\n"
-	"  type INTEGER NOT NULL,\n" /* fork 1, exec 2, exit 3, thread 4, lost 5, rescan 6 */
-	"  pid INTEGER, ppid INTEGER,\n"
-	"  arg INTEGER\n"
-	");\n"
-	"CREATE INDEX events_run_t ON events (run_id, t_ns);\n"
-	"CREATE TABLE execs (\n" /* struct store_exec, every one */
-	"  run_id INTEGER NOT NULL,\n"
-	"  idx INTEGER NOT NULL,\n"
-	"  t_ns INTEGER NOT NULL,\n"
-	"  pid INTEGER, ppid INTEGER,\n"
-	"  comm TEXT,\n"
-	"  argv BLOB,\n"
-	"  PRIMARY KEY (run_id, idx)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE output (\n" /* the command's output, one row per line */
-	"  run_id INTEGER NOT NULL,\n"
-	"  t_ns INTEGER NOT NULL,\n"
-	"  line BLOB NOT NULL\n" /* without the newline */
-	");\n"
-	"CREATE INDEX output_run_t ON output (run_id, t_ns);\n";
-
 /* The run's tables, for pruning. */
 static const char *const recdb_run_tables[] = {
 	"run_summary", "samples", "processes", "proc_samples", "events", "execs", "output",
@@ -186,54 +81,6 @@ const char *recdb_errmsg(const struct recdb *db)
 	return db ? db->msg : "";
 }
 
-/* Whether the file is ours and not newer: 1 when it has no tables at all
- * (new or empty), 0 when it is a spacetime recording we can read. */
-static int recdb_check_meta(struct recdb *db)
-{
-	sqlite3_stmt *s = NULL;
-	int64_t ntables = 0, version = 0;
-	int rc, ours = 0, have_version = 0;
-
-	rc = recdb_sql_int(db, "SELECT count(*) FROM sqlite_schema", &ntables, "reading the database");
-	if (rc < 0)
-		return rc;
-	if (ntables == 0)
-		return 1;
-	rc = sqlite3_prepare_v2(db->db, "SELECT key, value FROM meta", -1, &s, NULL);
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(s);
-		return recdb_sql_say(db, -EMEDIUMTYPE,
-				 "not a spacetime recording (an SQLite database of something else)");
-	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(s, 0);
-
-		if (!k)
-			continue;
-		if (strcmp(k, "application") == 0) {
-			const char *v = (const char *)sqlite3_column_text(s, 1);
-
-			ours = v && strcmp(v, "spacetime") == 0;
-		} else if (strcmp(k, "schema_version") == 0) {
-			version = sqlite3_column_int64(s, 1);
-			have_version = 1;
-		}
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return recdb_sql_fail(db, rc, "reading the database's meta table");
-	if (!ours || !have_version)
-		return recdb_sql_say(db, -EMEDIUMTYPE,
-				 "not a spacetime recording (an SQLite database of something else)");
-	if (version > RECDB_SCHEMA_VERSION)
-		return recdb_sql_say(db, -EPROTONOSUPPORT,
-				 "written by a newer spacetime (schema %" PRId64 " > %d); "
-				 "use that version to read it", version, RECDB_SCHEMA_VERSION);
-	if (version < 1)
-		return recdb_sql_say(db, -EBADMSG, "bad schema_version %" PRId64, version);
-	return 0;
-}
-
 /* PRAGMA quick_check: "ok" or the first problem. */
 static int recdb_quick_check(struct recdb *db)
 {
@@ -258,24 +105,22 @@ static int recdb_quick_check(struct recdb *db)
 	return recdb_sql_fail(db, rc, "checking the recording");
 }
 
-/* Creates the schema in one transaction (a concurrent creator wins cleanly). */
+/* Creates the schema, or migrates an older one, in one transaction under
+ * the write lock, checking the file again there (a concurrent creator wins
+ * cleanly). */
 static int recdb_create(struct recdb *db)
 {
-	char sql[160];
+	int64_t version = 0;
 	int rc;
 
 	rc = recdb_sql_exec(db, "BEGIN IMMEDIATE", "creating the database");
 	if (rc < 0)
 		return rc;
-	rc = recdb_check_meta(db);
-	if (rc == 1) {
-		rc = recdb_sql_exec(db, recdb_schema, "creating the database");
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO meta (key, value) VALUES ('application', 'spacetime'),"
-			 " ('schema_version', %d)", RECDB_SCHEMA_VERSION);
-		if (rc == 0)
-			rc = recdb_sql_exec(db, sql, "creating the database");
-	}
+	rc = recdb_schema_check(db, &version);
+	if (rc == 1)
+		rc = recdb_schema_create(db);
+	else if (rc == 0)
+		rc = recdb_schema_migrate(db, version);
 	if (rc < 0) {
 		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 		return rc;
@@ -289,19 +134,27 @@ static int recdb_setup(struct recdb *db, const char *path, unsigned flags)
 	struct stat sb;
 	int rc;
 
+	int64_t version = 0;
+
 	sqlite3_extended_result_codes(db->db, 1);
 	sqlite3_busy_timeout(db->db, 5000);
+	if ((rc = recdb_schema_harden(db)) < 0)
+		return rc;
 	if (db->rdonly) {
 		if (stat(path, &sb) == 0 && sb.st_size == 0)
 			return recdb_sql_say(db, -EMEDIUMTYPE, "not a spacetime recording (empty file)");
-		rc = recdb_check_meta(db);
+		rc = recdb_schema_check(db, &version);
+		if (rc == 0 && version < RECDB_SCHEMA_VERSION)
+			rc = recdb_sql_say(db, -EPROTONOSUPPORT,
+					   "written by an older spacetime (schema %" PRId64 "): record one "
+					   "run into it to bring it to schema %d", version, RECDB_SCHEMA_VERSION);
 		if (rc == 1)
 			return recdb_sql_say(db, -EMEDIUMTYPE, "not a spacetime recording (no tables)");
 		if (rc == 0 && !(flags & RECDB_NOCHECK))
 			rc = recdb_quick_check(db);
 		return rc;
 	}
-	rc = recdb_check_meta(db);
+	rc = recdb_schema_check(db, &version);
 	if (rc < 0)
 		return rc;
 	int empty = rc == 1;
@@ -318,8 +171,9 @@ static int recdb_setup(struct recdb *db, const char *path, unsigned flags)
 	 * of them in a bench build) */
 	if (rc == 0)
 		rc = recdb_sql_exec(db, "PRAGMA cache_size = -256", "setting the cache size");
-	/* created, unless another spacetime did meanwhile (it checks again) */
-	if (rc == 0 && empty)
+	/* created (unless another spacetime did meanwhile: it checks again),
+	 * or brought to this version */
+	if (rc == 0 && (empty || version < RECDB_SCHEMA_VERSION))
 		rc = recdb_create(db);
 	if (rc < 0)
 		return rc;

@@ -141,8 +141,12 @@ struct recdb_run_row {
 	uint64_t updated_wall_ns;    /* CLOCK_REALTIME of the last write (0: unknown):
 				      * a run still being recorded is written every second */
 	enum recdb_end end;
+	char *damage; /* non-NULL: a value of the row broke its bound, as this line
+		       * says; the row's other fields are then not to be used */
 };
-/* Lists the runs, oldest first; free with recdb_runs_free(). Returns the count. */
+/* Lists the runs, oldest first; free with recdb_runs_free(). Returns the
+ * count. A row whose values break their bounds is listed with its id and
+ * damage only. */
 ssize_t recdb_runs(struct recdb *db, struct recdb_run_row **out);
 void recdb_runs_free(struct recdb_run_row *rows, size_t n);
 /* Resolves "last" or a decimal run id; -ENOENT for no such run, -EINVAL for

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,13 +18,60 @@ void recdb_runs_free(struct recdb_run_row *rows, size_t n)
 		free(rows[i].cwd);
 		free(rows[i].host);
 		free(rows[i].note);
+		free(rows[i].damage);
 	}
 	free(rows);
 }
 
+/* Fills a run row from the listing's columns, each within its bound; a row
+ * that breaks one keeps its id and the line that says which. */
+static int recdb_row_run(struct recdb *db, sqlite3_stmt *s, struct recdb_run_row *r)
+{
+	struct recdb_rd rd;
+	const char *src, *end;
+
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(s, 0);
+	recdb_rd_init(&rd, db, r->id);
+	recdb_rd_int(&rd, s, 0, 1, INT64_MAX, 0, NULL);
+	r->start_wall_ns = (uint64_t)recdb_rd_int(&rd, s, 1, 0, INT64_MAX, 0, NULL);
+	r->base_ns = (uint64_t)recdb_rd_int(&rd, s, 2, 0, RECDB_SQL_BASE_MAX, 0, NULL);
+	r->argv = recdb_rd_dup(&rd, s, 3, RECDB_SQL_MAXLEN, &r->argv_len);
+	r->cwd = recdb_rd_dup(&rd, s, 4, 65536, NULL);
+	r->host = recdb_rd_dup(&rd, s, 5, 1024, NULL);
+	src = recdb_rd_blob(&rd, s, 6, 64, NULL);
+	r->attached = src && strcmp(src, "attached") == 0;
+	end = recdb_rd_blob(&rd, s, 7, 64, NULL);
+	r->end = recdb_sql_end_parse(end);
+	r->incomplete = (int)recdb_rd_int(&rd, s, 8, 0, 1, 0, NULL);
+	r->note = recdb_rd_dup(&rd, s, 9, 65536, NULL);
+	r->wall_ns = (uint64_t)recdb_rd_int(&rd, s, 10, 0, RECDB_SQL_T_MAX, 1, NULL);
+	r->peak_pss_kib = (uint64_t)recdb_rd_int(&rd, s, 11, 0, RECDB_SQL_KIB_MAX, 1, NULL);
+	r->exit_known = sqlite3_column_type(s, 12) != SQLITE_NULL;
+	r->exit_status = (int)recdb_rd_int(&rd, s, 12, 0, RECDB_SQL_STATUS_MAX, 1, NULL);
+	r->updated_wall_ns = (uint64_t)recdb_rd_int(&rd, s, 13, 0, INT64_MAX, 1, NULL);
+	if (rd.nomem)
+		return -ENOMEM;
+	if (rd.bad) {
+		int64_t id = r->id;
+		char *why = strdup(recdb_errmsg(db));
+
+		free(r->argv);
+		free(r->cwd);
+		free(r->host);
+		free(r->note);
+		memset(r, 0, sizeof(*r));
+		r->id = id;
+		r->damage = why;
+		if (!why)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 ssize_t recdb_runs(struct recdb *db, struct recdb_run_row **out)
 {
-	struct recdb_run_row *rows = NULL, *r;
+	struct recdb_run_row *rows = NULL;
 	size_t n = 0, cap = 0;
 	sqlite3_stmt *s = NULL;
 	int rc;
@@ -34,13 +82,9 @@ ssize_t recdb_runs(struct recdb *db, struct recdb_run_row **out)
 				" incomplete, note, wall_ns, peak_pss_kib, exit_status, updated_wall_ns"
 				" FROM runs"
 				" ORDER BY id", -1, &s, NULL);
-	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
-		const char *src;
-
-		if ((rc = sqlite3_step(s)) != SQLITE_ROW)
-			break;
-		src = (const char *)sqlite3_column_text(s, 6);
-
+	if (rc == SQLITE_OK)
+		rc = SQLITE_ROW;
+	while (rc == SQLITE_ROW && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (n == cap) {
 			struct recdb_run_row *g;
 
@@ -52,23 +96,8 @@ ssize_t recdb_runs(struct recdb *db, struct recdb_run_row **out)
 			}
 			rows = g;
 		}
-		r = &rows[n++];
-		memset(r, 0, sizeof(*r));
-		r->id = sqlite3_column_int64(s, 0);
-		r->start_wall_ns = (uint64_t)sqlite3_column_int64(s, 1);
-		r->base_ns = (uint64_t)sqlite3_column_int64(s, 2);
-		r->argv = recdb_sql_col_dup(s, 3, &r->argv_len);
-		r->cwd = recdb_sql_col_dup(s, 4, NULL);
-		r->host = recdb_sql_col_dup(s, 5, NULL);
-		r->attached = src && strcmp(src, "attached") == 0;
-		r->end = recdb_sql_end_parse((const char *)sqlite3_column_text(s, 7));
-		r->incomplete = sqlite3_column_int(s, 8);
-		r->note = recdb_sql_col_dup(s, 9, NULL);
-		r->wall_ns = (uint64_t)sqlite3_column_int64(s, 10);
-		r->peak_pss_kib = (uint64_t)sqlite3_column_int64(s, 11);
-		r->exit_known = sqlite3_column_type(s, 12) != SQLITE_NULL;
-		r->exit_status = sqlite3_column_int(s, 12);
-		r->updated_wall_ns = (uint64_t)sqlite3_column_int64(s, 13);
+		if (recdb_row_run(db, s, &rows[n++]) < 0)
+			rc = SQLITE_NOMEM;
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
@@ -121,34 +150,73 @@ static int recdb_prep_run(struct recdb *db, const char *sql, int64_t run_id, sql
 }
 
 /* Interns a BLOB column (NULL: id 0). */
-static uint32_t recdb_col_intern(struct store *st, sqlite3_stmt *s, int col)
+static uint32_t recdb_col_intern(struct recdb_rd *rd, struct store *st, sqlite3_stmt *s, int col)
 {
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
-		return 0;
-	return store_str_intern(st, sqlite3_column_blob(s, col),
-				(size_t)sqlite3_column_bytes(s, col));
+	size_t n = 0;
+	const void *p = recdb_rd_blob(rd, s, col, RECDB_SQL_MAXLEN, &n);
+
+	return p ? store_str_intern(st, p, n) : 0;
+}
+
+/* The column list of a sample, then its reader. */
+#define RECDB_SAMPLE_COLS                                                                 \
+	"t_ns, pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib, pss_est_kib, pss_hi_kib," \
+	" rss_kib, minflt, majflt, utime_us, stime_us, live_procs, live_threads,"          \
+	" total_procs, total_threads, valid"
+
+static void recdb_row_sample(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct sample *smp)
+{
+	memset(smp, 0, sizeof(*smp));
+	for (size_t f = 0; f < recdb_sql_nsample_fields; f++)
+		recdb_rd_field(rd, s, (int)f, &recdb_sql_sample_fields[f], smp, base, NULL);
+}
+
+/* An event (t_ns, type, pid, ppid, arg). */
+static void recdb_row_event(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->t_ns = recdb_rd_time(rd, s, 0, base, NULL);
+	e->type = (uint32_t)recdb_rd_int(rd, s, 1, STORE_EV_FORK, STORE_EV_RESCAN, 0, NULL);
+	e->pid = (pid_t)recdb_rd_int(rd, s, 2, 0, RECDB_SQL_PID_MAX, 1, NULL);
+	e->ppid = (pid_t)recdb_rd_int(rd, s, 3, 0, RECDB_SQL_PID_MAX, 1, NULL);
+	e->arg = recdb_rd_int(rd, s, 4, -RECDB_SQL_COUNT_MAX, RECDB_SQL_COUNT_MAX, 1, NULL);
+}
+
+/* An exec (t_ns, pid, ppid, comm, argv). */
+static void recdb_row_exec(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
+			   struct store_exec *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->t_ns = recdb_rd_time(rd, s, 0, base, NULL);
+	x->pid = (pid_t)recdb_rd_int(rd, s, 1, 0, RECDB_SQL_PID_MAX, 1, NULL);
+	x->ppid = (pid_t)recdb_rd_int(rd, s, 2, 0, RECDB_SQL_PID_MAX, 1, NULL);
+	recdb_rd_comm(rd, s, 3, x->comm);
+	if (!rd->bad)
+		x->argv_id = recdb_col_intern(rd, st, s, 4);
 }
 
 static int recdb_load_samples(struct recdb *db, int64_t run_id, uint64_t base, struct store *st)
 {
 	sqlite3_stmt *s;
+	struct recdb_rd rd;
 	int rc = recdb_prep_run(db,
-				"SELECT t_ns, pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib,"
-				" pss_est_kib, pss_hi_kib, rss_kib, minflt, majflt, utime_us, stime_us,"
-				" live_procs, live_threads, total_procs, total_threads, valid"
+				"SELECT " RECDB_SAMPLE_COLS
 				" FROM samples WHERE run_id = ?1 ORDER BY t_ns, rowid", run_id, &s);
 
 	if (rc < 0)
 		return rc;
+	recdb_rd_init(&rd, db, run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct sample smp;
 
-		memset(&smp, 0, sizeof(smp));
-		for (size_t f = 0; f < recdb_sql_nsample_fields; f++)
-			recdb_sql_col_field(s, (int)f, &recdb_sql_sample_fields[f], &smp, base);
+		recdb_row_sample(&rd, s, base, &smp);
+		if (rd.bad)
+			break;
 		store_push_sample(st, &smp);
 	}
 	sqlite3_finalize(s);
+	if (rd.bad)
+		return recdb_rd_status(&rd);
 	return rc == SQLITE_DONE ? 0 : recdb_sql_fail(db, rc, "reading samples");
 }
 
@@ -161,20 +229,25 @@ static int recdb_load_events(struct recdb *db, int64_t run_id, uint64_t base, st
 
 	if (rc < 0)
 		return rc;
+	struct recdb_rd rd;
+
+	recdb_rd_init(&rd, db, run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_event e;
 
-		memset(&e, 0, sizeof(e));
-		e.t_ns = base + (uint64_t)sqlite3_column_int64(s, 0);
-		e.type = (uint32_t)sqlite3_column_int64(s, 1);
-		e.pid = (pid_t)sqlite3_column_int64(s, 2);
-		e.ppid = (pid_t)sqlite3_column_int64(s, 3);
-		e.arg = sqlite3_column_int64(s, 4);
+		recdb_row_event(&rd, s, base, &e);
+		if (rd.bad)
+			break;
 		store_push_event(st, &e);
 	}
 	sqlite3_finalize(s);
+	if (rd.bad)
+		return recdb_rd_status(&rd);
 	return rc == SQLITE_DONE ? 0 : recdb_sql_fail(db, rc, "reading events");
 }
+
+static void recdb_row_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
+			   struct proc_rec *r);
 
 /* Exit order: by end time, then insertion order. */
 static int recdb_cmp_end(const void *a, const void *b)
@@ -201,31 +274,15 @@ static int recdb_load_procs(struct recdb *db, int64_t run_id, uint64_t base, str
 
 	if (rc < 0)
 		return rc;
+	struct recdb_rd rd;
+
+	recdb_rd_init(&rd, db, run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct proc_rec r;
 
-		memset(&r, 0, sizeof(r));
-		r.id = (uint64_t)sqlite3_column_int64(s, 0);
-		r.pid = (pid_t)sqlite3_column_int64(s, 1);
-		r.ppid = (pid_t)sqlite3_column_int64(s, 2);
-		r.start_ns = recdb_sql_col_time(s, 3, base);
-		r.end_ns = recdb_sql_col_time(s, 4, base);
-		recdb_sql_col_comm(s, 5, r.comm);
-		r.argv_id = recdb_col_intern(st, s, 6);
-		r.exit_status = sqlite3_column_int(s, 7);
-		r.threads = (uint32_t)sqlite3_column_int64(s, 8);
-		r.nexec = (uint32_t)sqlite3_column_int64(s, 9);
-		r.pss_kib = (uint64_t)sqlite3_column_int64(s, 10);
-		r.rss_kib = (uint64_t)sqlite3_column_int64(s, 11);
-		r.peak_pss_kib = (uint64_t)sqlite3_column_int64(s, 12);
-		r.peak_pss_t_ns = recdb_sql_col_time(s, 13, base);
-		r.peak_rss_kib = (uint64_t)sqlite3_column_int64(s, 14);
-		r.pss_age_ns = (uint64_t)sqlite3_column_int64(s, 15);
-		r.utime_us = (uint64_t)sqlite3_column_int64(s, 16);
-		r.stime_us = (uint64_t)sqlite3_column_int64(s, 17);
-		r.minflt = (uint64_t)sqlite3_column_int64(s, 18);
-		r.majflt = (uint64_t)sqlite3_column_int64(s, 19);
-		r.valid = (uint32_t)sqlite3_column_int64(s, 20);
+		recdb_row_proc(&rd, s, base, st, &r);
+		if (rd.bad)
+			break;
 		if (r.end_ns) {
 			if (n == cap) {
 				struct proc_rec *g;
@@ -267,6 +324,8 @@ static int recdb_load_procs(struct recdb *db, int64_t run_id, uint64_t base, str
 				rc = SQLITE_NOMEM;
 	}
 	free(ended);
+	if (rd.bad)
+		return recdb_rd_status(&rd);
 	if (rc == SQLITE_NOMEM)
 		return recdb_sql_say(db, -ENOMEM, "loading processes: out of memory");
 	return rc == SQLITE_DONE ? 0 : recdb_sql_fail(db, rc, "reading processes");
@@ -281,34 +340,44 @@ static int recdb_load_execs(struct recdb *db, int64_t run_id, uint64_t base, str
 
 	if (rc < 0)
 		return rc;
+	struct recdb_rd rd;
+
+	recdb_rd_init(&rd, db, run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_exec x;
 
-		memset(&x, 0, sizeof(x));
-		x.t_ns = base + (uint64_t)sqlite3_column_int64(s, 0);
-		x.pid = (pid_t)sqlite3_column_int64(s, 1);
-		x.ppid = (pid_t)sqlite3_column_int64(s, 2);
-		recdb_sql_col_comm(s, 3, x.comm);
-		x.argv_id = recdb_col_intern(st, s, 4);
+		recdb_row_exec(&rd, s, base, st, &x);
+		if (rd.bad)
+			break;
 		store_push_exec(st, &x);
 	}
 	sqlite3_finalize(s);
+	if (rd.bad)
+		return recdb_rd_status(&rd);
 	return rc == SQLITE_DONE ? 0 : recdb_sql_fail(db, rc, "reading execs");
 }
 
-/* Sets the field named key of the summary from column 1 of s. */
-static void recdb_sum_set(struct store_summary *sum, const char *key, sqlite3_stmt *s,
-			  uint64_t base)
+/* Sets the field named key of the summary from column 1 of s, within its
+ * bound; a key spacetime does not write (a newer one's) is left alone. */
+static void recdb_sum_set(struct recdb_rd *rd, struct store_summary *sum, const char *key,
+			  sqlite3_stmt *s, uint64_t base)
 {
 	const struct recdb_sql_field *fields = recdb_sql_sum_fields;
 	size_t nf = recdb_sql_nsum_fields;
+	char name[96];
 	void *obj = sum;
 
+	snprintf(name, sizeof(name), "run_summary.%.64s", key);
 	if (strncmp(key, "attach_pid.", 11) == 0) {
-		unsigned long i = strtoul(key + 11, NULL, 10);
+		const char *d = key + 11;
+		unsigned i = 0;
 
+		/* attach_pid.0 .. attach_pid.63, in decimal without leading zeros */
+		if (!*d || (d[0] == '0' && d[1]) || strspn(d, "0123456789") != strlen(d) || strlen(d) > 2)
+			return;
+		i = (unsigned)atoi(d);
 		if (i < STORE_ATTACH_MAX)
-			sum->attach_pid[i] = (pid_t)sqlite3_column_int64(s, 1);
+			sum->attach_pid[i] = (pid_t)recdb_rd_int(rd, s, 1, 0, RECDB_SQL_PID_MAX, 0, name);
 		return;
 	}
 	if (strncmp(key, "peak.", 5) == 0 || strncmp(key, "last.", 5) == 0) {
@@ -319,7 +388,7 @@ static void recdb_sum_set(struct store_summary *sum, const char *key, sqlite3_st
 	}
 	for (size_t i = 0; i < nf; i++)
 		if (strcmp(fields[i].name, key) == 0) {
-			recdb_sql_col_field(s, 1, &fields[i], obj, base);
+			recdb_rd_field(rd, s, 1, &fields[i], obj, base, name);
 			return;
 		}
 }
@@ -333,20 +402,25 @@ static int recdb_load_summary(struct recdb *db, int64_t run_id, uint64_t base, s
 	sqlite3_stmt *s;
 	int rc, rows = 0, have_last = 0;
 
+	struct recdb_rd rd;
+
 	memset(&sum, 0, sizeof(sum));
 	rc = recdb_prep_run(db, "SELECT key, value FROM run_summary WHERE run_id = ?1", run_id, &s);
 	if (rc < 0)
 		return rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(s, 0);
+	recdb_rd_init(&rd, db, run_id);
+	while (!rd.bad && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *k = recdb_rd_blob(&rd, s, 0, 64, NULL);
 
 		if (k) {
-			recdb_sum_set(&sum, k, s, base);
+			recdb_sum_set(&rd, &sum, k, s, base);
 			have_last |= strncmp(k, "last.", 5) == 0;
 		}
 		rows++;
 	}
 	sqlite3_finalize(s);
+	if (rd.bad)
+		return recdb_rd_status(&rd);
 	if (rc != SQLITE_DONE)
 		return recdb_sql_fail(db, rc, "reading the summary");
 	if (!rows) {
@@ -372,30 +446,34 @@ static int recdb_load_summary(struct recdb *db, int64_t run_id, uint64_t base, s
 }
 
 /* Reads one process row (the column order of the SELECTs above). */
-static void recdb_row_proc(sqlite3_stmt *s, uint64_t base, struct store *st, struct proc_rec *r)
+static void recdb_row_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
+			   struct proc_rec *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->id = (uint64_t)sqlite3_column_int64(s, 0);
-	r->pid = (pid_t)sqlite3_column_int64(s, 1);
-	r->ppid = (pid_t)sqlite3_column_int64(s, 2);
-	r->start_ns = recdb_sql_col_time(s, 3, base);
-	r->end_ns = recdb_sql_col_time(s, 4, base);
-	recdb_sql_col_comm(s, 5, r->comm);
-	r->argv_id = recdb_col_intern(st, s, 6);
-	r->exit_status = sqlite3_column_int(s, 7);
-	r->threads = (uint32_t)sqlite3_column_int64(s, 8);
-	r->nexec = (uint32_t)sqlite3_column_int64(s, 9);
-	r->pss_kib = (uint64_t)sqlite3_column_int64(s, 10);
-	r->rss_kib = (uint64_t)sqlite3_column_int64(s, 11);
-	r->peak_pss_kib = (uint64_t)sqlite3_column_int64(s, 12);
-	r->peak_pss_t_ns = recdb_sql_col_time(s, 13, base);
-	r->peak_rss_kib = (uint64_t)sqlite3_column_int64(s, 14);
-	r->pss_age_ns = (uint64_t)sqlite3_column_int64(s, 15);
-	r->utime_us = (uint64_t)sqlite3_column_int64(s, 16);
-	r->stime_us = (uint64_t)sqlite3_column_int64(s, 17);
-	r->minflt = (uint64_t)sqlite3_column_int64(s, 18);
-	r->majflt = (uint64_t)sqlite3_column_int64(s, 19);
-	r->valid = (uint32_t)sqlite3_column_int64(s, 20);
+	r->id = (uint64_t)recdb_rd_int(rd, s, 0, 0, INT64_MAX, 0, NULL);
+	r->pid = (pid_t)recdb_rd_int(rd, s, 1, 0, RECDB_SQL_PID_MAX, 1, NULL);
+	r->ppid = (pid_t)recdb_rd_int(rd, s, 2, 0, RECDB_SQL_PID_MAX, 1, NULL);
+	r->start_ns = recdb_rd_time(rd, s, 3, base, NULL);
+	r->end_ns = recdb_rd_time(rd, s, 4, base, NULL);
+	recdb_rd_comm(rd, s, 5, r->comm);
+	r->exit_status = (int)recdb_rd_int(rd, s, 7, 0, RECDB_SQL_STATUS_MAX, 1, NULL);
+	r->threads = (uint32_t)recdb_rd_int(rd, s, 8, 0, UINT32_MAX, 1, NULL);
+	r->nexec = (uint32_t)recdb_rd_int(rd, s, 9, 0, UINT32_MAX, 1, NULL);
+	r->pss_kib = (uint64_t)recdb_rd_int(rd, s, 10, 0, RECDB_SQL_KIB_MAX, 1, NULL);
+	r->rss_kib = (uint64_t)recdb_rd_int(rd, s, 11, 0, RECDB_SQL_KIB_MAX, 1, NULL);
+	r->peak_pss_kib = (uint64_t)recdb_rd_int(rd, s, 12, 0, RECDB_SQL_KIB_MAX, 1, NULL);
+	r->peak_pss_t_ns = recdb_rd_time(rd, s, 13, base, NULL);
+	r->peak_rss_kib = (uint64_t)recdb_rd_int(rd, s, 14, 0, RECDB_SQL_KIB_MAX, 1, NULL);
+	r->pss_age_ns = (uint64_t)recdb_rd_int(rd, s, 15, 0, RECDB_SQL_T_MAX, 1, NULL);
+	r->utime_us = (uint64_t)recdb_rd_int(rd, s, 16, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
+	r->stime_us = (uint64_t)recdb_rd_int(rd, s, 17, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
+	r->minflt = (uint64_t)recdb_rd_int(rd, s, 18, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
+	r->majflt = (uint64_t)recdb_rd_int(rd, s, 19, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
+	r->valid = (uint32_t)recdb_rd_int(rd, s, 20, 0, 0x7f, 0, NULL);
+	if (r->end_ns && r->end_ns < r->start_ns)
+		r->end_ns = r->start_ns; /* an exit before the start: at the start */
+	if (!rd->bad)
+		r->argv_id = recdb_col_intern(rd, st, s, 6);
 }
 
 /* Runs a follow query bound to the run and one more value, calling row() on
@@ -411,16 +489,16 @@ static int recdb_follow_q(struct recdb *db, int64_t run_id, const char *sql, int
 	sqlite3_bind_int64(s, 2, v);
 	if (sqlite3_bind_parameter_count(s) >= 3)
 		sqlite3_bind_int64(s, 3, v3);
-	int n = 0;
+	int n = 0, e = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (row(s, ctx) < 0) {
-			rc = SQLITE_NOMEM;
+		if ((e = row(s, ctx)) < 0)
 			break;
-		}
 		n++;
 	}
 	sqlite3_finalize(s);
-	if (rc == SQLITE_NOMEM)
+	if (e == -EBADMSG)
+		return e; /* the row's reader said which value */
+	if (e < 0)
 		return recdb_sql_say(db, -ENOMEM, "%s: out of memory", what);
 	return rc == SQLITE_DONE ? n : recdb_sql_fail(db, rc, what);
 }
@@ -433,6 +511,7 @@ struct recdb_follow_ctx {
 	struct recdb_follow *f;
 	struct store *st;
 	uint64_t base;
+	struct recdb_rd rd;
 };
 
 static int recdb_follow_sample(sqlite3_stmt *s, void *arg)
@@ -440,9 +519,9 @@ static int recdb_follow_sample(sqlite3_stmt *s, void *arg)
 	struct recdb_follow_ctx *c = arg;
 	struct sample smp;
 
-	memset(&smp, 0, sizeof(smp));
-	for (size_t i = 0; i < recdb_sql_nsample_fields; i++)
-		recdb_sql_col_field(s, (int)i, &recdb_sql_sample_fields[i], &smp, c->base);
+	recdb_row_sample(&c->rd, s, c->base, &smp);
+	if (c->rd.bad)
+		return -EBADMSG;
 	store_push_sample(c->st, &smp);
 	c->f->t_rel = (int64_t)(smp.t_ns - c->base);
 	return 0;
@@ -451,12 +530,11 @@ static int recdb_follow_sample(sqlite3_stmt *s, void *arg)
 static int recdb_follow_event(sqlite3_stmt *s, void *arg)
 {
 	struct recdb_follow_ctx *c = arg;
-	struct store_event e = {.t_ns = c->base + (uint64_t)sqlite3_column_int64(s, 0),
-				.type = (uint32_t)sqlite3_column_int64(s, 1),
-				.pid = (pid_t)sqlite3_column_int64(s, 2),
-				.ppid = (pid_t)sqlite3_column_int64(s, 3),
-				.arg = sqlite3_column_int64(s, 4)};
+	struct store_event e;
 
+	recdb_row_event(&c->rd, s, c->base, &e);
+	if (c->rd.bad)
+		return -EBADMSG;
 	store_push_event(c->st, &e);
 	c->f->event_rowid = sqlite3_column_int64(s, 5);
 	return 0;
@@ -467,8 +545,10 @@ static int recdb_follow_proc(sqlite3_stmt *s, void *arg)
 	struct recdb_follow_ctx *c = arg;
 	struct proc_rec r;
 
-	recdb_row_proc(s, c->base, c->st, &r);
-	int64_t seq = sqlite3_column_int64(s, 21);
+	recdb_row_proc(&c->rd, s, c->base, c->st, &r);
+	int64_t seq = recdb_rd_int(&c->rd, s, 21, 0, INT64_MAX, 0, NULL);
+	if (c->rd.bad)
+		return -EBADMSG;
 	if (seq > c->f->seq)
 		c->f->seq = seq;
 	return store_proc_update(c->st, &r);
@@ -479,14 +559,12 @@ static int recdb_follow_exec(sqlite3_stmt *s, void *arg)
 	struct recdb_follow_ctx *c = arg;
 	struct store_exec x;
 
-	memset(&x, 0, sizeof(x));
-	x.t_ns = c->base + (uint64_t)sqlite3_column_int64(s, 0);
-	x.pid = (pid_t)sqlite3_column_int64(s, 1);
-	x.ppid = (pid_t)sqlite3_column_int64(s, 2);
-	recdb_sql_col_comm(s, 3, x.comm);
-	x.argv_id = recdb_col_intern(c->st, s, 4);
+	recdb_row_exec(&c->rd, s, c->base, c->st, &x);
+	int64_t idx = recdb_rd_int(&c->rd, s, 5, 0, INT64_MAX, 0, NULL);
+	if (c->rd.bad)
+		return -EBADMSG;
 	store_push_exec(c->st, &x);
-	c->f->exec_idx = sqlite3_column_int64(s, 5);
+	c->f->exec_idx = idx;
 	return 0;
 }
 
@@ -523,14 +601,13 @@ static int recdb_follow_read(struct recdb *db, int64_t run_id, struct store *st,
 	(void)st;
 	if ((rc = recdb_sql_run_base(db, run_id, &c.base)) < 0)
 		return rc;
+	recdb_rd_init(&c.rd, db, run_id);
 	/* what is new since the last call; a process row is read again while
 	 * it may have changed (alive, or ended lately: rows are written about a
 	 * second after their change) */
 	int64_t t_prev = f->t_rel;
 	if ((k = recdb_follow_q(db, run_id,
-				"SELECT t_ns, pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib,"
-				" pss_est_kib, pss_hi_kib, rss_kib, minflt, majflt, utime_us, stime_us,"
-				" live_procs, live_threads, total_procs, total_threads, valid"
+				"SELECT " RECDB_SAMPLE_COLS
 				" FROM samples WHERE run_id = ?1 AND t_ns > ?2 ORDER BY t_ns, rowid",
 				f->t_rel, 0, recdb_follow_sample, &c, "reading samples")) < 0)
 		return k;
@@ -563,10 +640,13 @@ static int recdb_follow_read(struct recdb *db, int64_t run_id, struct store *st,
 	if (rc < 0)
 		return rc;
 	rc = sqlite3_step(s);
-	const char *state = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+	const char *state = rc == SQLITE_ROW ? recdb_rd_blob(&c.rd, s, 0, 64, NULL) : NULL;
 	f->ended = !state || strcmp(state, recdb_end_name(RECDB_END_RUNNING)) != 0;
-	f->updated_wall_ns = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(s, 1) : 0;
+	f->updated_wall_ns =
+		rc == SQLITE_ROW ? (uint64_t)recdb_rd_int(&c.rd, s, 1, 0, INT64_MAX, 1, NULL) : 0;
 	sqlite3_finalize(s);
+	if (c.rd.bad)
+		return recdb_rd_status(&c.rd);
 	return n > 0;
 }
 
@@ -621,6 +701,35 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 	return 0;
 }
 
+/* A process at an instant: its identity, and its last per-process sample
+ * then (none: valid 0). */
+static void recdb_row_proc_at(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base,
+			      struct recdb_proc_at *p)
+{
+	static const uint32_t bit[] = {PROC_V_PSS, PROC_V_RSS, PROC_V_CPU, PROC_V_FAULTS};
+	uint64_t *fig[] = {&p->s.pss_kib, &p->s.rss_kib, &p->s.cpu_us, &p->s.minflt};
+	const int64_t max[] = {RECDB_SQL_KIB_MAX, RECDB_SQL_KIB_MAX, RECDB_SQL_COUNT_MAX,
+			       RECDB_SQL_COUNT_MAX};
+
+	memset(p, 0, sizeof(*p));
+	p->id = p->s.id = (uint64_t)recdb_rd_int(rd, s, 0, 0, INT64_MAX, 0, NULL);
+	p->pid = (pid_t)recdb_rd_int(rd, s, 1, 0, RECDB_SQL_PID_MAX, 1, NULL);
+	p->ppid = (pid_t)recdb_rd_int(rd, s, 2, 0, RECDB_SQL_PID_MAX, 1, NULL);
+	p->start_ns = recdb_rd_time(rd, s, 3, base, NULL);
+	recdb_rd_comm(rd, s, 4, p->comm);
+	if (sqlite3_column_type(s, 5) == SQLITE_NULL)
+		return;
+	p->s.t_ns = recdb_rd_time(rd, s, 5, base, NULL);
+	for (int i = 0; i < 4; i++) {
+		if (sqlite3_column_type(s, 6 + i) == SQLITE_NULL)
+			continue;
+		*fig[i] = (uint64_t)recdb_rd_int(rd, s, 6 + i, 0, max[i], 0, NULL);
+		p->s.valid |= bit[i];
+	}
+	if (p->s.valid & PROC_V_FAULTS)
+		p->s.majflt = (uint64_t)recdb_rd_int(rd, s, 10, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
+}
+
 ssize_t recdb_procs_at(struct recdb *db, int64_t run_id, uint64_t t_ns,
 		       struct recdb_proc_at **out)
 {
@@ -645,6 +754,8 @@ ssize_t recdb_procs_at(struct recdb *db, int64_t run_id, uint64_t t_ns,
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(s, 2, (int64_t)(t_ns - base));
+	struct recdb_rd rd;
+	recdb_rd_init(&rd, db, run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct recdb_proc_at *p;
 
@@ -660,34 +771,15 @@ ssize_t recdb_procs_at(struct recdb *db, int64_t run_id, uint64_t t_ns,
 			v = g;
 		}
 		p = &v[n++];
-		memset(p, 0, sizeof(*p));
-		p->id = p->s.id = (uint64_t)sqlite3_column_int64(s, 0);
-		p->pid = (pid_t)sqlite3_column_int64(s, 1);
-		p->ppid = (pid_t)sqlite3_column_int64(s, 2);
-		p->start_ns = recdb_sql_col_time(s, 3, base);
-		recdb_sql_col_comm(s, 4, p->comm);
-		if (sqlite3_column_type(s, 5) == SQLITE_NULL)
-			continue;
-		p->s.t_ns = base + (uint64_t)sqlite3_column_int64(s, 5);
-		if (sqlite3_column_type(s, 6) != SQLITE_NULL) {
-			p->s.pss_kib = (uint64_t)sqlite3_column_int64(s, 6);
-			p->s.valid |= PROC_V_PSS;
-		}
-		if (sqlite3_column_type(s, 7) != SQLITE_NULL) {
-			p->s.rss_kib = (uint64_t)sqlite3_column_int64(s, 7);
-			p->s.valid |= PROC_V_RSS;
-		}
-		if (sqlite3_column_type(s, 8) != SQLITE_NULL) {
-			p->s.cpu_us = (uint64_t)sqlite3_column_int64(s, 8);
-			p->s.valid |= PROC_V_CPU;
-		}
-		if (sqlite3_column_type(s, 9) != SQLITE_NULL) {
-			p->s.minflt = (uint64_t)sqlite3_column_int64(s, 9);
-			p->s.majflt = (uint64_t)sqlite3_column_int64(s, 10);
-			p->s.valid |= PROC_V_FAULTS;
-		}
+		recdb_row_proc_at(&rd, s, base, p);
+		if (rd.bad)
+			break;
 	}
 	sqlite3_finalize(s);
+	if (rd.bad) {
+		free(v);
+		return recdb_rd_status(&rd);
+	}
 	if (rc != SQLITE_DONE) {
 		free(v);
 		return rc == SQLITE_NOMEM ? recdb_sql_say(db, -ENOMEM, "processes: out of memory")
@@ -729,18 +821,26 @@ ssize_t recdb_output_at(struct recdb *db, int64_t run_id, uint64_t t_ns, size_t 
 	}
 	sqlite3_bind_int64(s, 2, (int64_t)(t_ns - base));
 	sqlite3_bind_int64(s, 3, max > INT64_MAX ? INT64_MAX : (int64_t)max);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	struct recdb_rd rd;
+	recdb_rd_init(&rd, db, run_id);
+	while (n < max && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct recdb_line *l = &v[max - 1 - n];
 
-		l->t_ns = base + (uint64_t)sqlite3_column_int64(s, 0);
-		l->bytes = recdb_sql_col_dup(s, 1, &l->len);
+		l->t_ns = recdb_rd_time(&rd, s, 0, base, NULL);
+		l->bytes = recdb_rd_dup(&rd, s, 1, RECDB_SQL_LINE_MAX, &l->len);
 		if (!l->bytes) {
-			rc = SQLITE_NOMEM;
+			rc = rd.bad ? SQLITE_ERROR : SQLITE_NOMEM;
 			break;
 		}
 		n++;
 	}
+	if (n == max && rc == SQLITE_ROW)
+		rc = SQLITE_DONE;
 	sqlite3_finalize(s);
+	if (rd.bad) {
+		recdb_lines_free(v, max);
+		return recdb_rd_status(&rd);
+	}
 	if (rc != SQLITE_DONE) {
 		recdb_lines_free(v, max);
 		return rc == SQLITE_NOMEM ? recdb_sql_say(db, -ENOMEM, "output: out of memory")

@@ -8,39 +8,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RF(s, f, k) { #f, offsetof(struct s, f), RECDB_SQL_##k }
-#define SMP(f, k) RF(sample, f, k)
-/* struct sample in the order of the samples table's columns (t_ns first). */
+#define RF(s, f, k, max) { #f, offsetof(struct s, f), RECDB_SQL_##k, max }
+#define SMP(f, k, max) RF(sample, f, k, max)
+#define KIB RECDB_SQL_KIB_MAX
+#define CNT RECDB_SQL_COUNT_MAX
+#define U32M ((int64_t)UINT32_MAX)
+/* struct sample in the order of the samples table's columns (t_ns first),
+ * each with the largest value a reader takes in. */
 const struct recdb_sql_field recdb_sql_sample_fields[] = {
-	SMP(t_ns, TIME), SMP(pss_kib, U64), SMP(pss_anon_kib, U64),
-	SMP(pss_file_kib, U64), SMP(pss_shmem_kib, U64), SMP(pss_est_kib, U64),
-	SMP(pss_hi_kib, U64), SMP(rss_kib, U64), SMP(minflt, U64),
-	SMP(majflt, U64), SMP(utime_us, U64), SMP(stime_us, U64),
-	SMP(live_procs, U32), SMP(live_threads, U32), SMP(total_procs, U32),
-	SMP(total_threads, U32), SMP(valid, U32),
+	SMP(t_ns, TIME, 0), SMP(pss_kib, U64, KIB), SMP(pss_anon_kib, U64, KIB),
+	SMP(pss_file_kib, U64, KIB), SMP(pss_shmem_kib, U64, KIB), SMP(pss_est_kib, U64, KIB),
+	SMP(pss_hi_kib, U64, KIB), SMP(rss_kib, U64, KIB), SMP(minflt, U64, CNT),
+	SMP(majflt, U64, CNT), SMP(utime_us, U64, CNT), SMP(stime_us, U64, CNT),
+	SMP(live_procs, U32, U32M), SMP(live_threads, U32, U32M), SMP(total_procs, U32, U32M),
+	SMP(total_threads, U32, U32M),
+	SMP(valid, U32, SAMPLE_PSS | SAMPLE_RSS | SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS),
 };
 const size_t recdb_sql_nsample_fields =
 	sizeof(recdb_sql_sample_fields) / sizeof(recdb_sql_sample_fields[0]);
 
-#define SUM(f, k) RF(store_summary, f, k)
+#define SUM(f, k, max) RF(store_summary, f, k, max)
+#define NS RECDB_SQL_T_MAX
 /* struct store_summary but its samples (peak, last) and attach_pid. */
 const struct recdb_sql_field recdb_sql_sum_fields[] = {
-	SUM(start_ns, TIME), SUM(end_ns, TIME), SUM(root_end_ns, TIME),
-	SUM(exited, INT), SUM(orphans_reaped, U64), SUM(wait_status, INT),
-	SUM(ru_utime_us, U64), SUM(ru_stime_us, U64), SUM(ru_maxrss_kib, U64),
-	SUM(max_tree_rss_kib, U64), SUM(ru_minflt, U64), SUM(ru_majflt, U64),
-	SUM(ru_nvcsw, U64), SUM(ru_nivcsw, U64), SUM(ru_inblock, U64),
-	SUM(ru_oublock, U64), SUM(peak_measured, INT),
-	SUM(peak_unconfirmed_kib, U64), SUM(pss_est_share, DBL),
-	SUM(pss_sweeps, U64), SUM(pss_sweep_reads, U64),
-	SUM(pss_sweeps_unstable, U64), SUM(fast_ticks, U64), SUM(lost_events, U64),
-	SUM(rescans, U64), SUM(total_execs, U32), SUM(mode, U32),
-	SUM(pss_reads, U64), SUM(pss_cpu_ns, U64), SUM(budget_ns, U64),
-	SUM(pss_max_age_ns, U64), SUM(pss_mean_age_ns, U64),
-	SUM(collector_cpu_ns, U64), SUM(self_cpu_ns, U64), SUM(interval_ms, U64),
-	SUM(collector_wakeups, U64), SUM(nl_events, U64), SUM(taskstats, INT),
-	SUM(ts_records, U64), SUM(ts_lost, U64), SUM(ts_unfit, U64), SUM(attached, INT),
-	SUM(detached, INT), SUM(attach_n, U32), SUM(attach_prior_cpu_us, U64),
+	SUM(start_ns, TIME, 0), SUM(end_ns, TIME, 0), SUM(root_end_ns, TIME, 0),
+	SUM(exited, INT, 1), SUM(orphans_reaped, U64, CNT), SUM(wait_status, INT, 0xffff),
+	SUM(ru_utime_us, U64, CNT), SUM(ru_stime_us, U64, CNT), SUM(ru_maxrss_kib, U64, KIB),
+	SUM(max_tree_rss_kib, U64, KIB), SUM(ru_minflt, U64, CNT), SUM(ru_majflt, U64, CNT),
+	SUM(ru_nvcsw, U64, CNT), SUM(ru_nivcsw, U64, CNT), SUM(ru_inblock, U64, CNT),
+	SUM(ru_oublock, U64, CNT), SUM(peak_measured, INT, 1),
+	SUM(peak_unconfirmed_kib, U64, KIB), SUM(pss_est_share, DBL, 1),
+	SUM(pss_sweeps, U64, CNT), SUM(pss_sweep_reads, U64, CNT),
+	SUM(pss_sweeps_unstable, U64, CNT), SUM(fast_ticks, U64, CNT), SUM(lost_events, U64, CNT),
+	SUM(rescans, U64, CNT), SUM(total_execs, U32, U32M), SUM(mode, U32, STORE_MODE_POLL),
+	SUM(pss_reads, U64, CNT), SUM(pss_cpu_ns, U64, NS), SUM(budget_ns, U64, NS),
+	SUM(pss_max_age_ns, U64, NS), SUM(pss_mean_age_ns, U64, NS),
+	SUM(collector_cpu_ns, U64, NS), SUM(self_cpu_ns, U64, NS), SUM(interval_ms, U64, 3600000),
+	SUM(collector_wakeups, U64, CNT), SUM(nl_events, U64, CNT), SUM(taskstats, INT, 1),
+	SUM(ts_records, U64, CNT), SUM(ts_lost, U64, CNT), SUM(ts_unfit, U64, CNT),
+	SUM(attached, INT, 1), SUM(detached, INT, 1), SUM(attach_n, U32, STORE_ATTACH_MAX),
+	SUM(attach_prior_cpu_us, U64, CNT),
 };
 const size_t recdb_sql_nsum_fields = sizeof(recdb_sql_sum_fields) / sizeof(recdb_sql_sum_fields[0]);
 
@@ -151,13 +158,6 @@ void recdb_sql_bind_time(sqlite3_stmt *s, int col, uint64_t t, uint64_t base)
 		sqlite3_bind_null(s, col);
 }
 
-uint64_t recdb_sql_col_time(sqlite3_stmt *s, int col, uint64_t base)
-{
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
-		return 0;
-	return base + (uint64_t)sqlite3_column_int64(s, col);
-}
-
 /* Bytes as a BLOB: NULL pointer is NULL, zero length an empty BLOB. */
 void recdb_sql_bind_bytes(sqlite3_stmt *s, int col, const char *p, size_t len)
 {
@@ -172,16 +172,6 @@ void recdb_sql_bind_bytes(sqlite3_stmt *s, int col, const char *p, size_t len)
 void recdb_sql_bind_comm(sqlite3_stmt *s, int col, const char comm[16])
 {
 	sqlite3_bind_text(s, col, comm, (int)strnlen(comm, 16), SQLITE_STATIC);
-}
-
-void recdb_sql_col_comm(sqlite3_stmt *s, int col, char comm[16])
-{
-	const void *p = sqlite3_column_text(s, col);
-	int n = sqlite3_column_bytes(s, col);
-
-	memset(comm, 0, 16);
-	if (p)
-		memcpy(comm, p, n < 16 ? (size_t)n : 16);
 }
 
 /* Binds field f of the struct at base to column col. */
@@ -229,46 +219,6 @@ void recdb_sql_bind_field(sqlite3_stmt *s, int col, const struct recdb_sql_field
 	}
 }
 
-/* Reads column col into field f of the struct at obj. */
-void recdb_sql_col_field(sqlite3_stmt *s, int col, const struct recdb_sql_field *f, void *obj,
-			    uint64_t base)
-{
-	char *p = (char *)obj + f->off;
-
-	switch (f->kind) {
-	case RECDB_SQL_U64: {
-		uint64_t v = (uint64_t)sqlite3_column_int64(s, col);
-
-		memcpy(p, &v, sizeof(v));
-		break;
-	}
-	case RECDB_SQL_TIME: {
-		uint64_t v = recdb_sql_col_time(s, col, base);
-
-		memcpy(p, &v, sizeof(v));
-		break;
-	}
-	case RECDB_SQL_U32: {
-		uint32_t v = (uint32_t)sqlite3_column_int64(s, col);
-
-		memcpy(p, &v, sizeof(v));
-		break;
-	}
-	case RECDB_SQL_INT: {
-		int v = sqlite3_column_int(s, col);
-
-		memcpy(p, &v, sizeof(v));
-		break;
-	}
-	case RECDB_SQL_DBL: {
-		double v = sqlite3_column_double(s, col);
-
-		memcpy(p, &v, sizeof(v));
-		break;
-	}
-	}
-}
-
 /* Steps a bound insert to completion and resets it for the next row. */
 int recdb_sql_step(struct recdb *db, sqlite3_stmt *s, const char *what)
 {
@@ -290,34 +240,18 @@ int recdb_sql_run_base(struct recdb *db, int64_t run_id, uint64_t *base)
 		rc = sqlite3_step(s);
 	}
 	if (rc == SQLITE_ROW) {
-		*base = (uint64_t)sqlite3_column_int64(s, 0);
+		int64_t v = sqlite3_column_int64(s, 0);
+		int ok = sqlite3_column_type(s, 0) == SQLITE_INTEGER && v >= 0 && v <= RECDB_SQL_BASE_MAX;
+
 		sqlite3_finalize(s);
-		return 0;
+		*base = ok ? (uint64_t)v : 0;
+		return ok ? 0
+			  : recdb_sql_say(db, -EBADMSG,
+					  "run %" PRId64 ": runs.base_ns is out of bounds (a forged or "
+					  "damaged recording)", run_id);
 	}
 	sqlite3_finalize(s);
 	if (rc == SQLITE_DONE)
 		return recdb_sql_say(db, -ENOENT, "no run %" PRId64 " in the recording", run_id);
 	return recdb_sql_fail(db, rc, "reading the runs");
-}
-
-/* A malloc'd copy of a column's bytes, NUL-terminated; NULL for SQL NULL. */
-char *recdb_sql_col_dup(sqlite3_stmt *s, int col, size_t *len)
-{
-	const void *p;
-	size_t n;
-	char *d;
-
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
-		return NULL;
-	p = sqlite3_column_blob(s, col);
-	n = (size_t)sqlite3_column_bytes(s, col);
-	d = malloc(n + 1);
-	if (!d)
-		return NULL;
-	if (n)
-		memcpy(d, p, n);
-	d[n] = '\0';
-	if (len)
-		*len = n;
-	return d;
 }

@@ -216,6 +216,12 @@ static int history_runs(const struct hopts *o)
 	for (ssize_t i = 0; i < n; i++) {
 		const struct recdb_run_row *r = &rows[i];
 		char when[32] = "?", wall[16], peak[16], ex[24], cmd[512];
+
+		if (r->damage) { /* its values break their bounds: only the why */
+			printf("%6" PRId64 "  %-16s  %9s  %9s  %-11s  %s\n", r->id, "?", "?", "?", "damaged",
+			       r->damage);
+			continue;
+		}
 		time_t t = (time_t)(r->start_wall_ns / 1000000000ull);
 		struct tm tm;
 
@@ -279,6 +285,7 @@ static void history_row_free(struct recdb_run_row *row)
 	free(row->cwd);
 	free(row->host);
 	free(row->note);
+	free(row->damage);
 }
 
 /* Opens the run o->run names (default: the last) and loads it into a store:
@@ -313,6 +320,12 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 			k = i;
 	/* a run still being recorded is followed (read as it grows); the others
 	 * are loaded whole, in the store's own orders */
+	if (k >= 0 && rows[k].damage) {
+		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path, rows[k].damage);
+		recdb_runs_free(rows, (size_t)n);
+		recdb_close(db);
+		return HISTORY_EXIT_FAIL;
+	}
 	int follow = k >= 0 && rows[k].end == RECDB_END_RUNNING && run_recording_live(rows[k].updated_wall_ns);
 	if (follow && !(st = store_new(NULL)))
 		r = -ENOMEM;
@@ -325,7 +338,7 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 		return HISTORY_EXIT_FAIL;
 	}
 	*row_out = rows[k];
-	rows[k].argv = rows[k].cwd = rows[k].host = rows[k].note = NULL;
+	rows[k].argv = rows[k].cwd = rows[k].host = rows[k].note = rows[k].damage = NULL;
 	recdb_runs_free(rows, (size_t)n);
 	*argv_out = history_argv(row_out);
 	*run_out = *argv_out ? run_new_recorded(st, db, id) : NULL;

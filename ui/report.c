@@ -184,7 +184,7 @@ static void put_status(FILE *f, const struct store_summary *s)
 {
 	if (s->attached) {
 		fprintf(f, "  attached        pid");
-		for (uint32_t i = 0; i < s->attach_n; i++)
+		for (uint32_t i = 0; i < s->attach_n && i < STORE_ATTACH_MAX; i++)
 			fprintf(f, "%s %d", i ? "," : "", (int)s->attach_pid[i]);
 		fprintf(f, " and %s descendants, from the attach on\n", s->attach_n > 1 ? "their" : "its");
 		if (s->detached)

@@ -784,8 +784,9 @@ static void test_refused(void **state)
 	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
 	recdb_close(db);
 	raw_sql(path, "UPDATE meta SET value = 7 WHERE key = 'schema_version'");
-	expect_refused(path, RECDB_RDONLY, -EPROTONOSUPPORT, "newer spacetime (schema 7 > 1)");
-	expect_refused(path, 0, -EPROTONOSUPPORT, "schema 7 > 1");
+	expect_refused(path, RECDB_RDONLY, -EPROTONOSUPPORT,
+		       "newer spacetime (schema 7; this one reads schema 1 and older)");
+	expect_refused(path, 0, -EPROTONOSUPPORT, "(schema 7; this one reads schema 1");
 
 	/* truncated to half */
 	path_of(path, sizeof(path), "trunc.db");
@@ -986,6 +987,160 @@ static void test_pruned_while_written(void **state)
 	}
 }
 
+
+/* A good recording of the test store at path, made anew. */
+static void mk_good(const char *path)
+{
+	char msg[256], p2[160];
+	struct recdb *db;
+	struct store *st = mk_store();
+	int64_t run_id;
+
+	unlink(path);
+	snprintf(p2, sizeof(p2), "%s-wal", path);
+	unlink(p2);
+	snprintf(p2, sizeof(p2), "%s-shm", path);
+	unlink(p2);
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	write_store(db, st, &run_id);
+	recdb_close(db);
+	store_free(st);
+}
+
+/* A file whose schema is not exactly spacetime's is refused, by the reader
+ * and by the writer, naming the object; one that is, is read. */
+static void test_schema_exact(void **state)
+{
+	static const struct {
+		const char *sql, *name;
+	} bad[] = {
+		{"CREATE VIEW v AS SELECT 1", "'v'"},
+		{"CREATE TRIGGER t AFTER INSERT ON samples BEGIN DELETE FROM runs; END", "'t'"},
+		{"CREATE INDEX extra ON samples (pss_kib)", "'extra'"},
+		{"DROP INDEX samples_run_t", "lacks 'samples_run_t'"},
+		{"ALTER TABLE runs ADD COLUMN x INTEGER", "'runs' is not the one"},
+		/* the recursive view named runs: refused before anything reads it */
+		{"ALTER TABLE runs RENAME TO runs0; CREATE VIEW runs AS WITH RECURSIVE c(x) AS"
+		 " (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x AS id FROM c", "'runs'"},
+	};
+	char path[128], msg[256];
+	struct recdb *db;
+
+	(void)state;
+	path_of(path, sizeof(path), "schema.db");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mk_good(path);
+		assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+		recdb_close(db);
+		raw_sql(path, bad[i].sql);
+		expect_refused(path, RECDB_RDONLY, -EMEDIUMTYPE, bad[i].name);
+		expect_refused(path, 0, -EMEDIUMTYPE, bad[i].name);
+	}
+}
+
+/* Loads run 1 of path, expecting it refused with a message holding each
+ * needle. */
+static void expect_load_bad(const char *path, const char *n1, const char *n2)
+{
+	char msg[256];
+	struct recdb *db;
+	struct store *st = NULL;
+
+	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+	int rc = recdb_load(db, 1, &st);
+	if (rc != -EBADMSG || !strstr(recdb_errmsg(db), n1) || (n2 && !strstr(recdb_errmsg(db), n2)))
+		fail_msg("load gave %d (%s), want -EBADMSG naming %s %s", rc, recdb_errmsg(db), n1,
+			 n2 ? n2 : "");
+	assert_null(st);
+	recdb_close(db);
+}
+
+/* Every value a reader takes in is within its bound and of its type, or the
+ * run is refused in one line naming it and the field. */
+static void test_bounds(void **state)
+{
+	static const struct {
+		const char *sql, *n1, *n2;
+	} bad[] = {
+		{"INSERT OR REPLACE INTO run_summary VALUES (1, 'attach_n', 100000000)", "run 1",
+		 "attach_n = 100000000 is out of bounds (0..64)"},
+		{"INSERT OR REPLACE INTO run_summary VALUES (1, 'attach_n', 65)", "run 1", "attach_n"},
+		{"INSERT OR REPLACE INTO run_summary VALUES (1, 'pss_est_share', 1e308 * 10)", "run 1",
+		 "pss_est_share"},
+		{"INSERT OR REPLACE INTO run_summary VALUES (1, 'mode', 7)", "run 1", "mode"},
+		{"INSERT OR REPLACE INTO run_summary VALUES (1, 'peak.t_ns', -2000000000000)", "run 1",
+		 "peak.t_ns"},
+		{"UPDATE samples SET t_ns = -1000000000001 WHERE rowid = 3", "run 1", "samples.t_ns"},
+		{"UPDATE samples SET t_ns = 4000000000000000000 WHERE rowid = 3", "run 1", "samples.t_ns"},
+		{"UPDATE samples SET pss_kib = 'lots' WHERE rowid = 2", "samples.pss_kib", "text"},
+		{"UPDATE samples SET rss_kib = 1.5 WHERE rowid = 2", "samples.rss_kib", "a real"},
+		{"UPDATE samples SET valid = 64 WHERE rowid = 2", "samples.valid", "out of bounds"},
+		{"UPDATE events SET type = 99 WHERE rowid = 1", "events.type", "out of bounds"},
+		{"UPDATE events SET pid = -3 WHERE rowid = 1", "events.pid", "out of bounds"},
+		{"UPDATE processes SET valid = 4096 WHERE seq = 0", "processes.valid", NULL},
+		{"UPDATE processes SET comm = 'abcdefghijklmnopqrstuvwxyz' WHERE seq = 0",
+		 "processes.comm", "26 bytes long (at most 16)"},
+		{"UPDATE processes SET exit_status = 70000 WHERE seq = 0", "processes.exit_status", NULL},
+		{"UPDATE execs SET ppid = 99999999 WHERE idx = 0", "execs.ppid", NULL},
+		{"UPDATE runs SET base_ns = -1", "run 1", "base_ns"},
+	};
+	char path[128], msg[256];
+	struct recdb *db;
+	struct store *st;
+
+	(void)state;
+	path_of(path, sizeof(path), "bounds.db");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mk_good(path);
+		assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+		assert_int_equal(recdb_load(db, 1, &st), 0);
+		store_free(st);
+		recdb_close(db);
+		raw_sql(path, bad[i].sql);
+		expect_load_bad(path, bad[i].n1, bad[i].n2);
+	}
+
+	/* a damaged row of runs is listed with its id and why, the others whole */
+	mk_good(path);
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	{
+		struct recdb_run_info info = { .start_wall_ns = 1, .base_ns = BASE };
+		int64_t id;
+
+		assert_int_equal(recdb_run_begin(db, &info, &id), 0);
+		assert_int_equal(id, 2);
+	}
+	recdb_close(db);
+	raw_sql(path, "UPDATE runs SET wall_ns = -5 WHERE id = 1");
+	struct recdb_run_row *rows;
+	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_runs(db, &rows), 2);
+	assert_int_equal(rows[0].id, 1);
+	assert_non_null(rows[0].damage);
+	assert_non_null(strstr(rows[0].damage, "runs.wall_ns = -5 is out of bounds"));
+	assert_null(rows[0].argv);
+	assert_int_equal(rows[1].id, 2);
+	assert_null(rows[1].damage);
+	recdb_runs_free(rows, 2);
+
+	/* the process list and the output at an instant check theirs too */
+	struct recdb_proc_at *pa;
+	struct recdb_line *l;
+	assert_true(recdb_procs_at(db, 1, BASE + 5 * SEC, &pa) >= 0);
+	free(pa);
+	recdb_close(db);
+	raw_sql(path, "INSERT INTO proc_samples SELECT 1, id, 5000000000, -7, 1, 1, 1, 1"
+		      " FROM processes WHERE run_id = 1 AND start_ns <= 5000000000 AND"
+		      " (end_ns IS NULL OR end_ns > 5000000000);"
+		      "INSERT INTO output VALUES (1, 0, zeroblob(70000))");
+	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_procs_at(db, 1, BASE + 5 * SEC, &pa), -EBADMSG);
+	assert_non_null(strstr(recdb_errmsg(db), "proc_samples.pss_kib = -7"));
+	assert_int_equal(recdb_output_at(db, 1, BASE + 5 * SEC, 10, &l), -EBADMSG);
+	assert_non_null(strstr(recdb_errmsg(db), "output.line is 70000 bytes long"));
+	recdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -996,6 +1151,8 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_resolve_and_prune),
 		cmocka_unit_test(test_pruned_while_written),
+		cmocka_unit_test(test_schema_exact),
+		cmocka_unit_test(test_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
