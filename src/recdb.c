@@ -8,6 +8,7 @@
 #include "recdb.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "recdb_sql.h"
 #include "recvfs.h"
@@ -128,6 +130,48 @@ static int recdb_create(struct recdb *db)
 	return recdb_sql_exec(db, "COMMIT", "creating the database");
 }
 
+/* How long a statement waits for another connection's lock, at most. */
+#define RECDB_BUSY_MS 5000
+
+/* SQLite's busy handler: waits for another writer's lock in growing steps up
+ * to RECDB_BUSY_MS, or not at all once aborted. */
+static int recdb_busy(void *arg, int n)
+{
+	struct recdb *db = arg;
+	int step = n < 4 ? 1 << n : 10; /* ms: 1, 2, 4, 8, then 10 */
+	int waited = n < 4 ? (1 << n) - 1 : 15 + (n - 4) * 10;
+
+	int go_on = !__atomic_load_n(&db->abort, __ATOMIC_RELAXED) && waited < RECDB_BUSY_MS;
+
+	__atomic_store_n(&db->busy, go_on, __ATOMIC_RELAXED);
+	if (!go_on)
+		return 0;
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = step * 1000000L};
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
+int recdb_waiting_lock(struct recdb *db)
+{
+	return __atomic_load_n(&db->busy, __ATOMIC_RELAXED);
+}
+
+/* SQLite's progress handler: a statement stops once aborted (with the
+ * interrupt, which a statement starting after it would miss). */
+static int recdb_progress(void *arg)
+{
+	struct recdb *db = arg;
+
+	return __atomic_load_n(&db->abort, __ATOMIC_RELAXED);
+}
+
+void recdb_abort(struct recdb *db, int on)
+{
+	__atomic_store_n(&db->abort, on, __ATOMIC_RELAXED);
+	if (on)
+		sqlite3_interrupt(db->db);
+}
+
 /* The reader's checks, or the writer's setup: WAL, NORMAL sync, statements. */
 static int recdb_setup(struct recdb *db, const char *path, unsigned flags)
 {
@@ -137,7 +181,8 @@ static int recdb_setup(struct recdb *db, const char *path, unsigned flags)
 	int64_t version = 0;
 
 	sqlite3_extended_result_codes(db->db, 1);
-	sqlite3_busy_timeout(db->db, 5000);
+	sqlite3_busy_handler(db->db, recdb_busy, db);
+	sqlite3_progress_handler(db->db, 1000, recdb_progress, db);
 	if ((rc = recdb_schema_harden(db)) < 0)
 		return rc;
 	if (db->rdonly) {
@@ -195,6 +240,61 @@ static void recdb_sqlite_setup(void)
 	sqlite3_initialize();
 }
 
+/* Checks one of the writer's files (the database, its -wal or -shm): absent,
+ * or a regular file of this user's that is not a link; with RECDB_PRIVATE
+ * one that others could read is made the user's alone. */
+static int recdb_file_ok(struct recdb *db, const char *path, unsigned flags)
+{
+	struct stat sb;
+
+	if (lstat(path, &sb) < 0)
+		return errno == ENOENT ? 0 : recdb_sql_say(db, -errno, "%s", strerror(errno));
+	if (S_ISLNK(sb.st_mode))
+		return recdb_sql_say(db, -ELOOP, "%s is a symbolic link: spacetime records only into "
+					      "a file itself, not through a link (give the file's own path)", path);
+	if (!S_ISREG(sb.st_mode))
+		return recdb_sql_say(db, -EINVAL, "%s is not a regular file", path);
+	if (sb.st_uid != geteuid())
+		return recdb_sql_say(db, -EPERM, "%s belongs to uid %u: spacetime records only into its "
+					      "own user's files", path, (unsigned)sb.st_uid);
+	if ((flags & RECDB_PRIVATE) && (sb.st_mode & 077) && chmod(path, sb.st_mode & 0700) < 0)
+		return recdb_sql_say(db, -errno, "cannot make %s private: %s", path, strerror(errno));
+	return 0;
+}
+
+/* The writer's files before SQLite opens them: the database is created 0600
+ * (whatever the umask; its -wal and -shm take its mode) without following a
+ * link, and the three are checked (a -wal another user left would be replayed
+ * into the recording). */
+static int recdb_files_check(struct recdb *db, const char *path, unsigned flags)
+{
+	char side[PATH_MAX + 8];
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int rc;
+
+	if (fd >= 0) {
+		rc = fchmod(fd, 0600) < 0 ? -errno : 0;
+		close(fd);
+		if (rc < 0)
+			return recdb_sql_say(db, rc, "cannot make it private: %s", strerror(-rc));
+	} else if (errno != EEXIST) {
+		rc = -errno;
+		if (rc == -ELOOP)
+			return recdb_sql_say(db, rc, "%s is a symbolic link: spacetime records only into "
+						     "a file itself, not through a link (give the file's own path)", path);
+		return recdb_sql_say(db, rc, "cannot create it: %s", strerror(-rc));
+	}
+	if ((rc = recdb_file_ok(db, path, flags)) < 0)
+		return rc;
+	for (int i = 0; i < 2; i++) {
+		if (snprintf(side, sizeof(side), "%s-%s", path, i ? "shm" : "wal") >= (int)sizeof(side))
+			return recdb_sql_say(db, -ENAMETOOLONG, "its path is too long");
+		if ((rc = recdb_file_ok(db, side, flags)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 int recdb_open(const char *path, unsigned flags, struct recdb **out, char *msg, size_t msglen)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -215,11 +315,12 @@ int recdb_open(const char *path, unsigned flags, struct recdb **out, char *msg, 
 	db->rdonly = !!(flags & RECDB_RDONLY);
 	oflags = db->rdonly ? SQLITE_OPEN_READONLY
 			    : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	rc = db->rdonly ? 0 : recdb_files_check(db, path, flags);
 	/* a writer's WAL frames go out one write per commit (recvfs.h) */
-	rc = sqlite3_open_v2(path, &db->db, oflags | SQLITE_OPEN_NOMUTEX, db->rdonly ? NULL : recvfs_name());
-	if (rc != SQLITE_OK)
+	if (rc == 0 && (rc = sqlite3_open_v2(path, &db->db, oflags | SQLITE_OPEN_NOMUTEX,
+					     db->rdonly ? NULL : recvfs_name())) != SQLITE_OK)
 		rc = recdb_sql_fail(db, rc, "opening the database");
-	else
+	else if (rc == 0)
 		rc = recdb_setup(db, path, flags);
 	if (rc < 0) {
 		if (msg && msglen)

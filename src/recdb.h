@@ -36,14 +36,27 @@
 enum {
 	RECDB_RDONLY = 1u << 0,  /* read only; the file must exist */
 	RECDB_NOCHECK = 1u << 1, /* read only: skip PRAGMA quick_check (big files) */
+	RECDB_PRIVATE = 1u << 2, /* writer: an existing file (and its -wal, -shm) that
+				  * others may read is made the user's alone (0600) */
 };
 
 struct recdb;
 
 /* Opens (creating it and its schema unless RECDB_RDONLY) a recording database
- * in WAL mode. On failure *out is NULL and msg (if non-NULL) holds one line. */
+ * in WAL mode. A writer creates the file 0600 without following a symbolic
+ * link, and takes an existing one only when it is a regular file of its own
+ * user, as are its -wal and -shm if they exist (-ELOOP for a link, -EPERM for
+ * another user's file). On failure *out is NULL and msg (if non-NULL) holds
+ * one line. */
 int recdb_open(const char *path, unsigned flags, struct recdb **out, char *msg, size_t msglen);
 void recdb_close(struct recdb *db);
+/* From any thread while db is open: on, the statement running on db fails at
+ * once (SQLite's interrupt) and so does every later one, waits for another
+ * writer's lock included; off, statements run again. */
+void recdb_abort(struct recdb *db, int on);
+/* From any thread while db is open: whether a statement on db is waiting for
+ * another connection's write lock now. */
+int recdb_waiting_lock(struct recdb *db);
 /* The last failure's one-line message ("" when none). */
 const char *recdb_errmsg(const struct recdb *db);
 

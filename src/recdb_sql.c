@@ -97,6 +97,8 @@ int recdb_sql_fail(struct recdb *db, int rc, const char *what)
 	case SQLITE_PERM:
 	case SQLITE_AUTH:
 		return recdb_sql_say(db, -EACCES, "%s: permission denied", what);
+	case SQLITE_INTERRUPT:
+		return recdb_sql_say(db, -ECANCELED, "%s: stopped before it was done", what);
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
 		return recdb_sql_say(db, -EBUSY, "%s: the database is locked by another writer", what);
@@ -108,6 +110,9 @@ int recdb_sql_fail(struct recdb *db, int rc, const char *what)
 		return recdb_sql_say(db, -EBADMSG, "%s: the database is corrupt or truncated (%s)",
 				 what, detail);
 	case SQLITE_CANTOPEN:
+		if (rc == SQLITE_CANTOPEN_SYMLINK)
+			return recdb_sql_say(db, -ELOOP, "%s: its path holds a symbolic link, which spacetime "
+					     "does not follow to write (give the file's own path)", what);
 		if (sys == ENOENT)
 			return recdb_sql_say(db, -ENOENT, "%s: no such file", what);
 		if (sys == EACCES || sys == EPERM || sys == EROFS)

@@ -19,6 +19,10 @@
 struct recdb {
 	sqlite3 *db;
 	int rdonly;
+	/* recdb_abort(): set from another thread, read by SQLite's busy and
+	 * progress handlers on the one using db */
+	int abort;
+	int busy; /* waiting for another connection's lock now */
 	sqlite3_stmt *st[RECDB_SQL_MAXSTMT]; /* the writer's, prepared once */
 	char msg[256];
 	/* the writer's memory of its run: its base (fixed at its start), and

@@ -14,12 +14,15 @@
 #include "recorder.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #define RECORDER_DEF_INTERVAL_MS 1000
 /* The longest note on an incomplete run. */
@@ -53,10 +56,14 @@ struct recorder {
 	struct recorder_config cfg;
 	pthread_t thread;
 	int started;
+	int done_fd;   /* eventfd the thread writes as it ends */
+	int abandoned; /* recorder_finish_by left the thread behind */
 
 	pthread_mutex_t lock; /* guards everything below, held briefly */
 	pthread_cond_t cond;
 	int stop, kick, finished;
+	int aborted; /* the final write was stopped: its deadline (ETIMEDOUT) or a
+		      * cancel (ECANCELED) */
 	enum recdb_end end;
 	char *qbuf[2];
 	size_t qlen[2];
@@ -575,6 +582,20 @@ static void recorder_end(struct recorder *r)
 	}
 }
 
+/* After the final write was stopped: the run's end state alone, marked
+ * incomplete, if the file takes it before the caller's grace runs out (it
+ * aborts the database again then). */
+static void recorder_end_aborted(struct recorder *r)
+{
+	char note[RECORDER_NOTE_MAX];
+
+	pthread_mutex_lock(&r->lock);
+	recdb_abort(r->db, 0);
+	snprintf(note, sizeof(note), "%s", r->msg);
+	pthread_mutex_unlock(&r->lock);
+	recdb_run_finish(r->db, r->run_id, NULL, r->end, 1, note);
+}
+
 /* Waits for the interval (or a kick, or the stop), writes, and at the stop
  * writes everything left and the end. */
 static void *recorder_main(void *arg)
@@ -607,11 +628,17 @@ static void *recorder_main(void *arg)
 	 * take one more pass, and the end is written again after them. */
 	int ended = recorder_flush(r, 1, 1);
 	pthread_mutex_lock(&r->lock);
-	int more = r->qlen[r->qfill] != 0;
+	int more = r->qlen[r->qfill] != 0, aborted = r->aborted;
 	pthread_mutex_unlock(&r->lock);
-	if (more || !ended) {
+	if (aborted && !ended)
+		recorder_end_aborted(r);
+	else if (more || !ended) {
 		recorder_flush(r, 1, 0);
 		recorder_end(r);
+	}
+	uint64_t one = 1;
+	if (write(r->done_fd, &one, sizeof(one)) < 0) {
+		/* an eventfd of ours takes it */
 	}
 	return NULL;
 }
@@ -636,6 +663,8 @@ static void recorder_release(struct recorder *r)
 	free(r->peak);
 	pthread_cond_destroy(&r->cond);
 	pthread_mutex_destroy(&r->lock);
+	if (r->done_fd >= 0)
+		close(r->done_fd);
 	free(r);
 }
 
@@ -653,6 +682,7 @@ struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_
 	r->st = st;
 	r->db = db;
 	r->run_id = run_id;
+	r->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (cfg)
 		r->cfg = *cfg;
 	if (!r->cfg.interval_ms)
@@ -681,7 +711,7 @@ struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_
 	r->qbuf[1] = malloc(r->cfg.output_bytes);
 	r->chunk = malloc(RECORDER_PROCS_CHUNK * sizeof(*r->chunk));
 	r->peak = malloc(RECORDER_PEAK_MAX * sizeof(*r->peak));
-	if (!r->qbuf[0] || !r->qbuf[1] || !r->chunk || !r->peak) {
+	if (!r->qbuf[0] || !r->qbuf[1] || !r->chunk || !r->peak || r->done_fd < 0) {
 		recorder_release(r);
 		errno = ENOMEM;
 		return NULL;
@@ -729,6 +759,59 @@ void recorder_kick(struct recorder *r)
 
 int recorder_finish(struct recorder *r, enum recdb_end end)
 {
+	return recorder_finish_by(r, end, 0, -1);
+}
+
+/* Waits until the thread says it is done, the deadline (0: none) passes or
+ * cancel_fd (> 0) is readable. Returns 1 when done, 0 past the deadline, -1
+ * when cancelled. */
+static int recorder_wait_done(struct recorder *r, uint64_t deadline_ns, int cancel_fd)
+{
+	struct pollfd pf[2] = {{.fd = r->done_fd, .events = POLLIN},
+			       {.fd = cancel_fd > 0 ? cancel_fd : -1, .events = POLLIN}};
+
+	for (;;) {
+		int ms = -1;
+		if (deadline_ns) {
+			uint64_t now = recorder_now();
+			if (now >= deadline_ns)
+				return 0;
+			ms = (int)((deadline_ns - now + 999999) / 1000000);
+		}
+		int n = poll(pf, 2, ms);
+		if (n < 0 && errno != EINTR)
+			return 1; /* cannot wait: join */
+		if (n > 0 && (pf[0].revents & POLLIN))
+			return 1;
+		if (n > 0 && pf[1].revents)
+			return -1;
+	}
+}
+
+/* Stops the final write: the reason becomes the recorder's failure. */
+static void recorder_abort(struct recorder *r, int why, uint64_t waited_ns)
+{
+	char was[sizeof(r->msg)];
+
+	pthread_mutex_lock(&r->lock);
+	r->aborted = why;
+	snprintf(was, sizeof(was), "%s",
+		 r->err ? r->msg : recdb_waiting_lock(r->db) ? "the recording is locked by another program" : "");
+	if (why == ETIMEDOUT)
+		snprintf(r->msg, sizeof(r->msg), "its final write did not finish within %.1f s%s%.160s",
+			 (double)waited_ns / 1e9, was[0] ? ": " : "", was);
+	else
+		snprintf(r->msg, sizeof(r->msg), "its final write was stopped by a signal%s%.160s",
+			 was[0] ? ": " : "", was);
+	r->err = -why;
+	r->stats.failed = 1;
+	recdb_abort(r->db, 1);
+	pthread_mutex_unlock(&r->lock);
+}
+
+int recorder_finish_by(struct recorder *r, enum recdb_end end, uint64_t deadline_ns, int cancel_fd)
+{
+	uint64_t t0 = recorder_now();
 	int err;
 
 	pthread_mutex_lock(&r->lock);
@@ -738,9 +821,25 @@ int recorder_finish(struct recorder *r, enum recdb_end end)
 		pthread_cond_signal(&r->cond);
 	}
 	pthread_mutex_unlock(&r->lock);
-	if (r->started && !r->finished) {
-		pthread_join(r->thread, NULL);
-		r->finished = 1;
+	if (r->started && !r->finished && !r->abandoned) {
+		int w = recorder_wait_done(r, deadline_ns, cancel_fd);
+		if (w <= 0) {
+			/* stopped; the end state gets half the grace, then the
+			 * database is stopped again for the other half */
+			uint64_t half = RECORDER_ABORT_GRACE_MS / 2 * 1000000ull;
+			recorder_abort(r, w == 0 ? ETIMEDOUT : ECANCELED, recorder_now() - t0);
+			if (recorder_wait_done(r, recorder_now() + half, -1) == 0) {
+				pthread_mutex_lock(&r->lock);
+				recdb_abort(r->db, 1);
+				pthread_mutex_unlock(&r->lock);
+				if (recorder_wait_done(r, recorder_now() + half, -1) == 0)
+					r->abandoned = 1;
+			}
+		}
+		if (!r->abandoned) {
+			pthread_join(r->thread, NULL);
+			r->finished = 1;
+		}
 	}
 	pthread_mutex_lock(&r->lock);
 	err = r->err;
@@ -769,5 +868,12 @@ void recorder_free(struct recorder *r)
 	if (!r)
 		return;
 	recorder_finish(r, RECDB_END_INTERRUPTED);
+	if (r->abandoned)
+		return; /* its thread may still use it: the process's end frees it */
 	recorder_release(r);
+}
+
+int recorder_abandoned(const struct recorder *r)
+{
+	return r && r->abandoned;
 }

@@ -56,10 +56,23 @@ void recorder_kick(struct recorder *r);
  * incomplete when anything was lost, and joins the thread. Returns 0, or the
  * -errno of the failure that stopped writing. */
 int recorder_finish(struct recorder *r, enum recdb_end end);
+/* The same within a deadline (CLOCK_MONOTONIC ns; 0: none) that cancel_fd
+ * (> 0; else none) becoming readable brings forward to now: past it the write
+ * is stopped (recdb_abort), the run's end state is written with the run marked
+ * incomplete if the file takes it within RECORDER_ABORT_GRACE_MS, and this
+ * returns -ETIMEDOUT or -ECANCELED (recorder_error() says which). A thread
+ * still stuck in a system call after the grace is left behind (its recorder
+ * and database are then never freed): the caller goes on. */
+int recorder_finish_by(struct recorder *r, enum recdb_end end, uint64_t deadline_ns, int cancel_fd);
+#define RECORDER_ABORT_GRACE_MS 300
 /* Copies the failure's one-line message into buf ("" when none). */
 void recorder_error(struct recorder *r, char *buf, size_t cap);
 void recorder_stats(struct recorder *r, struct recorder_stats *out);
-/* Frees the recorder (finishing it first with RECDB_END_INTERRUPTED if needed). */
+/* Frees the recorder (finishing it first with RECDB_END_INTERRUPTED if needed);
+ * an abandoned one is left as it is. */
 void recorder_free(struct recorder *r);
+/* Whether recorder_finish_by() left the thread behind (its database must not
+ * be closed then). */
+int recorder_abandoned(const struct recorder *r);
 
 #endif

@@ -22,6 +22,8 @@
 /* A followed recording with nothing new for this long has stopped (a live one
  * writes every second). */
 #define RUN_FOLLOW_STALE_NS (5 * 1000000000ull)
+/* The recording's final write gets this long after the run's end. */
+#define RUN_RECORD_DEADLINE_MS 2000
 /* An output line longer than this is recorded in pieces. */
 #define RUN_LINE_MAX 4096
 /* Per-process samples a recorded run's store keeps between two writes. */
@@ -152,7 +154,10 @@ struct run *run_new(const struct run_config *cfg)
 static void run_record_fail(struct run *r, int e, const char *msg)
 {
 	r->rec_err = e;
-	snprintf(r->rec_msg, sizeof(r->rec_msg), "not recording: %s", msg && msg[0] ? msg : strerror(-e));
+	/* the recording named by --record stops the run: said so by the caller */
+	snprintf(r->rec_msg, sizeof(r->rec_msg), "%s%s",
+		 r->cfg.record_default || r->started ? "not recording: " : "cannot record into ",
+		 msg && msg[0] ? msg : strerror(-e));
 	recdb_close(r->db);
 	r->db = NULL;
 	r->rec_id = 0;
@@ -167,10 +172,18 @@ static void run_record_open(struct run *r)
 
 	if (!r->cfg.record_path)
 		return;
-	if ((e = recdb_open(r->cfg.record_path, 0, &r->db, msg, sizeof(msg))) < 0) {
+	if ((e = recdb_open(r->cfg.record_path, r->cfg.record_default ? RECDB_PRIVATE : 0, &r->db, msg,
+			    sizeof(msg))) < 0) {
 		run_record_fail(r, e, msg);
 		return;
 	}
+}
+
+/* Whether the run must stop before its command runs: the recording asked
+ * for by name could not be opened. */
+static int run_record_refused(const struct run *r)
+{
+	return r->cfg.record_path && !r->cfg.record_default && !r->db;
 }
 
 /* Begins the run in the recording (t0_ns: its start) and starts the
@@ -238,7 +251,9 @@ static void run_record_end(struct run *r)
 	enum recdb_end end = st == RUN_DETACHED ? RECDB_END_DETACHED
 			     : st == RUN_ENDED  ? RECDB_END_EXITED
 						: RECDB_END_INTERRUPTED;
-	int e = recorder_finish(r->rec, end);
+	uint64_t wait_ns = (uint64_t)(r->cfg.record_deadline_ms ? r->cfg.record_deadline_ms
+								: RUN_RECORD_DEADLINE_MS) * 1000000ull;
+	int e = recorder_finish_by(r->rec, end, run_now_ns() + wait_ns, r->cfg.record_cancel_fd);
 	if (e < 0) {
 		char msg[256];
 		recorder_error(r->rec, msg, sizeof(msg));
@@ -246,9 +261,11 @@ static void run_record_end(struct run *r)
 		snprintf(r->rec_msg, sizeof(r->rec_msg), "the recording of run %lld is incomplete: %s",
 			 (long long)r->rec_id, msg);
 	}
+	int left = recorder_abandoned(r->rec); /* its thread may still use the database */
 	recorder_free(r->rec);
 	r->rec = NULL;
-	recdb_close(r->db);
+	if (!left)
+		recdb_close(r->db);
 	r->db = NULL;
 }
 
@@ -306,6 +323,11 @@ static int run_spawn(struct run *r, const struct spawn_opts *so, uint64_t t0, en
 	 * is write-protected by it, and SQLite's, written again all along, took
 	 * a fault per page after (~50 a run, ~16 us each here). */
 	run_record_open(r);
+	if (run_record_refused(r)) {
+		e = r->rec_err;
+		*fail = RUN_FAIL_RECORD;
+		goto stop; /* held: it never ran */
+	}
 	if (r->nl && (e = collector_start(r->col, r->sp.pid, r->sp.pidfd, t0)) < 0)
 		goto kill; /* the command has not run yet: stop it before it does */
 	r->started = r->nl;
@@ -319,6 +341,7 @@ static int run_spawn(struct run *r, const struct spawn_opts *so, uint64_t t0, en
 	return 0;
 kill:
 	*fail = RUN_FAIL_COLLECTOR;
+stop:
 	kill(r->sp.pid, SIGKILL);
 	waitpid(r->sp.pid, NULL, 0);
 	return e;
@@ -341,11 +364,14 @@ int run_start(struct run *r, const struct spawn_opts *so, enum run_fail *fail)
 		run_record_open(r);
 		/* the running tree: found by one scan after the subscription,
 		 * then followed by events (or polling) */
-		e = collector_attach(r->col, r->cfg.pids, r->cfg.npids, t0);
-		if (e < 0)
+		if (run_record_refused(r)) {
+			e = r->rec_err;
+			*fail = RUN_FAIL_RECORD;
+		} else if ((e = collector_attach(r->col, r->cfg.pids, r->cfg.npids, t0)) < 0) {
 			*fail = e == -ESRCH ? RUN_FAIL_GONE : RUN_FAIL_COLLECTOR;
-		else
+		} else {
 			r->started = 1;
+		}
 	}
 	/* recorded from the start (a command that could not start is not a run) */
 	if (e == 0)

@@ -62,6 +62,13 @@ struct run_config {
 	int wait_tree;            /* RUN_SPAWNED: the run ends when the whole tree has */
 	int notify_end;           /* the notify fd wakes only at the end (nothing reads before) */
 	const char *record_path;  /* record the run into this SQLite file (NULL: not) */
+	int record_default;       /* it is the user's default recording: made private, and
+				   * when unusable the run goes on unrecorded; otherwise
+				   * (--record FILE) an unusable file stops the run before
+				   * the command runs (RUN_FAIL_RECORD) */
+	uint32_t record_deadline_ms; /* the final write's time after the run's end (0: 2 s);
+				   * past it the recording is marked incomplete */
+	int record_cancel_fd;     /* > 0: readable (a signal), the final write stops at once */
 	size_t record_keep;       /* runs the file keeps at most, oldest pruned first (0: all) */
 	uint64_t record_max_bytes; /* and bytes (0: no limit) */
 	int reset_nice, nice;     /* the thread calling run_start runs boosted: the
@@ -87,6 +94,8 @@ enum run_fail {
 	RUN_FAIL_EXEC,      /* it could not be executed: -ENOENT not found, else not executable */
 	RUN_FAIL_COLLECTOR, /* the collector could not start (the command never ran) */
 	RUN_FAIL_GONE,      /* attached: every process ended before the attach */
+	RUN_FAIL_RECORD,    /* the recording given (not the default one) cannot be
+			     * used: nothing ran (run_recording() says why) */
 };
 
 /* Starts the run: forks and releases the command with so (RUN_SPAWNED), or

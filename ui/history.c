@@ -3,6 +3,7 @@
 
 #include "export.h"
 #include "recdb.h"
+#include "recdir.h"
 #include "report.h"
 #include "run.h"
 #include "store.h"
@@ -13,7 +14,6 @@
 #include <inttypes.h>
 #include <langinfo.h>
 #include <math.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,65 +23,6 @@
 
 #define HISTORY_EXIT_USAGE 2
 #define HISTORY_EXIT_FAIL 1
-
-/* The user's home: HOME when it is theirs, else their account's. */
-static const char *history_home(void)
-{
-	const char *h = getenv("HOME");
-	struct stat sb;
-
-	if (h && h[0] == '/' && stat(h, &sb) == 0 && sb.st_uid == getuid())
-		return h;
-	struct passwd *pw = getpwuid(getuid());
-	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
-}
-
-/* Makes dir and its missing parents (mode 0700). Returns 0 or -errno. */
-static int history_mkdirs(char *dir)
-{
-	for (char *p = dir + 1;; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-		*p = 0;
-		int r = mkdir(dir, 0700);
-		int e = errno;
-		*p = c;
-		if (r < 0 && e != EEXIST)
-			return -e;
-		if (!c)
-			return 0;
-	}
-}
-
-int history_db_path(char *path, size_t cap, int create)
-{
-	const char *xdg = getenv("XDG_STATE_HOME");
-	char dir[4096];
-	int n;
-
-	if (xdg && xdg[0] == '/') {
-		n = snprintf(dir, sizeof(dir), "%s/spacetime", xdg);
-	} else {
-		const char *home = history_home();
-		if (!home) {
-			snprintf(path, cap, "no home directory to keep it in (set XDG_STATE_HOME, or use --record FILE)");
-			return -ENOENT;
-		}
-		n = snprintf(dir, sizeof(dir), "%s/.local/state/spacetime", home);
-	}
-	if (n < 0 || (size_t)n >= sizeof(dir)) {
-		snprintf(path, cap, "the state directory's path is too long");
-		return -ENAMETOOLONG;
-	}
-	int r = create ? history_mkdirs(dir) : 0;
-	if (r < 0) {
-		snprintf(path, cap, "cannot create %s: %s (use --record FILE, or --no-record)", dir, strerror(-r));
-		return r;
-	}
-	snprintf(path, cap, "%s/runs.db", dir);
-	return 0;
-}
 
 int history_is_command(const char *word)
 {
@@ -166,7 +107,7 @@ static struct recdb *history_open(const struct hopts *o, char *path, size_t cap)
 
 	if (o->db) {
 		snprintf(path, cap, "%s", o->db);
-	} else if (history_db_path(path, cap, 0) < 0) {
+	} else if (recdir_default(path, cap, 0) < 0) {
 		fprintf(stderr, "spacetime: no recordings: %s\n", path);
 		return NULL;
 	}

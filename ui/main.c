@@ -5,6 +5,7 @@
 #include "export_json.h"
 #include "history.h"
 #include "plain.h"
+#include "recdir.h"
 #include "report.h"
 #include "run.h"
 #include "spawn.h"
@@ -53,6 +54,7 @@ struct options {
 	const char *record; /* --record FILE (NULL: the default recording) */
 	int no_record;
 	long keep;          /* --keep N: runs the recording keeps (-1: default) */
+	unsigned record_deadline_ms; /* --record-deadline (0: the default, 2 s) */
 	/* -p / --pgid: attach to these running processes instead of a command */
 	pid_t pids[STORE_ATTACH_MAX];
 	size_t npids;
@@ -100,6 +102,9 @@ static void usage(FILE *f)
 	      "                       runs and at most 512 MiB)\n"
 	      "      --no-record      do not record the run\n"
 	      "      --keep N         runs the recording keeps, oldest pruned first\n"
+	      "      --record-deadline S  the recording's last write may take S seconds after\n"
+	      "                       the run's end (default 2; a signal stops it at once);\n"
+	      "                       past them the run is recorded as incomplete\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
 	      "                       (and use no taskstats exit records)\n"
 	      "      --caps           print which features privileges enable, and exit\n"
@@ -180,7 +185,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
 	       OPT_FPS, OPT_WAIT_TREE,
-	       OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP };
+	       OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE };
 	static const struct option lo[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
@@ -200,6 +205,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"record", required_argument, NULL, OPT_RECORD},
 		{"no-record", no_argument, NULL, OPT_NO_RECORD},
 		{"keep", required_argument, NULL, OPT_KEEP},
+		{"record-deadline", required_argument, NULL, OPT_RECORD_DEADLINE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -234,6 +240,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_RECORD: o->record = optarg; break;
 		case OPT_NO_RECORD: o->no_record = 1; break;
 		case OPT_KEEP: o->keep = parse_int(optarg, 1, 1000000, "number of runs to keep"); break;
+		case OPT_RECORD_DEADLINE:
+			o->record_deadline_ms = (unsigned)(parse_num(optarg, 0.1, 3600, "deadline") * 1000);
+			break;
 		case OPT_TOP: o->top = (int)parse_int(optarg, 0, 1000, "number of jobs"); break;
 		case 'h': usage(stdout); exit(0);
 		case 'V':
@@ -446,9 +455,16 @@ static int attach_prepare(struct options *o)
 
 /* The one-line message for a run that could not start, and the exit status
  * spacetime returns for it. */
-static int start_failed(const struct options *o, enum run_fail fail, int err)
+static int start_failed(const struct options *o, struct run *run, enum run_fail fail, int err)
 {
+	char msg[512];
+
 	switch (fail) {
+	case RUN_FAIL_RECORD:
+		run_recording(run, msg, sizeof(msg), NULL);
+		fprintf(stderr, "spacetime: %s (%s)\n", msg,
+			o->npids || o->pgid ? "nothing was attached to" : "the command was not started");
+		return MAIN_EXIT_USAGE;
 	case RUN_FAIL_GONE:
 		fprintf(stderr, "spacetime: the processes ended before spacetime could attach\n");
 		return MAIN_EXIT_USAGE;
@@ -619,13 +635,25 @@ int main(int argc, char **argv)
 	char recp[4096] = "", recmsg[512] = "";
 	if (!o.no_record && o.record)
 		snprintf(recp, sizeof(recp), "%s", o.record);
-	else if (!o.no_record && history_db_path(recp, sizeof(recp), 1) < 0) {
+	else if (!o.no_record && recdir_default(recp, sizeof(recp), 1) < 0) {
 		snprintf(recmsg, sizeof(recmsg), "not recording: %s", recp);
 		recp[0] = 0;
 	}
+	/* Terminal signals reach the command directly (same process group); we
+	 * take the others through a signalfd and pass them on;
+	 * after the run, one stops the recording's final write. */
+	sigset_t ss;
+	sigemptyset(&ss);
+	int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&ss, sigs[i]);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	int sfd = signalfd(-1, &ss, SFD_CLOEXEC);
+
 	int default_db = !o.record;
 	struct run_config rc = {.source = attach ? RUN_ATTACHED : RUN_SPAWNED, .argv = o.argv,
-				.record_path = recp[0] ? recp : NULL,
+				.record_path = recp[0] ? recp : NULL, .record_default = default_db,
+				.record_deadline_ms = o.record_deadline_ms, .record_cancel_fd = sfd,
 				.record_keep = o.keep > 0 ? (size_t)o.keep : default_db ? HISTORY_KEEP_RUNS : 0,
 				.record_max_bytes = default_db ? HISTORY_MAX_BYTES : 0,
 				.reset_nice = boosted, .nice = user_nice,
@@ -643,16 +671,6 @@ int main(int argc, char **argv)
 		free(main_attach_argv);
 		return MAIN_EXIT_FAIL;
 	}
-	/* Terminal signals reach the command directly (same process group); we
-	 * take the others through a signalfd and pass them on. */
-	sigset_t ss;
-	sigemptyset(&ss);
-	int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&ss, sigs[i]);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
-	int sfd = signalfd(-1, &ss, SFD_CLOEXEC);
-
 	struct spawn_opts so = {.use_pty = dash, .rows = ws.ws_row, .cols = ws.ws_col,
 				.set_nice = boosted, .nice = user_nice, .ignored = &ignored,
 				.mask = &orig_mask, .envp = secure_env};
@@ -666,7 +684,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if ((r = run_start(run, &so, &fail)) < 0) {
-		r = start_failed(&o, fail, r);
+		r = start_failed(&o, run, fail, r);
 		goto out;
 	}
 	/* attached: the scan is done and events are followed, so from now on

@@ -94,14 +94,17 @@ q() { sqlite3 "$DB" "$1"; }
 	st_is_root || skip "needs root to mount a small tmpfs"
 	local mnt="$BATS_TEST_TMPDIR/full"
 	mkdir -p "$mnt"
-	mount -t tmpfs -o size=96k none "$mnt" || skip "cannot mount a tmpfs here"
-	st -s --record "$mnt/runs.db" -- sh -c "\"$WL\"/forkn 300 >/dev/null; \"$WL\"/fill 16 1500; exit 3"
+	# room for the new file (its schema, WAL and shared memory) but not for the run
+	mount -t tmpfs -o size=320k none "$mnt" || skip "cannot mount a tmpfs here"
+	st -s --record "$mnt/runs.db" -- sh -c "\"$WL\"/forkn 600 >/dev/null; \"$WL\"/fill 16 1500; exit 3"
 	umount -l "$mnt" || true
 	assert_status 3
 	local lines
 	lines=$(grep -c '^spacetime: .*record' <<<"$stderr" || true)
 	[ "$lines" -eq 1 ] || st_fail "expected one line about the recording on stderr, got $lines"
-	grep -q '^spacetime: .*\(full\|space\)' <<<"$stderr" || st_fail "the line does not say the disk is full"
+	# it filled during the run: the run is in the file, incomplete
+	grep -q '^spacetime: the recording of run 1 is incomplete: .*\(full\|space\)' <<<"$stderr" ||
+		st_fail "the line does not say the disk filled during the run"
 	[[ $stderr == *"peak PSS"* ]] || st_fail "the summary is missing"
 }
 
@@ -154,10 +157,13 @@ q() { sqlite3 "$DB" "$1"; }
 	assert_status 1
 	assert_one_line "$stderr" "stderr"
 	[[ $stderr == *"newer"* ]] || st_fail "a newer schema is not called so"
-	# recording into a file that is not a database: the run goes on, one line
-	st -s --record "$BATS_TEST_TMPDIR/garbage.db" -- "$WL/exitwith" 4
-	assert_status 4
-	[ "$(grep -c '^spacetime: not recording' <<<"$stderr")" -eq 1 ] || st_fail "no one line saying the run is not recorded"
+	# recording into a file that is not a database: refused before the
+	# command runs, as a bad -o is
+	st -s --record "$BATS_TEST_TMPDIR/garbage.db" -- sh -c "touch '$BATS_TEST_TMPDIR/ran'; exit 4"
+	assert_status 2
+	assert_one_line "$stderr" "stderr"
+	[[ $stderr == *"cannot record into"*"the command was not started"* ]] || st_fail "the refusal does not say so"
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ] || st_fail "the command ran"
 }
 
 @test "record: --keep 1 keeps just the run made now" {

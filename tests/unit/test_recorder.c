@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "recdb.h"
 #include "recorder.h"
 #include "store.h"
@@ -490,6 +492,121 @@ static void test_pass_cost(void **state)
 	store_free(st);
 }
 
+
+/* A recorder over a new file with its run begun and samples to write. */
+static struct recorder *start_on(const char *name, struct store **st, struct recdb **db,
+				 char *path, size_t cap)
+{
+	struct recdb_run_info info = {.start_wall_ns = 1, .base_ns = 1000 * SEC};
+	char msg[256];
+	int64_t id;
+
+	snprintf(path, cap, "%s/%s", dir, name);
+	*st = store_new(NULL);
+	assert_non_null(*st);
+	for (uint64_t i = 0; i < 50; i++) {
+		struct sample s = mk_sample(1000 * SEC + i * MS, i);
+		store_push_sample(*st, &s);
+	}
+	assert_int_equal(recdb_open(path, 0, db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_run_begin(*db, &info, &id), 0);
+	struct recorder *r = recorder_start(*st, *db, id, NULL);
+	assert_non_null(r);
+	return r;
+}
+
+/* Another program holding the recording's write lock (sqlite3 with BEGIN
+ * IMMEDIATE), as a foreign process or a slow disk would hold the writer. */
+static sqlite3 *lock_file(const char *path)
+{
+	sqlite3 *s;
+
+	assert_int_equal(sqlite3_open(path, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(s, "BEGIN IMMEDIATE; UPDATE meta SET value = value", NULL, NULL,
+				      NULL), SQLITE_OK);
+	return s;
+}
+
+/* The final write cannot hold the run: past its deadline it stops, and a
+ * cancel (a readable fd: spacetime's signals) stops it at once; the run
+ * stays marked incomplete. Without a lock the same call writes it all. */
+static void test_finish_deadline(void **state)
+{
+	char path[128], msg[256];
+	struct store *st;
+	struct recdb *db;
+	(void)state;
+
+	/* the deadline: 300 ms, then the grace */
+	struct recorder *r = start_on("deadline.db", &st, &db, path, sizeof(path));
+	usleep(100000);
+	sqlite3 *lk = lock_file(path);
+	uint64_t t0 = now_ns();
+	assert_int_equal(recorder_finish_by(r, RECDB_END_EXITED, t0 + 300 * MS, -1), -ETIMEDOUT);
+	uint64_t took = now_ns() - t0;
+	recorder_error(r, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "did not finish within 0.3 s"));
+	assert_non_null(strstr(msg, "locked by another program"));
+	/* stopped at the deadline and its grace, not at the lock's 5 s */
+	assert_true(took >= 300 * MS && took < 300 * MS + RECORDER_ABORT_GRACE_MS * MS + SEC);
+	assert_false(recorder_abandoned(r));
+	recorder_free(r);
+	recdb_close(db);
+	sqlite3_exec(lk, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(lk);
+	store_free(st);
+	{
+		struct recdb *rd;
+		struct recdb_run_row *rows;
+		assert_int_equal(recdb_open(path, RECDB_RDONLY, &rd, msg, sizeof(msg)), 0);
+		assert_int_equal(recdb_runs(rd, &rows), 1);
+		assert_int_equal(rows[0].incomplete, 1);
+		recdb_runs_free(rows, 1);
+		recdb_close(rd);
+	}
+
+	/* a cancel, with a deadline a minute away */
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	r = start_on("cancel.db", &st, &db, path, sizeof(path));
+	usleep(100000);
+	lk = lock_file(path);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	t0 = now_ns();
+	assert_int_equal(recorder_finish_by(r, RECDB_END_EXITED, t0 + 60 * SEC, p[0]), -ECANCELED);
+	took = now_ns() - t0;
+	recorder_error(r, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "stopped by a signal"));
+	assert_true(took < RECORDER_ABORT_GRACE_MS * MS + SEC);
+	recorder_free(r);
+	recdb_close(db);
+	sqlite3_exec(lk, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(lk);
+	store_free(st);
+
+	/* nothing in the way: all written within the deadline, the cancel fd
+	 * quiet */
+	char b;
+	assert_int_equal(read(p[0], &b, 1), 1);
+	r = start_on("free.db", &st, &db, path, sizeof(path));
+	assert_int_equal(recorder_finish_by(r, RECDB_END_EXITED, now_ns() + 60 * SEC, p[0]), 0);
+	recorder_free(r);
+	recdb_close(db);
+	store_free(st);
+	close(p[0]);
+	close(p[1]);
+	{
+		struct recdb *rd;
+		struct recdb_run_row *rows;
+		assert_int_equal(recdb_open(path, RECDB_RDONLY, &rd, msg, sizeof(msg)), 0);
+		assert_int_equal(recdb_runs(rd, &rows), 1);
+		assert_int_equal(rows[0].incomplete, 0);
+		assert_int_equal(rows[0].end, RECDB_END_EXITED);
+		recdb_runs_free(rows, 1);
+		recdb_close(rd);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_output_drops),
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_pass_cost),
+		cmocka_unit_test(test_finish_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);

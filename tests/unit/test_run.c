@@ -325,18 +325,25 @@ static void test_recorded_output(void **state)
 	unlink(wal);
 }
 
-/* A file that cannot be a recording: the run goes on, unrecorded, and says
- * why in one line. */
+/* A file that cannot be a recording. As the default recording, the run goes
+ * on, unrecorded, and says why in one line; named (--record FILE), the run
+ * stops before its command runs. */
 static void test_record_refused(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/spacetime-test-run-bad-XXXXXX";
+	char mark[] = "/tmp/spacetime-test-run-ran-XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "this is not a database, not at all; not even close to one\n", 58), 58);
 	close(fd);
-	char *argv[] = {"sh", "-c", "exit 9", NULL};
-	struct run_config rc = {.source = RUN_SPAWNED, .argv = argv, .record_path = path};
+	fd = mkstemp(mark);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(mark);
+	char *argv[] = {"sh", "-c", "touch \"$0\"; exit 9", mark, NULL};
+	struct run_config rc = {.source = RUN_SPAWNED, .argv = argv, .record_path = path,
+				.record_default = 1};
 	struct run_sockets s;
 	struct run *r = new_run(&rc, &s, 0);
 	unsigned seen = 0;
@@ -352,6 +359,21 @@ static void test_record_refused(void **state)
 	assert_int_equal(run_exit_status(r), 9);
 	run_stop(r);
 	run_free(r);
+	assert_int_equal(access(mark, F_OK), 0); /* it ran */
+	unlink(mark);
+
+	enum run_fail fail = RUN_FAIL_NONE;
+	rc.record_default = 0;
+	r = new_run(&rc, &s, 0);
+	assert_non_null(r);
+	assert_true(run_start(r, NULL, &fail) < 0);
+	assert_int_equal(fail, RUN_FAIL_RECORD);
+	assert_true(run_recording(r, msg, sizeof(msg), NULL) < 0);
+	assert_true(strncmp(msg, "cannot record into ", 19) == 0);
+	assert_non_null(strstr(msg, "not an SQLite database"));
+	run_free(r);
+	usleep(200000);
+	assert_int_equal(access(mark, F_OK), -1); /* it never ran */
 	unlink(path);
 }
 
