@@ -280,13 +280,15 @@ static int nlproc_await_ack(int fd, uint32_t cookie, int *refused)
 }
 
 /* Sizes the receive buffer before binding so no early event is dropped;
- * SO_RCVBUFFORCE passes rmem_max but needs CAP_NET_ADMIN. */
-static void nlproc_size_rcvbuf(int fd, int bytes, struct nlproc_info *info)
+ * SO_RCVBUFFORCE passes rmem_max but needs CAP_NET_ADMIN, and is tried only
+ * when force (never for a user holding a file capability: a user could not
+ * have set more without it). */
+static void nlproc_size_rcvbuf(int fd, int bytes, int force, struct nlproc_info *info)
 {
 	socklen_t sl = sizeof(info->rcvbuf_bytes);
 
 	if (bytes > 0) {
-		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) == 0)
+		if (force && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) == 0)
 			info->rcvbuf_forced = 1;
 		else
 			(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
@@ -316,27 +318,27 @@ static uint32_t nlproc_events(unsigned want)
 	       ((want & NLPROC_WANT_EXIT) ? (uint32_t)PROC_EVENT_EXIT : 0);
 }
 
-int nlproc_open(int rcvbuf_bytes, struct nlproc_info *info)
+int nlproc_open(int rcvbuf_bytes, int force, struct nlproc_info *info)
 {
-	return nlproc_open_want(rcvbuf_bytes, NLPROC_WANT_ALL, info);
+	return nlproc_open_want(rcvbuf_bytes, force, NLPROC_WANT_ALL, info);
 }
 
-int nlproc_open_split(int rcvbuf_bytes, int *quiet_fd, struct nlproc_info *info)
+int nlproc_open_split(int rcvbuf_bytes, int force, int *quiet_fd, struct nlproc_info *info)
 {
 	struct nlproc_info qi;
 	int fd;
 
 	*quiet_fd = -1;
 	if (!nlproc_kernel_filters())
-		return nlproc_open(rcvbuf_bytes, info);
-	fd = nlproc_open_want(rcvbuf_bytes, NLPROC_WANT_EXEC, info);
+		return nlproc_open(rcvbuf_bytes, force, info);
+	fd = nlproc_open_want(rcvbuf_bytes, force, NLPROC_WANT_EXEC, info);
 	if (fd < 0)
 		return fd;
 	if (info && !info->filtered) {
 		/* it gets everything anyway */
 		return fd;
 	}
-	int q = nlproc_open_want(rcvbuf_bytes, NLPROC_WANT_FORK | NLPROC_WANT_EXIT, &qi);
+	int q = nlproc_open_want(rcvbuf_bytes, force, NLPROC_WANT_FORK | NLPROC_WANT_EXIT, &qi);
 	if (q >= 0 && qi.filtered) {
 		*quiet_fd = q;
 		if (info)
@@ -347,11 +349,11 @@ int nlproc_open_split(int rcvbuf_bytes, int *quiet_fd, struct nlproc_info *info)
 	if (q >= 0)
 		nlproc_close(q);
 	nlproc_close(fd);
-	return nlproc_open(rcvbuf_bytes, info);
+	return nlproc_open(rcvbuf_bytes, force, info);
 }
 
 /* Opens, binds and subscribes, confirming through the kernel's ack. */
-int nlproc_open_want(int rcvbuf_bytes, unsigned want, struct nlproc_info *info)
+int nlproc_open_want(int rcvbuf_bytes, int force, unsigned want, struct nlproc_info *info)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
 	struct nlproc_info local;
@@ -364,7 +366,7 @@ int nlproc_open_want(int rcvbuf_bytes, unsigned want, struct nlproc_info *info)
 		err = -errno;
 		goto out;
 	}
-	nlproc_size_rcvbuf(fd, rcvbuf_bytes, &local);
+	nlproc_size_rcvbuf(fd, rcvbuf_bytes, force, &local);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		err = -errno;
 		goto out;

@@ -55,20 +55,21 @@ struct nlproc_info {
 };
 
 /* Opens a non-blocking, close-on-exec connector socket, sizes its receive buffer
- * to rcvbuf_bytes (forced if privileged, else up to rmem_max), binds to the
+ * to rcvbuf_bytes (past rmem_max with SO_RCVBUFFORCE only when force: root,
+ * never a file capability; else up to rmem_max), binds to the
  * process-events group and subscribes. Returns the fd or -errno: -EPERM when
  * CAP_NET_ADMIN is missing (kernels before 6.6; from 6.6 anyone may listen),
  * -EOPNOTSUPP when the kernel ignores us (a non-initial user, pid or network
  * namespace, e.g. a container). */
-int nlproc_open(int rcvbuf_bytes, struct nlproc_info *info);
+int nlproc_open(int rcvbuf_bytes, int force, struct nlproc_info *info);
 /* nlproc_open for the kinds in want (NLPROC_WANT_*) only. */
-int nlproc_open_want(int rcvbuf_bytes, unsigned want, struct nlproc_info *info);
+int nlproc_open_want(int rcvbuf_bytes, int force, unsigned want, struct nlproc_info *info);
 /* Two sockets, so a reader can sleep through fork and exit events and still
  * wake for each exec (whose command line must be read while the program
  * lives): returns the exec socket and sets *quiet_fd to the fork|exit one.
  * Where the kernel cannot filter, or the second socket fails, returns one
  * socket with all events and *quiet_fd = -1 (info->split says which). */
-int nlproc_open_split(int rcvbuf_bytes, int *quiet_fd, struct nlproc_info *info);
+int nlproc_open_split(int rcvbuf_bytes, int force, int *quiet_fd, struct nlproc_info *info);
 /* Unsubscribes and closes. Kernels before 6.6 refuse the unsubscription
  * from a process without CAP_NET_ADMIN (spacetime after its drop): their
  * listener count then stays raised (see nlproc.c). */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,16 +51,19 @@ struct run {
 	uint64_t line_t_ns;      /* when its first byte came */
 };
 
-void run_sockets_open(struct run_sockets *s, int rcvbuf)
+void run_sockets_open(struct run_sockets *s, int rcvbuf, int force)
 {
 	memset(s, 0, sizeof(*s));
 	s->nl_quiet_fd = -1;
-	int fd = nlproc_open_split(rcvbuf, &s->nl_quiet_fd, &s->ni);
+	int fd = nlproc_open_split(rcvbuf, force, &s->nl_quiet_fd, &s->ni);
 	s->nl_fd = fd >= 0 ? fd : -1;
 	s->nl_err = fd >= 0 ? 0 : fd;
 	/* exact per-process figures at exit; needs CAP_NET_ADMIN */
-	fd = taskstats_open(RUN_TS_RCVBUF, &s->ts_family);
+	fd = taskstats_open(RUN_TS_RCVBUF, force, &s->ts_family);
 	s->ts_fd = fd >= 0 ? fd : -1;
+	socklen_t sl = sizeof(s->ts_rcvbuf_bytes);
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &s->ts_rcvbuf_bytes, &sl) < 0)
+		s->ts_rcvbuf_bytes = 0;
 	s->ts_err = fd >= 0 ? 0 : fd;
 }
 

@@ -37,12 +37,15 @@ struct run_sockets {
 	int nl_fd, nl_quiet_fd, ts_fd;
 	uint16_t ts_family;
 	struct nlproc_info ni;
+	int ts_rcvbuf_bytes; /* taskstats' receive buffer as the kernel set it */
 	int nl_err, ts_err;
 };
 
 /* Opens the sockets (call while CAP_NET_ADMIN is effective, if held);
- * rcvbuf is the proc connector's receive buffer. */
-void run_sockets_open(struct run_sockets *s, int rcvbuf);
+ * rcvbuf is the proc connector's receive buffer, past rmem_max only when
+ * force (root: a user holding a file capability gets no more than the
+ * system lets every user have). */
+void run_sockets_open(struct run_sockets *s, int rcvbuf, int force);
 /* Closes what is open and marks every socket off with err (-errno). */
 void run_sockets_close(struct run_sockets *s, int err);
 

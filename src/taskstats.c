@@ -421,7 +421,7 @@ static int taskstats_resolve(int fd, uint32_t seq, uint16_t *family)
 }
 
 /* Opens, resolves, sizes and registers, confirming through the kernel's ack. */
-int taskstats_open(int rcvbuf_bytes, uint16_t *family)
+int taskstats_open(int rcvbuf_bytes, int force, uint16_t *family)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	char mask[TASKSTATS_MASK_MAX];
@@ -437,7 +437,7 @@ int taskstats_open(int rcvbuf_bytes, uint16_t *family)
 	/* Sized before registering, so no early record is dropped;
 	 * SO_RCVBUFFORCE passes rmem_max but needs CAP_NET_ADMIN. */
 	if (rcvbuf_bytes > 0 &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf_bytes, sizeof(rcvbuf_bytes)) < 0)
+	    (!force || setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf_bytes, sizeof(rcvbuf_bytes)) < 0))
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf_bytes, sizeof(rcvbuf_bytes));
 	/* The kernel registers the sender's port id: bind to get one. */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {

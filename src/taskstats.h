@@ -83,7 +83,8 @@ int taskstats_belongs(const struct taskstats_exit *x, const struct taskstats_own
  * -EOPNOTSUPP in a non-initial pid namespace, whose listeners the kernel
  * refuses; else the fd and *family set. A full receive buffer drops records and
  * makes the next recv() fail with ENOBUFS. */
-int taskstats_open(int rcvbuf_bytes, uint16_t *family);
+/* rcvbuf_bytes passes rmem_max only with force (as nlproc_open). */
+int taskstats_open(int rcvbuf_bytes, int force, uint16_t *family);
 /* Deregisters (TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK) and closes. Without
  * CAP_NET_ADMIN (dropped since the open) the kernel refuses to deregister; it
  * then drops the listener itself at the first record that finds the socket

@@ -317,7 +317,8 @@ static int print_caps(const struct caps_state *cs, const struct run_sockets *so,
 		       "              interval are missed\n",
 		       run_nl_reason(so->nl_err, by_option));
 	if (so->ts_err == 0)
-		printf("taskstats:    on: exact CPU time, faults and peak RSS of every process at its exit\n");
+		printf("taskstats:    on: exact CPU time, faults and peak RSS of every process at its exit;\n"
+		       "              receive buffer %d KiB\n", so->ts_rcvbuf_bytes / 1024);
 	else
 		printf("taskstats:    off: %s;\n"
 		       "              finished processes keep the figures of their last sample\n",
@@ -559,7 +560,9 @@ int main(int argc, char **argv)
 	}
 	if (cs.net_admin)
 		caps_raise_net_admin();
-	run_sockets_open(&socks, main_rcvbuf());
+	/* past rmem_max only for root (really, or by sudo): a file capability
+	 * must not let any user pin more kernel memory than the system allows */
+	run_sockets_open(&socks, main_rcvbuf(), cs.kind == CAPS_SUDO || cs.kind == CAPS_ROOT);
 	/* While privileged, raise our priority a little: the collector thread
 	 * inherits it, so it reads a short program's command line before the
 	 * program is gone. The command and the UI go back to the user's own. */

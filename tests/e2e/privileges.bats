@@ -130,6 +130,36 @@ caps_run() {
 	assert_creds "$output" CapAmb $ZERO_CAPS
 }
 
+# The receive buffers of spacetime's netlink sockets as the kernel sized them
+# (ss -m: rb, in bytes), while a run of the binary $1 as nobody goes on.
+sock_buffers() {
+	local bin=$1
+	"${ST_SETPRIV[@]}" "$bin" -s --no-record -- sleep 3 </dev/null >/dev/null 2>&1 &
+	local spid=$! i rb=""
+	for i in $(seq 50); do
+		rb=$(ss -f netlink -m 2>/dev/null | grep -E "[a-z]+:[^ ]*/$spid[[:space:]]" | grep -o 'rb[0-9]*' | tr -d rb)
+		[ "$(printf '%s\n' $rb | grep -c .)" -ge 2 ] && break
+		sleep 0.05
+	done
+	wait $spid || true
+	printf '%s\n' $rb
+}
+
+@test "file caps: spacetime's socket buffers stay within rmem_max, as any user's would" {
+	command -v ss >/dev/null || st_fail "ss (iproute2) is missing: make deps"
+	make_caps_copy
+	local rmem max rb n=0
+	rmem=$(cat /proc/sys/net/core/rmem_max)
+	max=$((2 * rmem)) # the kernel doubles what SO_RCVBUF asks for, for its overhead
+	rb=$(sock_buffers "$ST_BIN")
+	for b in $rb; do
+		n=$((n + 1))
+		[ "$b" -le "$max" ] || st_fail "a socket holds a $b-byte buffer, past rmem_max ($rmem, so $max): $rb"
+	done
+	# the proc connector (one or two sockets) and taskstats
+	[ "$n" -ge 2 ] || st_fail "found $n netlink sockets of spacetime: $rb"
+}
+
 # The variables glibc removes from a secure-mode (AT_SECURE) process: the
 # command runs unprivileged, so it must get them as it would without spacetime.
 SECURE_ENV=(LD_LIBRARY_PATH=/st-test-lib TMPDIR=/st-test-tmp LOCALDOMAIN=st.test MALLOC_ARENA_MAX=2)

@@ -282,7 +282,7 @@ static void test_netlink(void **state)
 {
 	(void)state;
 	int quiet = -1;
-	int fd = nlproc_open_split(1 << 20, &quiet, NULL);
+	int fd = nlproc_open_split(1 << 20, 1, &quiet, NULL);
 
 	if (fd < 0) {
 		print_message("nlproc_open_split: %s; netlink test skipped\n", strerror(-fd));

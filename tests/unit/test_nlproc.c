@@ -329,7 +329,7 @@ static int kernel_at_least(unsigned major, unsigned minor)
 static int live_roundtrip(int *filtered, int *acks)
 {
 	struct nlproc_info info;
-	int fd = nlproc_open(1 << 20, &info);
+	int fd = nlproc_open(1 << 20, 1, &info);
 	int saw_fork = 0, saw_exit = 0;
 	struct timespec t0, t;
 	pid_t child;
@@ -425,7 +425,7 @@ static void test_live_forged_refused(void **state)
 	struct sockaddr_nl me = {0}, to = {.nl_family = AF_NETLINK};
 	socklen_t sl = sizeof(me);
 	size_t len;
-	int fd = nlproc_open(1 << 16, NULL);
+	int fd = nlproc_open(1 << 16, 1, NULL);
 
 	if (fd == -EPERM || fd == -EOPNOTSUPP) {
 		print_message("nlproc_open: %s; live test skipped\n", strerror(-fd));
@@ -466,7 +466,7 @@ static void test_live_userns(void **state)
 	if (child == 0) {
 		if (unshare(CLONE_NEWUSER) < 0)
 			_exit(77);
-		int fd = nlproc_open(1 << 16, NULL);
+		int fd = nlproc_open(1 << 16, 1, NULL);
 
 		_exit(fd == -EOPNOTSUPP ? 0 : fd == -EPERM ? 10 : 20);
 	}

@@ -34,7 +34,7 @@ static void sleep_ms(int ms)
 static struct run *new_run(struct run_config *rc, struct run_sockets *s, int nl)
 {
 	if (nl) {
-		run_sockets_open(s, 1 << 20);
+		run_sockets_open(s, 1 << 20, 1);
 		if (s->nl_fd < 0) {
 			run_sockets_close(s, 0);
 			return NULL;

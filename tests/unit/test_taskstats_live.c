@@ -72,7 +72,7 @@ next:
 /* Opens the live socket, or skips when this process may not. */
 static int open_or_skip(uint16_t *family)
 {
-	int fd = taskstats_open(4 << 20, family);
+	int fd = taskstats_open(4 << 20, 1, family);
 
 	if (fd == -EPERM || fd == -ENOENT || fd == -EOPNOTSUPP) {
 		print_message("taskstats_open: %s; live test skipped\n", strerror(-fd));
@@ -202,7 +202,7 @@ static void test_live_unprivileged(void **state)
 		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
 		    setresuid(65534, 65534, 65534) < 0)
 			_exit(77);
-		int fd = taskstats_open(1 << 16, &family);
+		int fd = taskstats_open(1 << 16, 1, &family);
 
 		_exit(fd == -EPERM ? 0 : fd == -ENOENT ? 77 : 20);
 	}
@@ -230,7 +230,7 @@ static int open_in_namespace(int flags)
 			_exit(1);
 		inner = fork();
 		if (inner == 0) {
-			fd = taskstats_open(1 << 16, &family);
+			fd = taskstats_open(1 << 16, 1, &family);
 			_exit(fd >= 0 ? 2 : -fd);
 		}
 		if (inner < 0 || waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
@@ -269,7 +269,7 @@ static void test_live_forged_refused(void **state)
 	struct sockaddr_nl me = {0}, to = {.nl_family = AF_NETLINK};
 	socklen_t sl = sizeof(me);
 	uint16_t family = 0;
-	int fd = taskstats_open(1 << 16, &family);
+	int fd = taskstats_open(1 << 16, 1, &family);
 	char junk[64] __attribute__((aligned(8))) = {0};
 	struct nlmsghdr *nlh = (struct nlmsghdr *)junk;
 
