@@ -130,3 +130,28 @@ assert_shown() {
 	assert_no_raw_controls "$o" "the -o summary (C)"
 	assert_shown "$o" "the -o summary (C)" "$C1_C"
 }
+
+# SQLite's error messages quote the file: a recording whose schema holds a
+# table named with ESC and a C1 CSI, or whose NOT NULL column holds a NULL
+# (quick_check names the table), is refused in one line that quotes the name
+# as plain ASCII ('?' for each of those bytes).
+@test "a recording whose SQLite errors quote names with ESC and C1 controls: one plain line" {
+	command -v sqlite3 >/dev/null || st_fail "sqlite3 missing (make deps)"
+	local db="$BATS_TEST_TMPDIR/quote.db" f="$BATS_TEST_TMPDIR/quote.err" t
+	t=$(printf '\033[31mT\302\233')
+	st -s --record "$db" -- true
+	assert_status 0
+	sqlite3 "$db" "CREATE TABLE \"$t\" (x); INSERT INTO \"$t\" VALUES (NULL); PRAGMA writable_schema = ON;
+		UPDATE sqlite_master SET sql = replace(sql, '(x)', '(x NOT NULL)') WHERE name = '$t'"
+	LC_ALL=C.UTF-8 "$SPACETIME" runs --db "$db" >/dev/null 2>"$f" </dev/null && st_fail "spacetime runs read a corrupt recording"
+	assert_no_raw_controls "$f" "the message about a NULL in a NOT NULL column"
+	assert_one_line "$(cat "$f")" "the message about a NULL in a NOT NULL column"
+	LC_ALL=C grep -qF '(NULL value in ?[31mT??.x)' "$f" || st_fail "the message does not quote the table as ?[31mT??: $(cat -v "$f")"
+	st -s --record "$db.2" -- true
+	assert_status 0
+	sqlite3 "$db.2" "PRAGMA writable_schema = ON; INSERT INTO sqlite_master VALUES ('table', '$t', 'E', 99, 'CREATE TABLE e(')"
+	LC_ALL=C.UTF-8 "$SPACETIME" replay --db "$db.2" >/dev/null 2>"$f" </dev/null && st_fail "spacetime replay read a broken schema"
+	assert_no_raw_controls "$f" "the message about a broken schema"
+	assert_one_line "$(cat "$f")" "the message about a broken schema"
+	LC_ALL=C grep -qF 'malformed database schema (?[31mT??)' "$f" || st_fail "the message does not quote the table as ?[31mT??: $(cat -v "$f")"
+}
