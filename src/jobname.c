@@ -1,6 +1,8 @@
 /* jobname.c: a process's job name from its argv, by one rule table. */
 #include "jobname.h"
 
+#include "textsafe.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -310,10 +312,9 @@ struct jn_out {
 	int cut;
 };
 
+/* Writes one byte, runs of spaces as one. */
 static void jn_putc(struct jn_out *o, unsigned char c)
 {
-	if (c < 0x20 || c == 0x7f)
-		c = ' ';
 	if (c == ' ' && (o->len == 0 || o->p[o->len - 1] == ' '))
 		return;
 	if (o->len >= o->cap) {
@@ -323,17 +324,23 @@ static void jn_putc(struct jn_out *o, unsigned char c)
 	o->p[o->len++] = (char)c;
 }
 
+/* Writes s (n bytes at most, up to a NUL) character by character as textsafe
+ * decodes it: a control (C0, DEL, C1 in UTF-8) as a space, anything else as
+ * it is (bytes that are not UTF-8 too: whoever shows the name replaces them). */
 static void jn_putn(struct jn_out *o, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-		/* C1 controls (U+0080..U+009F) are two bytes in UTF-8 */
-		if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f) {
+	n = strnlen(s, n);
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		size_t k = textsafe_utf8((const unsigned char *)s + i, n - i, &cp);
+		if (!k)
+			k = n - i; /* cut by the end */
+		if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
 			jn_putc(o, ' ');
-			i++;
-			continue;
-		}
-		jn_putc(o, c);
+		else
+			for (size_t j = 0; j < k; j++)
+				jn_putc(o, (unsigned char)s[i + j]);
+		i += k;
 	}
 }
 

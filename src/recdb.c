@@ -98,8 +98,9 @@ static int recdb_quick_check(struct recdb *db)
 			sqlite3_finalize(s);
 			return 0;
 		}
+		char plain[sizeof(db->msg)];
 		rc = recdb_sql_say(db, -EBADMSG, "the recording is corrupt or truncated (%s)",
-			       v ? v : "?");
+				   recdb_sql_plain(v ? v : "?", plain, sizeof(plain)));
 		sqlite3_finalize(s);
 		return rc;
 	}

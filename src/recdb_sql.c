@@ -1,6 +1,8 @@
 /* recdb_sql: what the recording database's writer and reader share. */
 #include "recdb_sql.h"
 
+#include "textsafe.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -83,11 +85,19 @@ int recdb_sql_say(struct recdb *db, int err, const char *fmt, ...)
 	return err;
 }
 
+const char *recdb_sql_plain(const char *s, char *buf, size_t cap)
+{
+	textsafe_str(s, strlen(s), buf, cap, 0);
+	return buf;
+}
+
 /* Maps an SQLite result to -errno and says "what: why" in a person's words. */
 int recdb_sql_fail(struct recdb *db, int rc, const char *what)
 {
 	int sys = db->db ? sqlite3_system_errno(db->db) : 0;
-	const char *detail = db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc);
+	char plain[sizeof(db->msg)];
+	const char *detail = recdb_sql_plain(db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc), plain,
+					     sizeof(plain));
 
 	switch (rc & 0xff) {
 	case SQLITE_FULL:

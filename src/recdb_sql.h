@@ -79,7 +79,12 @@ enum recdb_end recdb_sql_end_parse(const char *s);
 /* Sets the one-line message and returns err (a -errno). */
 int recdb_sql_say(struct recdb *db, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Maps an SQLite result to -errno and says "what: why". */
+/* SQLite's words about a file can quote it (a table's name in "malformed
+ * database schema (NAME)", an index's in quick_check's): untrusted text.
+ * Returns s in buf as printable ASCII by textsafe's rule ('?' for the rest:
+ * the message goes to a terminal of any locale). */
+const char *recdb_sql_plain(const char *s, char *buf, size_t cap);
+/* Maps an SQLite result to -errno and says "what: why" (why made plain). */
 int recdb_sql_fail(struct recdb *db, int rc, const char *what);
 /* Runs SQL that returns no rows (or ignores them). */
 int recdb_sql_exec(struct recdb *db, const char *sql, const char *what);

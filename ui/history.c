@@ -7,6 +7,7 @@
 #include "report.h"
 #include "run.h"
 #include "store.h"
+#include "textsafe.h"
 #include "tui.h"
 
 #include <errno.h>
@@ -123,16 +124,13 @@ static struct recdb *history_open(const struct hopts *o, char *path, size_t cap)
 	return db;
 }
 
-/* The command line of a run row as one string, cut to width (0: whole). */
-static void history_cmd(const struct recdb_run_row *r, char *buf, size_t cap)
+/* The command line of a run row as one line for a terminal: the arguments
+ * separated by spaces, the recording's untrusted bytes by textsafe's rule
+ * (utf8: the locale's charset is UTF-8), as much as cap holds. */
+static void history_cmd(const struct recdb_run_row *r, char *buf, size_t cap, int utf8)
 {
-	size_t k = 0;
+	size_t k = textsafe_str(r->argv, r->argv ? r->argv_len : 0, buf, cap, utf8);
 
-	buf[0] = 0;
-	for (size_t i = 0; r->argv && i < r->argv_len && k + 1 < cap; i++) {
-		unsigned char c = (unsigned char)r->argv[i];
-		buf[k++] = c == 0 ? ' ' : c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
 	while (k && buf[k - 1] == ' ')
 		k--;
 	buf[k] = 0;
@@ -144,6 +142,8 @@ static int history_runs(const struct hopts *o)
 	char path[4096];
 	struct recdb *db = history_open(o, path, sizeof(path));
 	struct recdb_run_row *rows = NULL;
+	const char *cs = nl_langinfo(CODESET);
+	int utf8 = cs && !strcmp(cs, "UTF-8");
 
 	if (!db)
 		return HISTORY_EXIT_FAIL;
@@ -183,7 +183,7 @@ static int history_runs(const struct hopts *o)
 				 r->incomplete ? " (part)" : "");
 		else
 			snprintf(ex, sizeof(ex), "%s", recdb_end_name(r->end));
-		history_cmd(r, cmd, sizeof(cmd));
+		history_cmd(r, cmd, sizeof(cmd), utf8);
 		printf("%6" PRId64 "  %-16s  %9s  %9s  %-11s  %s%s\n", r->id, when, wall, peak, ex,
 		       r->attached ? "-p " : "", cmd);
 	}

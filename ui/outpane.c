@@ -2,6 +2,7 @@
 #include "outpane.h"
 
 #include "term.h"
+#include "textsafe.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,9 +27,8 @@ struct outpane {
 	uint8_t fg, bold;        /* current SGR state */
 	enum outpane_state st;
 	int params[OUTPANE_MAX_PARAMS], nparams, priv;
-	uint32_t cp;             /* UTF-8 code point being decoded */
-	uint32_t cp_min;         /* the least one its length may encode (else overlong) */
-	int need;                /* continuation bytes still expected */
+	unsigned char pend[4];   /* a UTF-8 sequence begun, not yet complete */
+	size_t npend;
 };
 
 struct outpane *outpane_new(size_t max_lines, int utf8)
@@ -206,9 +206,7 @@ static void outpane_char(struct outpane *op, uint32_t ch)
 	default:
 		break;
 	}
-	if (ch < 0x20 || ch == 0x7f || (ch >= 0x80 && ch < 0xa0) || wcwidth((wchar_t)ch) < 0)
-		ch = op->utf8 ? TERM_REPLACEMENT : '?';
-	outpane_put(op, ch);
+	outpane_put(op, textsafe_char(ch, op->utf8));
 }
 
 /* One byte through the escape-sequence state machine; returns 1 if it was
@@ -268,47 +266,37 @@ static int outpane_escape(struct outpane *op, unsigned char c)
 	return 0;
 }
 
+/* Adds byte c to the UTF-8 sequence begun (or begins one): shows the
+ * character once complete, or one replacement for the bytes before c when c
+ * cannot continue them. Returns 1 if c was taken, 0 if it is to be read
+ * anew. */
+static int outpane_utf8(struct outpane *op, unsigned char c)
+{
+	size_t len = op->npend + 1, n;
+	uint32_t cp;
+
+	op->pend[op->npend++] = c;
+	n = textsafe_utf8(op->pend, len, &cp);
+	if (!n)
+		return 1; /* more to come */
+	op->npend = 0;
+	outpane_char(op, cp);
+	return n == len;
+}
+
 void outpane_feed(struct outpane *op, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)b[i];
 
-		if (op->need) {
-			if ((c & 0xc0) == 0x80) {
-				op->cp = op->cp << 6 | (c & 0x3f);
-				if (--op->need == 0) {
-					uint32_t cp = op->cp;
-					if (cp < op->cp_min || cp > 0x10ffff ||
-					    (cp >= 0xd800 && cp <= 0xdfff))
-						cp = TERM_REPLACEMENT;
-					outpane_char(op, cp);
-				}
-				continue;
-			}
-			op->need = 0; /* truncated sequence */
-			outpane_char(op, TERM_REPLACEMENT);
-		}
+		if (op->npend && outpane_utf8(op, c))
+			continue;
 		if (outpane_escape(op, c))
 			continue;
-		if (c < 0x80) {
-			outpane_char(op, c);
-		} else if (!op->utf8) {
-			outpane_char(op, '?');
-		} else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
-			op->cp = c & 0x1f;
-			op->cp_min = 0x80;
-			op->need = 1;
-		} else if ((c & 0xf0) == 0xe0) {
-			op->cp = c & 0x0f;
-			op->cp_min = 0x800;
-			op->need = 2;
-		} else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
-			op->cp = c & 0x07;
-			op->cp_min = 0x10000;
-			op->need = 3;
-		} else {
-			outpane_char(op, TERM_REPLACEMENT);
-		}
+		if (c < 0x80 || !op->utf8)
+			outpane_char(op, c < 0x80 ? c : TEXTSAFE_INVALID);
+		else
+			outpane_utf8(op, c);
 	}
 }
 

@@ -1,8 +1,9 @@
 /* outpane: the command's own output, as the dashboard shows it.
  *
- * Bytes from the pseudo-terminal go through a small parser: UTF-8 decoding
- * (invalid bytes become U+FFFD), \r \b \t and \n, SGR colours kept, erase-line
- * honoured, every other escape or control sequence swallowed, so nothing the
+ * Bytes from the pseudo-terminal go through a small parser: UTF-8 decoding,
+ * \r \b \t and \n, SGR colours kept, erase-line honoured, every other escape
+ * or control sequence swallowed, and each character left shown by textsafe's
+ * rule (invalid UTF-8, C1 and other controls as U+FFFD), so nothing the
  * command prints can move the dashboard's cursor or change its modes. The last
  * max_lines lines are kept; the full output goes to the log file (tui.c). */
 #ifndef SPACETIME_OUTPANE_H

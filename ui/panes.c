@@ -7,6 +7,7 @@
 #include "resample.h"
 #include "spawn.h"
 #include "term.h"
+#include "textsafe.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -337,8 +338,8 @@ void panes_header(struct panes *p)
 		for (int i = 0; p->argv[i] && k + 2 < sizeof(cmd) / sizeof(cmd[0]); i++) {
 			if (i)
 				cmd[k++] = ' ';
-			k += term_sanitize(p->argv[i], strlen(p->argv[i]), cmd + k,
-					   sizeof(cmd) / sizeof(cmd[0]) - k, term_utf8());
+			k += textsafe_wcs(p->argv[i], strlen(p->argv[i]), cmd + k,
+					  sizeof(cmd) / sizeof(cmd[0]) - k, term_utf8());
 		}
 		cmd[k] = 0;
 		int used = term_put(r->y, r->x + 1, cw - 1, cmd, ROLE_HEADER_HI);

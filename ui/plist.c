@@ -5,6 +5,7 @@
 #include "jobname.h"
 #include "report.h"
 #include "term.h"
+#include "textsafe.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -618,7 +619,7 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 			}
 			size_t n = j->n;
 			if (n) {
-				term_sanitize(j->job, n, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
+				textsafe_wcs(j->job, n, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
 				term_put(y, x, b->x + b->w - x, line, role);
 				continue;
 			}
@@ -631,12 +632,12 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 		if (len > 0) {
 			while (len > 0 && argv[len - 1] == '\0')
 				len--;
-			term_sanitize(argv, (size_t)len, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
+			textsafe_wcs(argv, (size_t)len, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
 		} else {
 			char comm[24];
 			snprintf(comm, sizeof(comm), "[%.16s]", rec->comm);
-			term_sanitize(comm, strlen(comm), line + k, sizeof(line) / sizeof(line[0]) - k,
-				      term_utf8());
+			textsafe_wcs(comm, strlen(comm), line + k, sizeof(line) / sizeof(line[0]) - k,
+				     term_utf8());
 		}
 		term_put(y, x, b->x + b->w - x, line, role);
 	}

@@ -5,6 +5,7 @@
 
 #include "export_jobs.h"
 #include "jobname.h"
+#include "textsafe.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <wchar.h>
-#include <wctype.h>
 
 #define REPORT_CHART_W 60
 #define REPORT_CHART_H 8
@@ -33,31 +32,6 @@ static void put_count(FILE *f, uint64_t n)
 		fputc(d[i], f);
 		if ((len - i - 1) % 3 == 0 && i != len - 1)
 			fputc(',', f);
-	}
-}
-
-/* Prints argv bytes, with non-printable bytes as U+FFFD (or '?'). */
-static void put_argv(FILE *f, const char *b, size_t len, int utf8)
-{
-	mbstate_t ms;
-
-	memset(&ms, 0, sizeof(ms));
-	for (size_t i = 0; i < len;) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, b + i, len - i, &ms);
-		if (b[i] == '\0') {
-			fputc(' ', f);
-			i++;
-			continue;
-		}
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0 || !iswprint((wint_t)wc)) {
-			fputs(utf8 ? "\xef\xbf\xbd" : "?", f);
-			memset(&ms, 0, sizeof(ms));
-			i++;
-			continue;
-		}
-		fwrite(b + i, 1, n, f);
-		i += n;
 	}
 }
 
@@ -84,11 +58,11 @@ static void put_execs(FILE *f, struct store *st, uint64_t start_ns, const struct
 			if (len > 65536)
 				len = 65536;
 			if (len >= 0)
-				put_argv(f, buf, (size_t)len, o->utf8);
+				textsafe_fput(f, buf, (size_t)len, o->utf8);
 			else {
 				/* the name is the program's own choice: untrusted too */
 				fputc('[', f);
-				put_argv(f, ex[j].comm, strnlen(ex[j].comm, sizeof(ex[j].comm)), o->utf8);
+				textsafe_fput(f, ex[j].comm, strnlen(ex[j].comm, sizeof(ex[j].comm)), o->utf8);
 				fputs("] (exited before its command line was read)", f);
 			}
 			fputc('\n', f);
@@ -236,9 +210,9 @@ static void put_outlived(FILE *f, struct store *st, const struct store_summary *
 			fprintf(f, "running, %.1f s old  ", (double)(end - r->start_ns) / 1e9);
 		if (len > 0) {
 			size_t l = (size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf);
-			put_argv(f, buf, l > 60 ? 60 : l, o->utf8);
+			textsafe_fput(f, buf, l > 60 ? 60 : l, o->utf8);
 		} else {
-			put_argv(f, r->comm, strnlen(r->comm, sizeof(r->comm)), o->utf8);
+			textsafe_fput(f, r->comm, strnlen(r->comm, sizeof(r->comm)), o->utf8);
 		}
 		fputc('\n', f);
 		shown++;
@@ -276,7 +250,7 @@ static void put_top_jobs(FILE *f, struct store *st, const struct report_opts *o)
 				snprintf(fig, sizeof(fig), "%.3f s", (double)(r->utime_us + r->stime_us) / 1e6);
 			fprintf(f, "  %10s  ", fig);
 			if (len)
-				put_argv(f, job, len, o->utf8);
+				textsafe_fput(f, job, len, o->utf8);
 			else
 				fputs("?", f);
 			fprintf(f, "  (pid %d)\n", (int)r->pid);
@@ -306,7 +280,7 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 	fprintf(f, "\nspacetime:");
 	for (int i = 0; argv[i]; i++) {
 		fputc(' ', f);
-		put_argv(f, argv[i], strlen(argv[i]), o->utf8);
+		textsafe_fput(f, argv[i], strlen(argv[i]), o->utf8);
 	}
 	fputc('\n', f);
 	put_status(f, &s);

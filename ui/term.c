@@ -2,6 +2,8 @@
  * clipped drawing primitives. */
 #include "term.h"
 
+#include "textsafe.h"
+
 #include <curses.h>
 
 #include <errno.h>
@@ -15,7 +17,6 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
-#include <wctype.h>
 
 #define TERM_RESTORE_MAX 256
 
@@ -389,22 +390,8 @@ int term_put(int y, int x, int w, const wchar_t *s, enum role r)
 int term_puts(int y, int x, int w, const char *s, enum role r)
 {
 	wchar_t buf[512];
-	mbstate_t ms;
-	size_t k = 0, len = strlen(s);
 
-	memset(&ms, 0, sizeof(ms));
-	for (size_t i = 0; i < len && k + 1 < sizeof(buf) / sizeof(buf[0]);) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, s + i, len - i, &ms);
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			wc = term_glyph()->replacement;
-			n = 1;
-			memset(&ms, 0, sizeof(ms));
-		}
-		buf[k++] = wc;
-		i += n;
-	}
-	buf[k] = 0;
+	textsafe_wcs(s, strlen(s), buf, sizeof(buf) / sizeof(buf[0]), T.utf8);
 	return term_put(y, x, w, buf, r);
 }
 
@@ -428,42 +415,4 @@ void term_flush(void)
 void term_invalidate(void)
 {
 	clearok(curscr, TRUE);
-}
-
-size_t term_sanitize(const char *b, size_t len, wchar_t *out, size_t cap, int utf8)
-{
-	mbstate_t ms;
-	size_t k = 0;
-
-	memset(&ms, 0, sizeof(ms));
-	for (size_t i = 0; i < len && k + 1 < cap;) {
-		wchar_t wc;
-		size_t n;
-
-		if (b[i] == '\0' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-			out[k++] = ' ';
-			i++;
-			continue;
-		}
-		if ((unsigned char)b[i] < 0x20 || b[i] == 0x7f) {
-			/* U+2400..U+241F picture C0 controls, U+2421 DEL */
-			out[k++] = !utf8 ? '?' : b[i] == 0x7f ? 0x2421 : 0x2400 + (wchar_t)b[i];
-			memset(&ms, 0, sizeof(ms));
-			i++;
-			continue;
-		}
-		n = mbrtowc(&wc, b + i, len - i, &ms);
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0 || !iswprint((wint_t)wc) ||
-		    wcwidth(wc) < 0) {
-			out[k++] = utf8 ? TERM_REPLACEMENT : '?';
-			memset(&ms, 0, sizeof(ms));
-			i += n == (size_t)-1 || n == (size_t)-2 || n == 0 ? 1 : n;
-			continue;
-		}
-		out[k++] = wc;
-		i += n;
-	}
-	if (cap)
-		out[k] = 0;
-	return k;
 }

@@ -44,7 +44,7 @@ void term_fill(int y, int x, int w, wchar_t ch, enum role r);
 void term_cell(int y, int x, uint32_t ch, enum role r);
 /* Wide text; returns the columns used (wide characters count 2). */
 int term_put(int y, int x, int w, const wchar_t *s, enum role r);
-/* Our own text (a locale string); returns the columns used. */
+/* Text, ours or not, by textsafe's rule; returns the columns used. */
 int term_puts(int y, int x, int w, const char *s, enum role r);
 int term_printf(int y, int x, int w, enum role r, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -54,13 +54,5 @@ int term_width(const wchar_t *s);
 void term_flush(void);
 /* Full repaint on the next flush (Ctrl-L, after a resize). */
 void term_invalidate(void);
-
-/* Untrusted bytes (a command line: NUL-separated arguments) to printable wide
- * characters: NULs, tabs and newlines become spaces; other control characters
- * their Control Pictures (ESC as U+241B, one column), so a script's layout
- * is not mistaken for a broken byte; invalid UTF-8 and other non-printable
- * characters TERM_REPLACEMENT. Without utf8 every one of those is '?'.
- * Returns the characters written (out is always terminated; cap > 0). */
-size_t term_sanitize(const char *b, size_t len, wchar_t *out, size_t cap, int utf8);
 
 #endif

@@ -86,3 +86,34 @@ teardown() {
 	REC_PID=
 	[ "$st" -eq 5 ] || { echo "the recorded run exited $st, not 5" >&2; false; }
 }
+
+# A recording is untrusted (a file passed around), its command line and
+# output included: here both hold a CSI as UTF-8 (c2 9b) and as a raw byte
+# (9b), each followed by "1m", an ESC [31m, and a UTF-8 sequence cut short
+# (e4 b8). Replayed, the header and the process list (p: full command lines)
+# show each of those as U+FFFD (textsafe's rule) and the rest as text: the
+# "1m" and "[31m" still on the screen show that no sequence started. The
+# output pane applies the real ESC [31m (a colour) and shows the others as
+# U+FFFD. No C0 or C1 control is on the screen.
+@test "replay: C1 controls, ESC and cut UTF-8 of a recorded command line and output show as U+FFFD" {
+	local db="$BATS_TEST_TMPDIR/c1.db" arg
+	arg=$(printf 'a\302\2331mb\2331mc\033[31md\344\270x')
+	ui_start 100 30 -- --record "$db" -- sh -c 'printf "%s\n" "$1"; sleep 1' sh "$arg"
+	ui_wait 'finished, exit 0'
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	ui_start 100 30 -- replay --db "$db" --at 0.5
+	ui_wait 'Processes at [0-9.]+ s: 2 alive'
+	run -0 ui_rows 1 1
+	[[ $output == *"sh a�1mb�1mc�[31md�x "* ]] || { ui_show; echo "the header does not show the argument as a�1mb�1mc�[31md�x" >&2; false; }
+	ui_wait 'a�1mb�1mcd�x'
+	ui_keys p
+	ui_wait ' sh -c printf .* sh a�1mb�1mc�\[31md�x'
+	if ui_cap | grep -qP '[\x{0}-\x{8}\x{b}-\x{1f}\x{7f}-\x{9f}]'; then
+		ui_show
+		echo "a control character is on the screen" >&2
+		false
+	fi
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+}

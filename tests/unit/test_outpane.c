@@ -89,9 +89,38 @@ static void test_untrusted_bytes(void **state)
 	outpane_free(op);
 }
 
-/* Overlong UTF-8 (a character in more bytes than it needs) is invalid: it
- * becomes U+FFFD, and never acts as the control character it spells. Found
- * by tests/fuzz/fuzz_outpane: E0 80 8A, an overlong '\n', started a line. */
+/* C1 controls, as UTF-8 (C2 9B, CSI) and as raw bytes, are U+FFFD and start
+ * no sequence; a sequence cut by ESC is one U+FFFD and the ESC still acts;
+ * a NUL is a blank, as textsafe shows it everywhere. */
+static void test_c1_and_cut(void **state)
+{
+	(void)state;
+	struct outpane *op = outpane_new(10, 1);
+	const char s[] = "a\xc2\x9b" "1mb\x9b" "1mc\xe4\xb8\033[31md\0e\n";
+	size_t len;
+
+	outpane_feed(op, s, sizeof(s) - 1);
+	const struct out_cell *c = outpane_line(op, 0, &len);
+	assert_string_equal(line_text(op, 0), "a~1mb~1mc~d e");
+	assert_int_equal(c[1].ch, TERM_REPLACEMENT);
+	assert_int_equal(c[5].ch, TERM_REPLACEMENT);
+	assert_int_equal(c[9].ch, TERM_REPLACEMENT);
+	assert_int_equal(c[2].fg, 0); /* no SGR from the C1 CSI */
+	assert_int_equal(c[10].fg, 2); /* red from the real one */
+	outpane_free(op);
+	/* the same bytes one at a time */
+	op = outpane_new(10, 1);
+	for (size_t i = 0; i < sizeof(s) - 1; i++)
+		outpane_feed(op, s + i, 1);
+	assert_string_equal(line_text(op, 0), "a~1mb~1mc~d e");
+	outpane_free(op);
+}
+
+/* Overlong UTF-8 (a character in more bytes than it needs) is invalid: each
+ * of its maximal ill-formed subparts becomes U+FFFD (textsafe's rule: here
+ * every byte, as no prefix of an overlong form is well-formed), and it never
+ * acts as the control character it spells. Found by tests/fuzz/fuzz_outpane:
+ * E0 80 8A, an overlong '\n', started a line. */
 static void test_overlong_utf8(void **state)
 {
 	(void)state;
@@ -103,21 +132,24 @@ static void test_overlong_utf8(void **state)
 	outpane_feed(op, b, n);
 	assert_int_equal(outpane_total(op), 1); /* no new line */
 	c = outpane_line(op, 0, &len);
-	assert_int_equal(len, 1);
-	assert_int_equal(c[0].ch, TERM_REPLACEMENT);
+	assert_int_equal(len, 3);
+	for (size_t i = 0; i < len; i++)
+		assert_int_equal(c[i].ch, TERM_REPLACEMENT);
 	outpane_free(op);
 	free(b);
 	/* an overlong ESC (E0 80 9B) starts no sequence; an overlong 4-byte
 	 * 'A' (F0 80 81 81) is no 'A'; the shortest forms still decode */
 	op = feed("a\xe0\x80\x9b[31mX\xf0\x80\x81\x81\xe0\xa0\x80\xf0\x90\x80\x80");
 	c = outpane_line(op, 0, &len);
-	assert_int_equal(len, 10);
-	assert_int_equal(c[1].ch, TERM_REPLACEMENT);
-	assert_string_equal(line_text(op, 0), "a~[31mX~~~");
-	assert_int_equal(c[6].fg, 0); /* not red */
-	assert_int_equal(c[7].ch, TERM_REPLACEMENT);
-	assert_int_equal(c[8].ch, 0x800);
-	assert_int_equal(c[9].ch, 0x10000);
+	assert_int_equal(len, 15);
+	assert_string_equal(line_text(op, 0), "a~~~[31mX~~~~~~");
+	for (size_t i = 1; i <= 3; i++)
+		assert_int_equal(c[i].ch, TERM_REPLACEMENT);
+	assert_int_equal(c[8].fg, 0); /* not red */
+	for (size_t i = 9; i <= 12; i++)
+		assert_int_equal(c[i].ch, TERM_REPLACEMENT);
+	assert_int_equal(c[13].ch, 0x800);
+	assert_int_equal(c[14].ch, 0x10000);
 	outpane_free(op);
 }
 
@@ -194,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_lines_and_cr),
 		cmocka_unit_test(test_escapes_swallowed),
 		cmocka_unit_test(test_untrusted_bytes),
+		cmocka_unit_test(test_c1_and_cut),
 		cmocka_unit_test(test_overlong_utf8),
 		cmocka_unit_test(test_split_reads),
 		cmocka_unit_test(test_sgr),

@@ -719,6 +719,9 @@ static void expect_refused(const char *path, unsigned flags, int err, const char
 	assert_true(strlen(msg) > strlen(path) + 2);
 	if (needle && !strstr(msg, needle))
 		fail_msg("message '%s' lacks '%s'", msg, needle);
+	for (size_t i = 0; msg[i]; i++)
+		if ((unsigned char)msg[i] < 0x20 || (unsigned char)msg[i] >= 0x7f)
+			fail_msg("message '%s' holds byte 0x%02x", msg, (unsigned char)msg[i]);
 }
 
 static void write_file(const char *path, const void *p, size_t n)
@@ -787,6 +790,23 @@ static void test_refused(void **state)
 	expect_refused(path, RECDB_RDONLY, -EPROTONOSUPPORT,
 		       "newer spacetime (schema 7; this one reads schema 1 and older)");
 	expect_refused(path, 0, -EPROTONOSUPPORT, "(schema 7; this one reads schema 1");
+
+	/* SQLite's messages quote the file: a table's name holding ESC and a C1
+	 * CSI (U+009B), in a broken schema row, or in a NOT NULL column holding
+	 * a NULL (quick_check names it), is quoted as plain ASCII */
+	path_of(path, sizeof(path), "quoting.db");
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	recdb_close(db);
+	raw_sql(path, "CREATE TABLE \"\x1b[31mT\xc2\x9b\" (x); INSERT INTO \"\x1b[31mT\xc2\x9b\" VALUES (NULL);"
+		      "PRAGMA writable_schema = ON;"
+		      "UPDATE sqlite_master SET sql = replace(sql, '(x)', '(x NOT NULL)') WHERE name GLOB '*T*'");
+	expect_refused(path, RECDB_RDONLY, -EBADMSG, "(NULL value in ?[31mT??.x)");
+	path_of(path, sizeof(path), "schema.db");
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	recdb_close(db);
+	raw_sql(path, "PRAGMA writable_schema = ON; INSERT INTO sqlite_master VALUES"
+		      " ('table', char(27) || '[31mE' || char(155), 'E', 99, 'CREATE TABLE e(')");
+	expect_refused(path, RECDB_RDONLY, -EBADMSG, "malformed database schema (?[31mE?" "?)");
 
 	/* truncated to half */
 	path_of(path, sizeof(path), "trunc.db");
