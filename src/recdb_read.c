@@ -367,7 +367,8 @@ static void recdb_sum_set(struct recdb_rd *rd, struct store_summary *sum, const 
 	char name[96];
 	void *obj = sum;
 
-	snprintf(name, sizeof(name), "run_summary.%.64s", key);
+	char plain[72];
+	snprintf(name, sizeof(name), "run_summary.%s", recdb_sql_plain(key, plain, sizeof(plain)));
 	if (strncmp(key, "attach_pid.", 11) == 0) {
 		const char *d = key + 11;
 		unsigned i = 0;

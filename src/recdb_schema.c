@@ -259,22 +259,26 @@ static const struct recdb_schema_obj *recdb_schema_find(const struct recdb_schem
 	return NULL;
 }
 
-/* Says in one line how a file's schema differs from the known one. */
+/* Says in one line how a file's schema differs from the known one (names
+ * from the file quoted as plain ASCII). */
 static int recdb_schema_differs(struct recdb *db, const struct recdb_schema_set *file,
 				const struct recdb_schema_set *known, int64_t version)
 {
+	char name[72];
+
 	for (size_t i = 0; i < file->n; i++) {
 		const struct recdb_schema_obj *k = recdb_schema_find(known, file->v[i].name);
+		recdb_sql_plain(file->v[i].name, name, sizeof(name));
 		if (!k)
 			return recdb_sql_say(db, -EMEDIUMTYPE,
-					     "not a spacetime recording: it holds '%.64s', which spacetime's "
+					     "not a spacetime recording: it holds '%s', which spacetime's "
 					     "schema %" PRId64 " has not (changed by another program?)",
-					     file->v[i].name, version);
+					     name, version);
 		if (strcmp(k->row, file->v[i].row) != 0)
 			return recdb_sql_say(db, -EMEDIUMTYPE,
-					     "not a spacetime recording: its '%.64s' is not the one spacetime's "
+					     "not a spacetime recording: its '%s' is not the one spacetime's "
 					     "schema %" PRId64 " defines (changed by another program?)",
-					     file->v[i].name, version);
+					     name, version);
 	}
 	for (size_t i = 0; i < known->n; i++)
 		if (!recdb_schema_find(file, known->v[i].name))
