@@ -136,7 +136,7 @@ int recdb_resolve(struct recdb *db, const char *spec, int64_t *run_id)
 }
 
 /* Prepares sql with ?1 bound to the run id. */
-static int recdb_prep_run(struct recdb *db, const char *sql, int64_t run_id, sqlite3_stmt **s)
+int recdb_read_prep(struct recdb *db, const char *sql, int64_t run_id, sqlite3_stmt **s)
 {
 	int rc = sqlite3_prepare_v2(db->db, sql, -1, s, NULL);
 
@@ -158,13 +158,8 @@ static uint32_t recdb_col_intern(struct recdb_rd *rd, struct store *st, sqlite3_
 	return p ? store_str_intern(st, p, n) : 0;
 }
 
-/* The column list of a sample, then its reader. */
-#define RECDB_SAMPLE_COLS                                                                 \
-	"t_ns, pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib, pss_est_kib, pss_hi_kib," \
-	" rss_kib, minflt, majflt, utime_us, stime_us, live_procs, live_threads,"          \
-	" total_procs, total_threads, valid"
-
-static void recdb_row_sample(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct sample *smp)
+/* A sample row (RECDB_SQL_SAMPLE_COLS). */
+void recdb_read_sample(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct sample *smp)
 {
 	memset(smp, 0, sizeof(*smp));
 	for (size_t f = 0; f < recdb_sql_nsample_fields; f++)
@@ -172,7 +167,7 @@ static void recdb_row_sample(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base
 }
 
 /* An event (t_ns, type, pid, ppid, arg). */
-static void recdb_row_event(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store_event *e)
+void recdb_read_event(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store_event *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->t_ns = recdb_rd_time(rd, s, 0, base, NULL);
@@ -183,7 +178,7 @@ static void recdb_row_event(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base,
 }
 
 /* An exec (t_ns, pid, ppid, comm, argv). */
-static void recdb_row_exec(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
+void recdb_read_exec(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
 			   struct store_exec *x)
 {
 	memset(x, 0, sizeof(*x));
@@ -199,8 +194,8 @@ static int recdb_load_samples(struct recdb *db, int64_t run_id, uint64_t base, s
 {
 	sqlite3_stmt *s;
 	struct recdb_rd rd;
-	int rc = recdb_prep_run(db,
-				"SELECT " RECDB_SAMPLE_COLS
+	int rc = recdb_read_prep(db,
+				"SELECT " RECDB_SQL_SAMPLE_COLS
 				" FROM samples WHERE run_id = ?1 ORDER BY t_ns, rowid", run_id, &s);
 
 	if (rc < 0)
@@ -209,7 +204,7 @@ static int recdb_load_samples(struct recdb *db, int64_t run_id, uint64_t base, s
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct sample smp;
 
-		recdb_row_sample(&rd, s, base, &smp);
+		recdb_read_sample(&rd, s, base, &smp);
 		if (rd.bad)
 			break;
 		store_push_sample(st, &smp);
@@ -223,7 +218,7 @@ static int recdb_load_samples(struct recdb *db, int64_t run_id, uint64_t base, s
 static int recdb_load_events(struct recdb *db, int64_t run_id, uint64_t base, struct store *st)
 {
 	sqlite3_stmt *s;
-	int rc = recdb_prep_run(db,
+	int rc = recdb_read_prep(db,
 				"SELECT t_ns, type, pid, ppid, arg FROM events WHERE run_id = ?1"
 				" ORDER BY t_ns, rowid", run_id, &s);
 
@@ -235,7 +230,7 @@ static int recdb_load_events(struct recdb *db, int64_t run_id, uint64_t base, st
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_event e;
 
-		recdb_row_event(&rd, s, base, &e);
+		recdb_read_event(&rd, s, base, &e);
 		if (rd.bad)
 			break;
 		store_push_event(st, &e);
@@ -246,7 +241,7 @@ static int recdb_load_events(struct recdb *db, int64_t run_id, uint64_t base, st
 	return rc == SQLITE_DONE ? 0 : recdb_sql_fail(db, rc, "reading events");
 }
 
-static void recdb_row_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
+void recdb_read_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
 			   struct proc_rec *r);
 
 /* Exit order: by end time, then insertion order. */
@@ -266,7 +261,7 @@ static int recdb_load_procs(struct recdb *db, int64_t run_id, uint64_t base, str
 	struct proc_rec *ended = NULL;
 	size_t n = 0, cap = 0;
 	sqlite3_stmt *s;
-	int rc = recdb_prep_run(db,
+	int rc = recdb_read_prep(db,
 				"SELECT id, pid, ppid, start_ns, end_ns, comm, argv, exit_status,"
 				" threads, nexec, pss_kib, rss_kib, peak_pss_kib, peak_pss_t_ns,"
 				" peak_rss_kib, pss_age_ns, utime_us, stime_us, minflt, majflt, valid"
@@ -280,7 +275,7 @@ static int recdb_load_procs(struct recdb *db, int64_t run_id, uint64_t base, str
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct proc_rec r;
 
-		recdb_row_proc(&rd, s, base, st, &r);
+		recdb_read_proc(&rd, s, base, st, &r);
 		if (rd.bad)
 			break;
 		if (r.end_ns) {
@@ -334,7 +329,7 @@ static int recdb_load_procs(struct recdb *db, int64_t run_id, uint64_t base, str
 static int recdb_load_execs(struct recdb *db, int64_t run_id, uint64_t base, struct store *st)
 {
 	sqlite3_stmt *s;
-	int rc = recdb_prep_run(db,
+	int rc = recdb_read_prep(db,
 				"SELECT t_ns, pid, ppid, comm, argv FROM execs WHERE run_id = ?1"
 				" ORDER BY idx", run_id, &s);
 
@@ -346,7 +341,7 @@ static int recdb_load_execs(struct recdb *db, int64_t run_id, uint64_t base, str
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_exec x;
 
-		recdb_row_exec(&rd, s, base, st, &x);
+		recdb_read_exec(&rd, s, base, st, &x);
 		if (rd.bad)
 			break;
 		store_push_exec(st, &x);
@@ -397,7 +392,7 @@ static void recdb_sum_set(struct recdb_rd *rd, struct store_summary *sum, const 
 /* The written summary, or, for a run that never wrote one, what the samples
  * tell: start, last sample and the highest PSS sample. The last sample is
  * written only at the end: before, it is the last of the samples. */
-static int recdb_load_summary(struct recdb *db, int64_t run_id, uint64_t base, struct store *st)
+int recdb_read_summary(struct recdb *db, int64_t run_id, uint64_t base, struct store *st)
 {
 	struct store_summary sum;
 	sqlite3_stmt *s;
@@ -406,7 +401,7 @@ static int recdb_load_summary(struct recdb *db, int64_t run_id, uint64_t base, s
 	struct recdb_rd rd;
 
 	memset(&sum, 0, sizeof(sum));
-	rc = recdb_prep_run(db, "SELECT key, value FROM run_summary WHERE run_id = ?1", run_id, &s);
+	rc = recdb_read_prep(db, "SELECT key, value FROM run_summary WHERE run_id = ?1", run_id, &s);
 	if (rc < 0)
 		return rc;
 	recdb_rd_init(&rd, db, run_id);
@@ -447,7 +442,7 @@ static int recdb_load_summary(struct recdb *db, int64_t run_id, uint64_t base, s
 }
 
 /* Reads one process row (the column order of the SELECTs above). */
-static void recdb_row_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
+void recdb_read_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
 			   struct proc_rec *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -477,180 +472,6 @@ static void recdb_row_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, 
 		r->argv_id = recdb_col_intern(rd, st, s, 6);
 }
 
-/* Runs a follow query bound to the run and one more value, calling row() on
- * each row. */
-static int recdb_follow_q(struct recdb *db, int64_t run_id, const char *sql, int64_t v, int64_t v3,
-			  int (*row)(sqlite3_stmt *, void *), void *ctx, const char *what)
-{
-	sqlite3_stmt *s;
-	int rc = recdb_prep_run(db, sql, run_id, &s);
-
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(s, 2, v);
-	if (sqlite3_bind_parameter_count(s) >= 3)
-		sqlite3_bind_int64(s, 3, v3);
-	int n = 0, e = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((e = row(s, ctx)) < 0)
-			break;
-		n++;
-	}
-	sqlite3_finalize(s);
-	if (e == -EBADMSG)
-		return e; /* the row's reader said which value */
-	if (e < 0)
-		return recdb_sql_say(db, -ENOMEM, "%s: out of memory", what);
-	return rc == SQLITE_DONE ? n : recdb_sql_fail(db, rc, what);
-}
-
-/* A process row that ended this long before the newest sample read is not
- * read again (the recorder writes a change within about a second). */
-#define RECDB_FOLLOW_SETTLE_NS 10000000000ll
-
-struct recdb_follow_ctx {
-	struct recdb_follow *f;
-	struct store *st;
-	uint64_t base;
-	struct recdb_rd rd;
-};
-
-static int recdb_follow_sample(sqlite3_stmt *s, void *arg)
-{
-	struct recdb_follow_ctx *c = arg;
-	struct sample smp;
-
-	recdb_row_sample(&c->rd, s, c->base, &smp);
-	if (c->rd.bad)
-		return -EBADMSG;
-	store_push_sample(c->st, &smp);
-	c->f->t_rel = (int64_t)(smp.t_ns - c->base);
-	return 0;
-}
-
-static int recdb_follow_event(sqlite3_stmt *s, void *arg)
-{
-	struct recdb_follow_ctx *c = arg;
-	struct store_event e;
-
-	recdb_row_event(&c->rd, s, c->base, &e);
-	if (c->rd.bad)
-		return -EBADMSG;
-	store_push_event(c->st, &e);
-	c->f->event_rowid = sqlite3_column_int64(s, 5);
-	return 0;
-}
-
-static int recdb_follow_proc(sqlite3_stmt *s, void *arg)
-{
-	struct recdb_follow_ctx *c = arg;
-	struct proc_rec r;
-
-	recdb_row_proc(&c->rd, s, c->base, c->st, &r);
-	int64_t seq = recdb_rd_int(&c->rd, s, 21, 0, INT64_MAX, 0, NULL);
-	if (c->rd.bad)
-		return -EBADMSG;
-	if (seq > c->f->seq)
-		c->f->seq = seq;
-	return store_proc_update(c->st, &r);
-}
-
-static int recdb_follow_exec(sqlite3_stmt *s, void *arg)
-{
-	struct recdb_follow_ctx *c = arg;
-	struct store_exec x;
-
-	recdb_row_exec(&c->rd, s, c->base, c->st, &x);
-	int64_t idx = recdb_rd_int(&c->rd, s, 5, 0, INT64_MAX, 0, NULL);
-	if (c->rd.bad)
-		return -EBADMSG;
-	store_push_exec(c->st, &x);
-	c->f->exec_idx = idx;
-	return 0;
-}
-
-static int recdb_follow_read(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f,
-			     struct recdb_follow_ctx *cp);
-
-int recdb_follow(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f)
-{
-	struct recdb_follow_ctx c = {.f = f, .st = st};
-	int rc;
-
-	if (!f->started) {
-		f->t_rel = -1;
-		f->event_rowid = f->exec_idx = f->seq = -1;
-		f->started = 1;
-	}
-	/* one snapshot of the file: the data and the end state agree */
-	if ((rc = sqlite3_exec(db->db, "BEGIN", NULL, NULL, NULL)) != SQLITE_OK)
-		return recdb_sql_fail(db, rc, "reading the recording");
-	rc = recdb_follow_read(db, run_id, st, f, &c);
-	(void)st;
-	sqlite3_exec(db->db, rc < 0 ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
-	return rc;
-}
-
-/* recdb_follow's reads, inside its transaction. */
-static int recdb_follow_read(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f,
-			     struct recdb_follow_ctx *cp)
-{
-	struct recdb_follow_ctx c = *cp;
-	sqlite3_stmt *s;
-	int rc, n = 0, k;
-
-	(void)st;
-	if ((rc = recdb_sql_run_base(db, run_id, &c.base)) < 0)
-		return rc;
-	recdb_rd_init(&c.rd, db, run_id);
-	/* what is new since the last call; a process row is read again while
-	 * it may have changed (alive, or ended lately: rows are written about a
-	 * second after their change) */
-	int64_t t_prev = f->t_rel;
-	if ((k = recdb_follow_q(db, run_id,
-				"SELECT " RECDB_SAMPLE_COLS
-				" FROM samples WHERE run_id = ?1 AND t_ns > ?2 ORDER BY t_ns, rowid",
-				f->t_rel, 0, recdb_follow_sample, &c, "reading samples")) < 0)
-		return k;
-	n += k;
-	if ((k = recdb_follow_q(db, run_id,
-				"SELECT t_ns, type, pid, ppid, arg, rowid FROM events WHERE run_id = ?1"
-				" AND rowid > ?2 ORDER BY rowid", f->event_rowid, 0, recdb_follow_event, &c,
-				"reading events")) < 0)
-		return k;
-	n += k;
-	if ((k = recdb_follow_q(db, run_id,
-				"SELECT id, pid, ppid, start_ns, end_ns, comm, argv, exit_status,"
-				" threads, nexec, pss_kib, rss_kib, peak_pss_kib, peak_pss_t_ns,"
-				" peak_rss_kib, pss_age_ns, utime_us, stime_us, minflt, majflt, valid, seq"
-				" FROM processes WHERE run_id = ?1 AND (seq > ?2 OR end_ns IS NULL OR"
-				" end_ns >= ?3) ORDER BY seq",
-				f->seq, t_prev - RECDB_FOLLOW_SETTLE_NS, recdb_follow_proc, &c,
-				"reading processes")) < 0)
-		return k;
-	n += k;
-	if ((k = recdb_follow_q(db, run_id,
-				"SELECT t_ns, pid, ppid, comm, argv, idx FROM execs WHERE run_id = ?1"
-				" AND idx > ?2 ORDER BY idx", f->exec_idx, 0, recdb_follow_exec, &c,
-				"reading execs")) < 0)
-		return k;
-	n += k;
-	if ((rc = recdb_load_summary(db, run_id, c.base, st)) < 0)
-		return rc;
-	rc = recdb_prep_run(db, "SELECT end_state, updated_wall_ns FROM runs WHERE id = ?1", run_id, &s);
-	if (rc < 0)
-		return rc;
-	rc = sqlite3_step(s);
-	const char *state = rc == SQLITE_ROW ? recdb_rd_blob(&c.rd, s, 0, 64, NULL) : NULL;
-	f->ended = !state || strcmp(state, recdb_end_name(RECDB_END_RUNNING)) != 0;
-	f->updated_wall_ns =
-		rc == SQLITE_ROW ? (uint64_t)recdb_rd_int(&c.rd, s, 1, 0, INT64_MAX, 1, NULL) : 0;
-	sqlite3_finalize(s);
-	if (c.rd.bad)
-		return recdb_rd_status(&c.rd);
-	return n > 0;
-}
-
 int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 {
 	struct store_config cfg;
@@ -664,7 +485,7 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 	rc = recdb_sql_run_base(db, run_id, &base);
 	if (rc < 0)
 		return rc;
-	rc = recdb_prep_run(db, "SELECT (SELECT count(*) FROM samples WHERE run_id = ?1),"
+	rc = recdb_read_prep(db, "SELECT (SELECT count(*) FROM samples WHERE run_id = ?1),"
 			    " (SELECT count(*) FROM events WHERE run_id = ?1)", run_id, &s);
 	if (rc < 0)
 		return rc;
@@ -693,7 +514,7 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 	if (rc == 0)
 		rc = recdb_load_execs(db, run_id, base, st);
 	if (rc == 0)
-		rc = recdb_load_summary(db, run_id, base, st);
+		rc = recdb_read_summary(db, run_id, base, st);
 	if (rc < 0) {
 		store_free(st);
 		return rc;
@@ -744,7 +565,7 @@ ssize_t recdb_procs_at(struct recdb *db, int64_t run_id, uint64_t t_ns,
 	rc = recdb_sql_run_base(db, run_id, &base);
 	if (rc < 0)
 		return rc;
-	rc = recdb_prep_run(db,
+	rc = recdb_read_prep(db,
 			    "SELECT p.id, p.pid, p.ppid, p.start_ns, p.comm, s.t_ns, s.pss_kib,"
 			    " s.rss_kib, s.cpu_us, s.minflt, s.majflt FROM processes p"
 			    " LEFT JOIN proc_samples s ON s.rowid = (SELECT rowid FROM proc_samples"
@@ -813,7 +634,7 @@ ssize_t recdb_output_at(struct recdb *db, int64_t run_id, uint64_t t_ns, size_t 
 	v = calloc(max, sizeof(*v));
 	if (!v)
 		return recdb_sql_say(db, -ENOMEM, "output: out of memory");
-	rc = recdb_prep_run(db,
+	rc = recdb_read_prep(db,
 			    "SELECT t_ns, line FROM output WHERE run_id = ?1 AND t_ns <= ?2"
 			    " ORDER BY t_ns DESC, rowid DESC LIMIT ?3", run_id, &s);
 	if (rc < 0) {

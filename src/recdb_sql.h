@@ -133,4 +133,26 @@ void recdb_rd_comm(struct recdb_rd *rd, sqlite3_stmt *s, int col, char comm[16])
 void recdb_rd_field(struct recdb_rd *rd, sqlite3_stmt *s, int col, const struct recdb_sql_field *f,
 		    void *obj, uint64_t base, const char *name);
 
+/* recdb_read.c's row readers, shared with recdb_follow.c: each takes a row of
+ * the columns its SELECT lists, through rd. */
+#define RECDB_SQL_SAMPLE_COLS                                                             \
+	"t_ns, pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib, pss_est_kib, pss_hi_kib," \
+	" rss_kib, minflt, majflt, utime_us, stime_us, live_procs, live_threads,"          \
+	" total_procs, total_threads, valid"
+/* Prepares sql with ?1 bound to the run id; 0 or -errno. */
+int recdb_read_prep(struct recdb *db, const char *sql, int64_t run_id, sqlite3_stmt **s);
+void recdb_read_sample(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct sample *smp);
+/* t_ns, type, pid, ppid, arg */
+void recdb_read_event(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store_event *e);
+/* t_ns, pid, ppid, comm, argv (interned into st) */
+void recdb_read_exec(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
+		     struct store_exec *x);
+/* id, pid, ppid, start_ns, end_ns, comm, argv, exit_status, threads, nexec,
+ * pss_kib, rss_kib, peak_pss_kib, peak_pss_t_ns, peak_rss_kib, pss_age_ns,
+ * utime_us, stime_us, minflt, majflt, valid */
+void recdb_read_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
+		     struct proc_rec *r);
+/* The run's summary into st (the written one, or what its samples tell). */
+int recdb_read_summary(struct recdb *db, int64_t run_id, uint64_t base, struct store *st);
+
 #endif
