@@ -249,7 +249,7 @@ st_fill_up() {
 
 @test "netlink overrun (SPACETIME_TEST_RCVBUF=1): the loss is counted and the rescan finds every process" {
 	st_is_root || skip "needs CAP_NET_ADMIN for netlink"
-	"$ST_BIN" --caps | grep -q '^netlink: *on' || skip "netlink process events unavailable"
+	st_kernel_has events || skip "netlink process events unavailable: $ST_KERNEL_WHY"
 	# fanout's children all live 600 ms, so a rescan finds those whose fork
 	# event was lost; zombies already counted must not be counted again
 	# (they were: 1,002 or 1,005 in 2 runs of 6)
@@ -270,7 +270,7 @@ st_fill_up() {
 
 @test "fork events lost unnoticed (SPACETIME_TEST_LOSE_FORKS=2): short children are counted by their exit events" {
 	st_is_root || skip "needs CAP_NET_ADMIN for netlink"
-	"$ST_BIN" --caps | grep -q '^netlink: *on' || skip "netlink process events unavailable"
+	st_kernel_has events || skip "netlink process events unavailable: $ST_KERNEL_WHY"
 	# every other fork event is dropped with no error to start a rescan, and
 	# each child has ended and been reaped before any rescan could find it:
 	# only its exit event, which names its parent, tells it was there
@@ -290,8 +290,8 @@ st_fill_up() {
 
 @test "fork and exit events lost unnoticed (SPACETIME_TEST_LOSE_FORKS=2, _EXITS): the taskstats records count them" {
 	st_is_root || skip "needs CAP_NET_ADMIN for netlink and taskstats"
-	"$ST_BIN" --caps | grep -q '^netlink: *on' || skip "netlink process events unavailable"
-	"$ST_BIN" --caps | grep -q '^taskstats: *on' || skip "taskstats unavailable"
+	st_kernel_has events || skip "netlink process events unavailable: $ST_KERNEL_WHY"
+	st_kernel_has taskstats || skip "taskstats unavailable: $ST_KERNEL_WHY"
 	# every other child is known only by the exit record taskstats sends for
 	# every task, which names its parent (501 of 1,001 without it; 894-981
 	# before the records of the last ones were looked at while the command,
@@ -306,7 +306,7 @@ st_fill_up() {
 
 @test "netlink overrun with short children (forkn 2000, SPACETIME_TEST_RCVBUF=1): every process counted" {
 	st_is_root || skip "needs CAP_NET_ADMIN for netlink"
-	"$ST_BIN" --caps | grep -q '^taskstats: *on' || skip "taskstats unavailable"
+	st_kernel_has taskstats || skip "taskstats unavailable: $ST_KERNEL_WHY"
 	# children end at once: no rescan finds one whose fork event was lost;
 	# its exit event or its taskstats record does (1,994-2,001 before)
 	ST_WRAP=(env SPACETIME_TEST_RCVBUF=1)

@@ -68,6 +68,30 @@ st_require() {
 
 st_is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# st_kernel_has FEATURE: whether the kernel lets this process use FEATURE,
+# asked with the nlprobe workload (tests/workloads/nlprobe.c), which uses it
+# on a child of its own, as this process (root in the privileged tests), and
+# never asks spacetime: a skip is decided by the machine, not by the product
+# under test. FEATURE: events (process events
+# over the netlink proc connector), filter (their per-socket filtering,
+# Linux >= 6.6), taskstats (the exit records of the taskstats family). When
+# it has not, ST_KERNEL_WHY says why (for the skip's reason).
+st_kernel_has() {
+	local want got
+	case $1 in
+	events) want=netlink ;;
+	filter) want=filtered ;;
+	taskstats) want=taskstats ;;
+	*)
+		echo "st_kernel_has: unknown feature '$1'" >&2
+		return 2
+		;;
+	esac
+	got=$("$WL/nlprobe" "$1" 2>"$BATS_TEST_TMPDIR/nlprobe.err")
+	ST_KERNEL_WHY="nlprobe $1: ${got:-no answer}; $(cat "$BATS_TEST_TMPDIR/nlprobe.err")"
+	[ "$got" = "$want" ]
+}
+
 # st_capture CMD...: runs CMD under a time limit, stdin from /dev/null; sets
 # status, output (stdout) and stderr like bats' run --separate-stderr (without
 # run's warnings about statuses such as 127, which these tests expect).

@@ -296,8 +296,9 @@ teardown() {
 		skip "this file system does not keep file capabilities (postinst explained)"
 	fi
 	[ ! -u /usr/bin/spacetime ] || st_fail "/usr/bin/spacetime is set-user-ID"
-	/usr/bin/spacetime --caps | grep -q '^netlink: *on' ||
-		skip "netlink process events are unavailable on this machine, even to root"
+	st_require_workloads nlprobe
+	st_kernel_has events ||
+		skip "netlink process events are unavailable on this machine, even to root: $ST_KERNEL_WHY"
 	local d
 	d=$(mktemp -d) && chmod 1777 "$d"
 	JSON="$d/F.json"

@@ -110,8 +110,8 @@ assert_pss_le_rss() {
 
 @test "forkn 1000: the collector sleeps through fork and exit events, yet counts them all" {
 	require_netlink
-	"$ST_BIN" --caps | grep -q 'exec on one socket' ||
-		skip "this kernel cannot filter process events (< 6.6): one socket wakes for all"
+	st_kernel_has filter ||
+		skip "this kernel cannot filter process events (< 6.6): one socket wakes for all ($ST_KERNEL_WHY)"
 	stj -- "$WL/forkn" 1000
 	assert_status 0
 	assert_json .processes -eq 1001
@@ -126,7 +126,7 @@ assert_pss_le_rss() {
 
 burn10() {
 	require_netlink
-	"$ST_BIN" --caps | grep -q '^taskstats: *on' || skip "taskstats unavailable here: $("$ST_BIN" --caps | grep taskstats)"
+	st_kernel_has taskstats || skip "taskstats unavailable here: $ST_KERNEL_WHY"
 	EXPDIR="${ST_OUTDIR:-$BATS_FILE_TMPDIR}/burn-export"
 	mkdir -p "$EXPDIR"
 	st_cached burn10 --export "$EXPDIR" --export-format json -- "$WL/burn" 10 30 8
@@ -211,7 +211,7 @@ forkn2000() {
 
 @test "forkn 2000 exec: an exec gone before its argv was read is still named (taskstats)" {
 	forkn2000
-	"$ST_BIN" --caps | grep -q '^taskstats: *on' || skip "taskstats unavailable here"
+	st_kernel_has taskstats || skip "taskstats unavailable here: $ST_KERNEL_WHY"
 	assert_json '[.execs[] | select(.argv == null and .comm != "true")] | length' -eq 0
 }
 
@@ -304,7 +304,7 @@ forkn2000() {
 
 @test "storm 4000 2: every process's taskstats record is applied, even when it ends before its fork event is read" {
 	require_netlink
-	"$ST_BIN" --caps | grep -q '^taskstats: *on' || skip "taskstats unavailable here"
+	st_kernel_has taskstats || skip "taskstats unavailable here: $ST_KERNEL_WHY"
 	stj -- "$WL/storm" 4000 2
 	assert_status 0
 	assert_json .lost_events -eq 0

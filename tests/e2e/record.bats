@@ -13,10 +13,38 @@ setup() {
 	command -v sqlite3 >/dev/null || { echo "sqlite3 missing (make deps)" >&2; return 1; }
 	command -v jq >/dev/null || { echo "jq missing (make deps)" >&2; return 1; }
 	DB="$XDG_STATE_HOME/spacetime/runs.db"
+	KILL_PIDS=()
+}
+
+teardown() {
+	# what a failing test left running, by the pids it started
+	[ "${#KILL_PIDS[@]}" -eq 0 ] || kill -9 "${KILL_PIDS[@]}" 2>/dev/null || true
 }
 
 # q SQL: one query of the default recording.
 q() { sqlite3 "$DB" "$1"; }
+
+# is_exe PID FILE: PID runs FILE, once it has exec'd (waits up to 10 s).
+is_exe() {
+	local i want
+	want=$(readlink -f "$2")
+	for i in $(seq 100); do
+		[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$want" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# child_named PID COMM: prints the pid of the child of PID named COMM,
+# waiting up to 10 s for it to exist and exec.
+child_named() {
+	local i c
+	for i in $(seq 100); do
+		c=$(pgrep -x -P "$1" "$2") && [ -n "$c" ] && { echo "$c"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
 
 @test "record: a run is recorded by default, with its peak, and listed by spacetime runs" {
 	st -s -- "$WL/fill" 64 700
@@ -63,12 +91,22 @@ q() { sqlite3 "$DB" "$1"; }
 
 @test "record: a spacetime killed with SIGKILL leaves a run that opens and replays up to its last second" {
 	local out="$BATS_TEST_TMPDIR/killed"
+	# a simple command put in the background: bash execs it in the child it
+	# forks, so $! is spacetime itself, not a shell around it
 	"$ST_BIN" -s -- "$WL/fill" 64 6000 </dev/null >"$out.out" 2>"$out.err" &
-	local pid=$!
+	local pid=$! fill
+	KILL_PIDS+=("$pid")
+	is_exe "$pid" "$ST_BIN" || st_fail "pid $pid is $(readlink "/proc/$pid/exe"), not $ST_BIN"
+	# its command, by pid: the fill spacetime started (it outlives a
+	# spacetime killed in summary mode, and is ended below)
+	fill=$(child_named "$pid" fill) || st_fail "no fill child of spacetime (pid $pid)"
+	KILL_PIDS+=("$fill")
+	# the scenario: spacetime is killed 3 s into the run
 	sleep 3
 	kill -9 "$pid"
 	wait "$pid" || true
-	pkill -9 -f "$WL/fill 64 6000" || true
+	kill -9 "$fill" 2>/dev/null || true
+	KILL_PIDS=()
 	# a recording with nothing new for 5 s is not followed as a live one
 	sleep 5
 	[ "$(q 'PRAGMA quick_check')" = ok ] || st_fail "the database does not pass quick_check"

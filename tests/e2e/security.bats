@@ -189,7 +189,7 @@ loginuid_wrap() {
 # stranger. The tree is 2 processes: the workload and C.
 @test "a pid of the tree reused by a stranger: neither it nor its children join the tree" {
 	st_require_workloads reusepid
-	"$ST_BIN" --caps | grep -q '^netlink: *on' || skip "netlink is off here"
+	st_kernel_has events || skip "netlink is off here: $ST_KERNEL_WHY"
 	local d="$BATS_TEST_TMPDIR/fifos"
 	mkdir -p "$d" && mkfifo "$d/pid" "$d/go"
 	JSON="$BATS_TEST_TMPDIR/reuse.json"

@@ -25,6 +25,39 @@ made() {
 	ui_cap | grep -Eo 'procs +[0-9]+ live, [0-9]+ made' | grep -Eo '[0-9]+ made' | grep -Eo '[0-9]+'
 }
 
+# made_more_than N: the screen says more than N processes were made.
+made_more_than() {
+	local m
+	m=$(made)
+	[ -n "$m" ] && [ "$m" -gt "$1" ]
+}
+
+# elapsed_not TEXT: the header shows an elapsed time, and not TEXT.
+elapsed_not() {
+	local e
+	e=$(ui_elapsed)
+	[ -n "$e" ] && [ "$e" != "$1" ]
+}
+
+# laid_out COLS ROWS: the screen is the dashboard drawn for COLS x ROWS:
+# ROWS rows none wider than COLS, the header running, the memory title on
+# row 2, the process counts and the processes and output panes; at 100x30
+# every pane's title on its row of the layout (tests/unit/test_layout.c).
+laid_out() {
+	local cols=$1 rows=$2 screen l
+	[ "$(ui_cap | wc -l)" -eq "$rows" ] || return 1
+	mapfile -t l < <(ui_cap)
+	screen=$(printf '%s\n' "${l[@]}")
+	ui_width_ok "$cols" 2>/dev/null || return 1
+	[[ ${l[0]} =~ running ]] && [[ ${l[1]} =~ ^─\ (Memory|at) ]] || return 1
+	if [ "$cols" -eq 100 ] && [ "$rows" -eq 30 ]; then
+		[[ ${l[9]} =~ ^─\ Tasks ]] && [[ ${l[14]} =~ ^─\ Processes ]] &&
+			[[ ${l[22]} =~ ^─\ Output ]] && [[ ${l[29]} =~ q\ quit ]]
+	else
+		[[ $screen =~ procs\ [0-9]+/[0-9]+ ]] && [[ $screen =~ Processes ]] && [[ $screen =~ Output ]]
+	fi
+}
+
 @test "graph, axes and counters appear and change while a workload runs" {
 	ui_start 100 30 -- sh -c "$BUSY" "$WL/fill"
 	ui_wait 'procs +[0-9]+ live, [0-9]+ made'
@@ -48,14 +81,11 @@ made() {
 	m1=$(made)
 	g1=$(ui_rows 3 8)
 	e1=$(ui_elapsed)
-	sleep 2
-	local m2 g2 e2
-	m2=$(made)
-	g2=$(ui_rows 3 8)
-	e2=$(ui_elapsed)
-	[ "$m2" -gt "$m1" ] || { echo "made $m1 -> $m2"; ui_show; false; }
-	[ "$g1" != "$g2" ] || { echo "graph did not change"; ui_show; false; }
-	[ "$e1" != "$e2" ] || { echo "elapsed did not move: $e1"; ui_show; false; }
+	[ -n "$m1" ] && [ -n "$e1" ] || { ui_show; false; }
+	# the workload forks a fill every ~0.35 s for ~28 s: each moves on
+	ui_until 10 "more than $m1 processes made" made_more_than "$m1"
+	ui_wait_change 3 8 "$g1" 10
+	ui_until 10 "the elapsed time to move from $e1" elapsed_not "$e1"
 	# the live process tree shows the workload with its size
 	ui_wait '└─.*fill 24 300'
 }
@@ -65,25 +95,21 @@ made() {
 	ui_wait 'step 4'
 	ui_keys Space
 	ui_wait 'PAUSED at'
-	local v1 e1 v2 e2
+	local v1 s1 v2
 	v1=$(ui_rows 2 22)
-	e1=$(ui_elapsed)
-	sleep 2
+	s1=$(ui_elapsed_s)
+	[ -n "$s1" ] || { ui_show; false; }
+	# the view must stay still while the run goes on: 2 s of the run by the
+	# header's own clock (so frames were drawn meanwhile), in which the
+	# workload changed its memory and processes several times
+	ui_until 15 "the elapsed time to pass ${s1}s + 2 s" ui_elapsed_past "$(awk -v s="$s1" 'BEGIN { print s + 2 }')"
 	v2=$(ui_rows 2 22)
-	e2=$(ui_elapsed)
 	[ "$v1" = "$v2" ] || { diff <(echo "$v1") <(echo "$v2"); false; }
-	[ "$e1" != "$e2" ] || { echo "elapsed stuck at $e1"; ui_show; false; }
 	# the command's output keeps flowing while the view is paused
-	run -0 ui_rows 24 29
-	local o1=$output
-	sleep 1
-	run -0 ui_rows 24 29
-	[ "$o1" != "$output" ] || { ui_show; false; }
+	ui_wait_change 24 29 "$(ui_rows 24 29)" 10
 	ui_keys Space
 	ui_wait_gone 'PAUSED'
-	v1=$(ui_rows 3 8)
-	sleep 1.5
-	[ "$v1" != "$(ui_rows 3 8)" ] || { ui_show; false; }
+	ui_wait_change 3 8 "$(ui_rows 3 8)" 10
 }
 
 @test "+ and - change the visible time span, 0 returns to the whole run" {
@@ -95,19 +121,23 @@ made() {
 	a1=$(ui_rows 9 9)
 	[[ "$a1" =~ (0\.0s|0:00) ]] || { ui_show; false; }
 	ui_keys +
-	sleep 0.3
+	ui_wait_change 9 9 "$a1" 5
 	a2=$(ui_rows 9 9)
-	[ "$a1" != "$a2" ] || { echo "+ did not change the axis: $a1"; false; }
 	# zoomed in on the newest half: the axis no longer starts at 0
 	[[ ! "$a2" =~ └(0\.0s|0:00) ]] || { ui_show; false; }
 	ui_keys -
-	sleep 0.3
+	ui_wait_rows 9 9 "$a1" 5
+	# the same zoom on the still view is the same axis again; one more
+	# zoom, then a pan back: each moves the axis
+	ui_keys +
+	ui_wait_rows 9 9 "$a2" 5
+	ui_keys +
+	ui_wait_change 9 9 "$a2" 5
 	a3=$(ui_rows 9 9)
-	[ "$a1" = "$a3" ] || { printf '%s\n%s\n' "$a1" "$a3"; false; }
-	# pan back, then 0: live and the whole run again
-	ui_keys + + Left
-	sleep 0.3
-	[ "$(ui_rows 9 9)" != "$a1" ]
+	[ "$a3" != "$a1" ] || { ui_show; false; }
+	ui_keys Left
+	ui_wait_change 9 9 "$a3" 5
+	# then 0: live and the whole run again
 	ui_keys 0
 	ui_wait_gone 'PAUSED'
 	ui_wait '└(0\.0s|0:00)'
@@ -117,30 +147,14 @@ made() {
 	ui_start 100 30 -- sh -c "$BUSY" "$WL/fill"
 	ui_wait 'step 2'
 	ui_resize 40 12
-	ui_wait 'q quit'
-	sleep 0.3
-	[ "$(ui_cap | wc -l)" -eq 12 ]
-	run -0 --keep-empty-lines ui_cap
-	ui_width_ok 40
-	[[ "${lines[0]}" =~ running ]] || { ui_show; false; }
-	[[ "${lines[1]}" =~ ^─\ (Memory|at) ]] || { ui_show; false; }
-	[[ "$output" =~ procs\ [0-9]+/[0-9]+ ]] || { ui_show; false; }
-	[[ "$output" =~ Processes ]] && [[ "$output" =~ Output ]] || { ui_show; false; }
+	ui_until 10 "the dashboard drawn for 40x12" laid_out 40 12
 	ui_resize 30 8
 	ui_wait 'terminal too small'
 	ui_resize 39 12
 	ui_wait 'terminal too small'
 	ui_resize 100 30
 	ui_wait_gone 'too small'
-	ui_wait '─ Tasks'
-	sleep 0.3
-	run -0 --keep-empty-lines ui_cap
-	[[ "${lines[1]}" =~ ^─\ (Memory|at) ]] || { ui_show; false; }
-	[[ "${lines[9]}" =~ ^─\ Tasks ]] || { ui_show; false; }
-	[[ "${lines[14]}" =~ ^─\ Processes ]] || { ui_show; false; }
-	[[ "${lines[22]}" =~ ^─\ Output ]] || { ui_show; false; }
-	[[ "${lines[29]}" =~ q\ quit ]] || { ui_show; false; }
-	ui_width_ok 100
+	ui_until 10 "the dashboard drawn for 100x30" laid_out 100 30
 	# still alive and running after all that
 	[ -n "$(ui_pid)" ]
 	ui_wait 'running'
@@ -179,9 +193,12 @@ made() {
 	ui_start 100 30 -- sh -c 'echo bye; sleep 0.5; exit 3'
 	ui_wait 'finished, exit 3'
 	ui_wait 'bye'
+	# the finished state stays until q: a second in which nothing may end it
+	# (a deliberate wait, for what must not happen)
 	sleep 1
 	run -0 ui_rows 1 1
 	[[ "$output" =~ finished,\ exit\ 3 ]]
+	[ -n "$(ui_pid)" ] || { echo "spacetime ended without q"; ui_show; false; }
 	ui_keys q # no question once the command has ended
 	ui_wait '\[spacetime exited 3\]'
 	run -0 --keep-empty-lines ui_cap
@@ -200,7 +217,8 @@ i=0; while [ $i -lt 40 ]; do i=$((i+1)); printf "l\151ne-%d\r\033[Km\141rker-%d\
 printf "t\141il-%0300d\n" 7; sleep 30'
 	ui_start 100 30 -- sh -c "$script"
 	ui_wait 'marker-40'
-	sleep 0.5
+	# the last line the command prints: all its output has been drawn
+	ui_wait 'tail-0000'
 	run -0 --keep-empty-lines ui_cap
 	# the dashboard is intact
 	[[ "${lines[0]}" =~ running ]] || { ui_show; false; }
@@ -304,9 +322,8 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	run -0 ui_rows 2 2
 	local r1=$output
 	ui_keys '<' '<'
-	sleep 0.3
+	ui_wait_change 2 2 "$r1" 5
 	run -0 ui_rows 2 2
-	[ "$r1" != "$output" ] || { ui_show; false; }
 	[[ "$output" =~ ─\ at\ .*PSS\ ~?[0-9.]+\ (KiB|MiB|B) ]] || { ui_show; false; }
 	ui_keys c
 	ui_wait '─ Memory'
@@ -394,6 +411,11 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	done
 }
 
+# json_files_at_least DIR N: DIR holds N or more .json files.
+json_files_at_least() {
+	[ "$(find "$1" -maxdepth 1 -name '*.json' | wc -l)" -ge "$2" ]
+}
+
 @test "e exports the whole run, and only the visible window when zoomed" {
 	local d="$BATS_TEST_TMPDIR/snap"
 	mkdir -p "$d"
@@ -411,19 +433,21 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	local rows_whole
 	rows_whole=$(jq '.samples | length' "$whole")
 	[ "$rows_whole" -gt 10 ] || { echo "whole-run rows: $rows_whole"; false; }
-	# zoom in twice and export again: a second, windowed file with fewer samples
-	sleep 2
+	# zoom in twice and export again: a second, windowed file with fewer
+	# samples, from a run 3.5 s old or more (by its own clock)
+	ui_until 15 "the run to be 3.5 s old" ui_elapsed_past 3.5
 	ui_keys space + +
-	sleep 0.3
+	ui_wait 'PAUSED'
+	# (the keys are read in order: e exports the view the zooms made)
 	ui_keys e
-	sleep 1
+	ui_until 10 "a second JSON file in $d" json_files_at_least "$d" 2
 	n=$(ls "$d"/*.json | wc -l)
 	[ "$n" -eq 2 ] || { ls -la "$d"; ui_show; false; }
 	local win
 	win=$(ls "$d"/*.json | grep -v -x "$whole")
 	[[ $win =~ -t[0-9.]+-[0-9.]+ ]] || { echo "windowed name: $win"; false; }
 	# the first file is the whole run from its start; the second is a window
-	# that starts well after the run did (two zooms on a run of 3 s or more
+	# that starts well after the run did (two zooms on a run of 3.5 s or more
 	# leave at most half of it), and every sample in it lies in that window
 	jq -e '.window.whole_run == true and .window.t0_us == 0 and .samples[0].t0_us < 500000' "$whole" >/dev/null ||
 		{ jq -c '.window, .samples[0]' "$whole"; false; }
@@ -437,9 +461,7 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 @test "a wide memory title shows how fresh PSS is" {
 	ui_start 130 30 -- "$WL/fill" 100 4000
 	ui_wait 'PSS (9[0-9]|10[0-9]) MiB'
-	sleep 1
-	run -0 ui_rows 2 2
-	[[ "$output" =~ PSS\ age\ [0-9]+\.[0-9]s ]] || { ui_show; false; }
+	ui_until 10 "the memory title to say the PSS age" ui_rows_match 2 2 'PSS age [0-9]+\.[0-9]s'
 	ui_keys q y
 }
 
@@ -481,6 +503,8 @@ distinct_elapsed() {
 	ui_wait 'running'
 	local pid w0 w1
 	pid=$(pgrep -x -P "$(ui_tmux display-message -p '#{pane_pid}')" spacetime)
+	# the sleeps are the measurement: a second for the start-up's writes to
+	# pass, then the writes of a 4 s window are counted
 	sleep 1
 	w0=$(awk '/^syscw/ {print $2}' "/proc/$pid/io")
 	sleep 4
@@ -496,7 +520,9 @@ distinct_elapsed() {
 	ui_start 100 30 -- --fps 0.2 -- sh -c 'echo up; sleep 60'
 	ui_wait 'up'
 	ui_wait 'running'
-	# a frame every 5 s: a key waiting for one would take 2.5 s on average
+	# a frame every 5 s: a key waiting for one would take 2.5 s on average.
+	# The sleeps are the scenario: each key comes some time after the last
+	# frame, not right after one.
 	local i
 	for i in 1 2; do
 		sleep 0.7
@@ -512,15 +538,28 @@ distinct_elapsed() {
 	ui_start 100 30 -- sh -c 'echo up; sleep 60'
 	ui_wait 'up'
 	ui_wait 'running'
-	# 20 keys a second, faster than the live view's frames (2 a second)
-	(for _ in $(seq 70); do ui_keys r; sleep 0.05; done) &
-	local keys=$! e1 e2
-	sleep 1
+	# 20 keys a second (the sleep is the repeat rate), faster than the live
+	# view's frames (2 a second), for 3.5 s or more; each key sent is noted
+	local sent="$BATS_TEST_TMPDIR/keys-sent"
+	(for _ in $(seq 70); do ui_keys r; echo >>"$sent"; sleep 0.05; done) &
+	local keys=$! e1
+	# the repeat under way before the first reading
+	ui_until 10 "10 keys sent" lines_at_least "$sent" 10
 	e1=$(ui_elapsed)
-	sleep 1.5
-	e2=$(ui_elapsed)
+	[ -n "$e1" ] || { ui_show; false; }
+	ui_until 10 "the elapsed time to move from $e1 while r still repeats" moved_while_running "$e1" "$keys"
 	wait "$keys"
-	[ -n "$e1" ] && [ "$e1" != "$e2" ] || { echo "elapsed $e1 -> $e2 while keys repeated"; ui_show; false; }
+}
+
+# lines_at_least FILE N: FILE has N lines or more.
+lines_at_least() {
+	[ -e "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]
+}
+
+# moved_while_running TEXT PID: the elapsed time shown is no longer TEXT, and
+# PID still ran after the screen was read.
+moved_while_running() {
+	elapsed_not "$1" && kill -0 "$2" 2>/dev/null
 }
 
 @test "a title a program wrote over its argv is shown as is, not cut at a slash" {
@@ -593,6 +632,8 @@ distinct_elapsed() {
 	local pid r0 r1 procs
 	pid=$(pgrep -x -P "$(ui_tmux display-message -p '#{pane_pid}')" spacetime)
 	procs=$(ls /proc | grep -c '^[0-9]')
+	# the sleeps are the measurement: a second for the start-up to pass,
+	# then the reads of a 4 s window are counted
 	sleep 1
 	r0=$(awk '/^syscr/ {print $2}' "/proc/$pid/io")
 	sleep 4

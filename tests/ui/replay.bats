@@ -11,12 +11,31 @@ load tmux
 setup() {
 	ui_require
 	[ -x "$WL/fill" ] || { echo "no $WL/fill (make workloads)" >&2; return 1; }
+	command -v sqlite3 >/dev/null || { echo "sqlite3 missing (make deps)" >&2; return 1; }
 	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	GO="$BATS_TEST_TMPDIR/go"
 }
 
 teardown() {
 	[ -z "${REC_PID:-}" ] || kill -KILL "$REC_PID" 2>/dev/null || true
+	# a recorded command still waiting to be let go (it outlives spacetime -s)
+	[ ! -p "$GO" ] || timeout 2 sh -c 'echo go >"$1"' sh "$GO" 2>/dev/null || true
 	ui_teardown
+}
+
+# being_recorded: the default recording holds a run still being recorded
+# (its row written by the recorder, its end not yet): then `replay last`
+# opens it and follows it.
+being_recorded() {
+	local db="$XDG_STATE_HOME/spacetime/runs.db" n
+	[ -s "$db" ] || return 1
+	n=$(sqlite3 -cmd '.timeout 2000' "$db" "SELECT count(*) FROM runs WHERE end_state = 'running'" 2>/dev/null)
+	[ "${n:-0}" -ge 1 ]
+}
+
+# let_go: the recorded command, blocked reading the fifo $GO, goes on.
+let_go() {
+	timeout 10 sh -c 'echo go >"$1"' sh "$GO" || { echo "the recorded command does not read $GO" >&2; ui_show; return 1; }
 }
 
 @test "replay: at the peak, the processes that made it up with their PSS then, and the output up to then" {
@@ -51,13 +70,18 @@ teardown() {
 }
 
 @test "replay: a run still being recorded by another spacetime is followed live until it ends" {
-	"$SPACETIME" -s -o /dev/null -- sh -c "sleep 1; \"$WL/fill\" 16 5000; exit 3" </dev/null >/dev/null 2>&1 &
+	# the command waits for the test (a fifo) before it starts the fill
+	mkfifo "$GO"
+	"$SPACETIME" -s -o /dev/null -- sh -c "read x <\"$GO\"; \"$WL/fill\" 16 5000; exit 3" </dev/null >/dev/null 2>&1 &
 	REC_PID=$!
-	sleep 0.5
+	# replay last opens the newest run: once the recorder has written it
+	ui_until 15 "the recording spacetime to write its run" being_recorded
 	ui_start 100 34 -- replay last
 	ui_wait 'still being recorded: followed live'
 	ui_wait 'running'
-	# the fill, started after the replay opened, shows up with its 16 MiB
+	ui_wait 'Processes at [0-9.]+ s: 1 alive'
+	# the fill, started now that the replay is open, shows up with its 16 MiB
+	let_go
 	ui_wait 'Processes at [0-9.]+ s: 2 alive'
 	ui_wait '[└├]─fill 16 5000'
 	ui_wait '1[56]\.[0-9] MiB .*fill 16 5000'
@@ -72,15 +96,18 @@ teardown() {
 }
 
 @test "replay: q leaves a replay followed live at once, asking nothing, signalling nothing" {
-	"$SPACETIME" -s -o /dev/null -- sh -c "\"$WL/fill\" 8 6000; exit 5" </dev/null >/dev/null 2>&1 &
+	# the command ends when the test lets it (a fifo), not after a time
+	mkfifo "$GO"
+	"$SPACETIME" -s -o /dev/null -- sh -c "\"$WL/fill\" 8 300; read x <\"$GO\"; exit 5" </dev/null >/dev/null 2>&1 &
 	REC_PID=$!
-	sleep 1.2
+	ui_until 15 "the recording spacetime to write its run" being_recorded
 	ui_start 100 34 -- replay last
 	ui_wait 'still being recorded: followed live'
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
 	# the recorded command was not touched: it ends with its own status
 	kill -0 "$REC_PID" || { echo "the recording spacetime is gone already" >&2; false; }
+	let_go
 	local st=0
 	wait "$REC_PID" || st=$?
 	REC_PID=

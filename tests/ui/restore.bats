@@ -17,8 +17,12 @@ setup() {
 
 teardown() {
 	ui_teardown
-	# a command that outlived a failing test
+	# a command that outlived a failing test, and what it waits on
 	[ -z "${CMDPID:-}" ] || kill -KILL "$CMDPID" 2>/dev/null || true
+	local go
+	for go in "$BATS_TEST_TMPDIR"/*.go; do
+		[ -p "$go" ] && timeout 2 sh -c 'echo go >"$1"' sh "$go" 2>/dev/null || true
+	done
 }
 
 # A command that writes each signal it gets (HUP, INT, TERM) into $SIGF,
@@ -62,6 +66,18 @@ start_trapper() {
 	CMDPID=$(cat "$SIGF.pid")
 }
 
+# got_at_least SIG N: the command wrote SIG N times or more (a predicate for
+# ui_until: its trap ran).
+got_at_least() {
+	[ "$(grep -c "^$1\$" "$SIGF" 2>/dev/null)" -ge "$2" ]
+}
+
+# release FIFO: lets the command blocked reading FIFO go on (fails if no
+# reader comes within 10 s).
+release() {
+	timeout 10 sh -c 'echo go >"$1"' sh "$1" || { echo "no reader on $1"; ui_show; return 1; }
+}
+
 # gone PID: waits up to 10 s for PID to end.
 gone() {
 	local i
@@ -103,13 +119,18 @@ gone() {
 	start_trapper
 	ui_keys C-c
 	ui_wait 'SIGINT sent'
+	ui_until 10 "the command's trap to note SIGINT" got_at_least INT 1
+	# neither the command nor the dashboard ends for it: half a second in
+	# which nothing may end (a deliberate wait, for what must not happen)
 	sleep 0.5
 	kill -0 "$CMDPID" || { echo "the command ended"; ui_show; false; }
 	[ "$(ui_tmux display -p '#{alternate_on}')" = 1 ] || { echo "the dashboard left"; ui_show; false; }
 	# SIGINT to spacetime itself (kill -INT) is passed on the same way
 	kill -INT "$(ui_pid)"
-	sleep 0.5
+	ui_until 10 "the command's trap to note a second SIGINT" got_at_least INT 2
+	sleep 0.5 # (again: a window for what must not happen)
 	kill -0 "$CMDPID" || { echo "the command ended"; ui_show; false; }
+	[ "$(ui_tmux display -p '#{alternate_on}')" = 1 ] || { echo "the dashboard left"; ui_show; false; }
 	assert_got INT INT
 	ui_keys q
 	ui_wait 'Stop it and quit'
@@ -139,12 +160,16 @@ gone() {
 
 @test "outlive: SIGKILL to spacetime in summary mode: the command runs on and finishes" {
 	local f="$BATS_TEST_TMPDIR/finished"
-	ui_start 100 30 -- -s sh -c 'echo $$ >"$1.pid"; echo up; sleep 2; echo done >"$1"' sh "$f"
+	# the command goes on to its end when the test says so (through a fifo),
+	# not after a time a slow machine could use up before the checks
+	mkfifo "$f.go"
+	ui_start 100 30 -- -s sh -c 'echo $$ >"$1.pid"; echo up; cat "$1.go" >/dev/null; echo done >"$1"' sh "$f"
 	ui_wait 'up'
 	CMDPID=$(cat "$f.pid")
 	kill -KILL "$(ui_pid)"
 	ui_wait '\[spacetime exited 137\]'
 	kill -0 "$CMDPID" || { echo "the command was killed with spacetime"; false; }
+	release "$f.go"
 	gone "$CMDPID"
 	[ "$(cat "$f" 2>/dev/null)" = done ] || { echo "the command did not finish"; false; }
 }
@@ -191,12 +216,16 @@ gone() {
 
 @test "fault: the command closes stdin, stdout and stderr in the dashboard: the run goes on to its end" {
 	local f="$BATS_TEST_TMPDIR/finished"
-	ui_start 100 30 -- sh -c 'echo before; exec <&- >&- 2>&-; sleep 2; echo done >"$1"' sh "$f"
+	# the command ends when the test says so (through a fifo), so the run is
+	# seen going on without output whatever the machine's speed
+	mkfifo "$f.go"
+	ui_start 100 30 -- sh -c 'echo before; exec <&- >&- 2>&-; cat "$1.go" >/dev/null; echo done >"$1"' sh "$f"
 	ui_wait 'before'
 	ui_wait 'procs +[0-9]+ live'
 	# its pty has no writer left: the output pane ends, the run does not
 	ui_wait 'lines, ended'
 	ui_wait 'running'
+	release "$f.go"
 	ui_wait 'the command finished' 10
 	[ "$(cat "$f" 2>/dev/null)" = done ] || { echo "the command did not finish"; false; }
 	run -0 ui_rows 1 1

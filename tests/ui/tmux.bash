@@ -121,6 +121,58 @@ ui_poll() {
 	return 1
 }
 
+# ui_until SECONDS WHAT CMD [ARGS...]: runs CMD every 0.1 s until it succeeds,
+# for at most SECONDS of wall time (CMD is tried once more at the deadline, so
+# a slow capture cannot use up the time unchecked). On timeout says what it
+# waited for (WHAT), shows the screen and fails. For what a single regex
+# cannot say: rows that changed, a file written, a value that moved.
+ui_until() {
+	local limit=$1 what=$2 end
+	shift 2
+	end=$(awk -v now="$EPOCHREALTIME" -v l="$limit" 'BEGIN { printf "%.6f", now + l }')
+	while :; do
+		"$@" && return 0
+		awk -v now="$EPOCHREALTIME" -v end="$end" 'BEGIN { exit !(now < end) }' || break
+		sleep 0.1
+	done
+	"$@" && return 0
+	printf 'timed out after %ss waiting for %s\nthe screen:\n' "$limit" "$what" >&2
+	ui_cap | sed 's/^/  |/' >&2
+	return 1
+}
+
+# ui_rows_differ FIRST LAST TEXT: rows FIRST..LAST are not TEXT (a predicate
+# for ui_until: the view changed).
+ui_rows_differ() {
+	[ "$(ui_rows "$1" "$2")" != "$3" ]
+}
+
+# ui_rows_are FIRST LAST TEXT: rows FIRST..LAST are TEXT (a predicate for
+# ui_until: the view came back).
+ui_rows_are() {
+	[ "$(ui_rows "$1" "$2")" = "$3" ]
+}
+
+# ui_rows_match FIRST LAST REGEX: rows FIRST..LAST match the extended regex
+# (a predicate for ui_until, for a regex that must hold on given rows).
+ui_rows_match() {
+	ui_rows "$1" "$2" | grep -Eq -- "$3"
+}
+
+# ui_wait_change FIRST LAST TEXT [SECONDS]: waits until rows FIRST..LAST are
+# no longer TEXT; fails with the screen shown.
+ui_wait_change() {
+	ui_until "${4:-15}" "rows $1-$2 to change from:
+$(sed 's/^/  >/' <<<"$3")" ui_rows_differ "$1" "$2" "$3"
+}
+
+# ui_wait_rows FIRST LAST TEXT [SECONDS]: waits until rows FIRST..LAST are
+# TEXT; fails with the screen shown.
+ui_wait_rows() {
+	ui_until "${4:-15}" "rows $1-$2 to be:
+$(sed 's/^/  >/' <<<"$3")" ui_rows_are "$1" "$2" "$3"
+}
+
 # ui_pid: the pid of the spacetime process in the pane.
 ui_pid() {
 	local pane
@@ -146,6 +198,21 @@ ui_teardown() {
 # ui_elapsed: the elapsed-time field of the header ("12.3s", "1:05").
 ui_elapsed() {
 	ui_rows 1 1 | grep -Eo '[0-9]+(\.[0-9]s|:[0-9]{2}(:[0-9]{2})?)  (running|finished|stopping)' | awk '{print $1}'
+}
+
+# ui_elapsed_s: the header's elapsed time in seconds ("12.3s": 12.3, "1:05":
+# 65); nothing when the header shows none.
+ui_elapsed_s() {
+	ui_elapsed | awk -F: '/s$/ { sub(/s$/, ""); print $0 + 0; exit }
+		{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s; exit }'
+}
+
+# ui_elapsed_past SECONDS: the header's elapsed time is SECONDS or more (a
+# predicate for ui_until: the dashboard redrew after that much of the run).
+ui_elapsed_past() {
+	local e
+	e=$(ui_elapsed_s)
+	[ -n "$e" ] && awk -v e="$e" -v s="$1" 'BEGIN { exit !(e >= s) }'
 }
 
 # ui_width_ok COLS: every row fits in COLS display columns.
