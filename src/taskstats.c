@@ -86,6 +86,31 @@ static size_t taskstats_copy(const char *p, size_t len, uint16_t version, struct
 	return start;
 }
 
+/* The task's CPU time. ac_utime and ac_stime are the tick-sampled counts
+ * (whole ticks without VIRT_CPU_ACCOUNTING: a 30 ms burst beside another busy
+ * task can read 10 ms); cpu_run_virtual_total is the scheduler's exact
+ * runtime (ns), filled whatever delay accounting says. Their sum is taken
+ * from it, split as the ticks split it, as /proc/PID/stat does
+ * (cputime_adjust). */
+static void taskstats_cputime(const struct taskstats *ts, size_t have, struct taskstats_exit *e)
+{
+	uint64_t u = ts->ac_utime, s = ts->ac_stime;
+
+	if (have >= TS_END(cpu_run_virtual_total) && ts->cpu_run_virtual_total) {
+		uint64_t rt = ts->cpu_run_virtual_total / 1000;
+		if (!s) {
+			u = rt;
+		} else if (!u) {
+			s = rt;
+		} else {
+			s = (uint64_t)((unsigned __int128)rt * s / (u + s));
+			u = rt - s;
+		}
+	}
+	e->utime_us = u;
+	e->stime_us = s;
+}
+
 /* Fills one record from an AGGR nest's id and STATS attributes. Returns 0, or
  * -EINVAL when STATS is too short for the version it claims. */
 static int taskstats_fill(uint32_t id, const struct nlattr *stats, int aggr_tgid,
@@ -121,8 +146,7 @@ static int taskstats_fill(uint32_t id, const struct nlattr *stats, int aggr_tgid
 	else
 		e->btime_s = ts.ac_btime;
 	e->etime_us = ts.ac_etime;
-	e->utime_us = ts.ac_utime;
-	e->stime_us = ts.ac_stime;
+	taskstats_cputime(&ts, have, e);
 	e->minflt = ts.ac_minflt;
 	e->majflt = ts.ac_majflt;
 	/* Older versions: what their (shorter) struct held; the rest stays 0. */

@@ -27,8 +27,9 @@ struct taskstats_exit {
 	uint64_t btime_s;     /* ac_btime64, else ac_btime: start, s since 1970 (0 if the
 			       * record is too old a version to have it) */
 	uint64_t etime_us;    /* ac_etime: elapsed wall time of the task */
-	uint64_t utime_us, stime_us;   /* ac_utime, ac_stime: the task's own CPU time; whole
-					* ticks unless the kernel has VIRT_CPU_ACCOUNTING */
+	uint64_t utime_us, stime_us;   /* the task's own CPU time: the scheduler's exact
+					* runtime (cpu_run_virtual_total), split as ac_utime
+					* and ac_stime (whole ticks) split it */
 	uint64_t minflt, majflt;       /* ac_minflt, ac_majflt */
 	uint64_t hiwater_rss_kib, hiwater_vm_kib; /* hiwater_rss, hiwater_vm (KiB): peaks of
 						   * the whole mm, shared by its threads */

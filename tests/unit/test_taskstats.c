@@ -126,6 +126,16 @@ static void put_single(struct dgram *d, uint32_t pid, const char *comm)
 	msg_end(d, nlh);
 }
 
+/* The message of a single-threaded exit with these statistics. */
+static void put_stats(struct dgram *d, const struct taskstats *ts)
+{
+	struct nlmsghdr *nlh = msg_start(d, FAMILY, TASKSTATS_CMD_NEW);
+	char blob[V16_LEN];
+
+	put_aggr(nlh, TASKSTATS_TYPE_AGGR_PID, ts->ac_pid, blob, blob_v16(blob, ts));
+	msg_end(d, nlh);
+}
+
 /* The message of the last thread of a multi-threaded process: its own record,
  * then the process's, whose STATS hold only the group totals (here, as from a
  * kernel without the 2026 fix, only the version). 64-bit kernels without
@@ -198,6 +208,48 @@ static void test_single(void **state)
 	put_single(&d, 4243, "a-very-long-command-name");
 	parse_n(&d, 1, e);
 	assert_string_equal(e[0].comm, "a-very-long-com");
+}
+
+/* CPU time: the scheduler's exact runtime, split as the ticks split it;
+ * the ticks alone when the kernel did not fill it. */
+static void test_cputime(void **state)
+{
+	(void)state;
+	struct taskstats ts;
+	struct taskstats_exit e[2];
+	struct dgram d = { .len = 0 };
+
+	sample(&ts, 16, 77, 77, "burn");
+	ts.ac_utime = 40000; /* 48 ms of ticks */
+	ts.ac_stime = 8000;
+	ts.cpu_run_virtual_total = 60000123ull; /* 60 ms run */
+	put_stats(&d, &ts);
+	parse_n(&d, 1, e);
+	assert_int_equal(e[0].utime_us + e[0].stime_us, 60000);
+	assert_int_equal(e[0].stime_us, 10000);
+	/* no tick at all (a burst shorter than one): all of it user time */
+	d.len = 0;
+	ts.ac_utime = ts.ac_stime = 0;
+	ts.cpu_run_virtual_total = 3000000;
+	put_stats(&d, &ts);
+	parse_n(&d, 1, e);
+	assert_int_equal(e[0].utime_us, 3000);
+	assert_int_equal(e[0].stime_us, 0);
+	/* system ticks only */
+	d.len = 0;
+	ts.ac_stime = 4000;
+	put_stats(&d, &ts);
+	parse_n(&d, 1, e);
+	assert_int_equal(e[0].stime_us, 3000);
+	assert_int_equal(e[0].utime_us, 0);
+	/* not filled: the ticks */
+	d.len = 0;
+	ts.ac_utime = 4000;
+	ts.cpu_run_virtual_total = 0;
+	put_stats(&d, &ts);
+	parse_n(&d, 1, e);
+	assert_int_equal(e[0].utime_us, 4000);
+	assert_int_equal(e[0].stime_us, 4000);
 }
 
 static void test_threaded(void **state)
@@ -708,6 +760,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_single),
 		cmocka_unit_test(test_threaded),
+		cmocka_unit_test(test_cputime),
 		cmocka_unit_test(test_skipped),
 		cmocka_unit_test(test_multi_and_control),
 		cmocka_unit_test(test_versions),
