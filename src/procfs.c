@@ -3,6 +3,7 @@
 #include "procfs.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -350,6 +351,75 @@ int procfs_parse_statm(const char *buf, size_t len, struct procfs_statm *out)
 	out->shared_pages = v[2];
 	out->text_pages = v[3];
 	out->data_pages = v[5];
+	return 0;
+}
+
+/* The value of a "Key:<blanks>N kB" line, the cursor just past the colon. */
+static int status_kib(struct cur *c, uint64_t *v)
+{
+	cur_skip_blank(c);
+	if (cur_u64(c, v) < 0)
+		return -EINVAL;
+	if (c->end - c->p < 3 || memcmp(c->p, " kB", 3) != 0)
+		return -EINVAL;
+	c->p += 3;
+	if (c->p < c->end && *c->p != '\n')
+		return -EINVAL;
+	return 0;
+}
+
+int procfs_parse_status(const char *buf, size_t len, struct procfs_status *out)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+		unsigned bit;
+	} keys[] = {
+		{"VmHWM:", offsetof(struct procfs_status, hwm_kib), PROCFS_STATUS_HWM},
+		{"VmRSS:", offsetof(struct procfs_status, rss_kib), PROCFS_STATUS_RSS},
+		{"RssAnon:", offsetof(struct procfs_status, anon_kib), PROCFS_STATUS_SPLIT},
+		{"RssFile:", offsetof(struct procfs_status, file_kib), PROCFS_STATUS_SPLIT},
+		{"RssShmem:", offsetof(struct procfs_status, shmem_kib), PROCFS_STATUS_SPLIT},
+	};
+	unsigned split = 0, seen = 0;
+	struct cur c;
+
+	memset(out, 0, sizeof(*out));
+	if (!buf)
+		return -EINVAL;
+	c.p = buf;
+	c.end = buf + len;
+	while (c.p < c.end) {
+		const char *eol = memchr(c.p, '\n', (size_t)(c.end - c.p));
+		const char *next = eol ? eol + 1 : c.end;
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			size_t kl = strlen(keys[k].key);
+			uint64_t v;
+			if ((size_t)(c.end - c.p) < kl || memcmp(c.p, keys[k].key, kl) != 0)
+				continue;
+			if (seen & 1u << k)
+				break; /* the first line of a key counts */
+			seen |= 1u << k;
+			c.p += kl;
+			if (status_kib(&c, &v) < 0) {
+				memset(out, 0, sizeof(*out));
+				return -EINVAL;
+			}
+			memcpy((char *)out + keys[k].off, &v, sizeof(v));
+			if (keys[k].bit == PROCFS_STATUS_SPLIT)
+				split |= 1u << k;
+			else
+				out->valid |= keys[k].bit;
+			break;
+		}
+		c.p = next;
+	}
+	/* the split only when all three came */
+	if (split == (1u << 2 | 1u << 3 | 1u << 4))
+		out->valid |= PROCFS_STATUS_SPLIT;
+	else
+		out->anon_kib = out->file_kib = out->shmem_kib = 0;
 	return 0;
 }
 

@@ -59,6 +59,22 @@ struct procfs_statm {
 /* Parses /proc/PID/statm. Returns 0 or -EINVAL. */
 int procfs_parse_statm(const char *buf, size_t len, struct procfs_statm *out);
 
+/* What /proc/PID/status says of memory (KiB); a field whose bit is clear was
+ * not there (a kernel thread, a zombie: no Vm* lines at all). */
+enum {
+	PROCFS_STATUS_HWM = 1u << 0,   /* hwm_kib: VmHWM, the high-water RSS of its life */
+	PROCFS_STATUS_RSS = 1u << 1,   /* rss_kib: VmRSS */
+	PROCFS_STATUS_SPLIT = 1u << 2, /* anon, file, shmem (RssAnon, RssFile, RssShmem) */
+};
+struct procfs_status {
+	uint64_t hwm_kib, rss_kib, anon_kib, file_kib, shmem_kib;
+	unsigned valid;
+};
+/* Parses /proc/PID/status: the lines above, each "Key:<blanks>N kB"; other
+ * lines are skipped. Returns 0 (valid says what was found) or -EINVAL for a
+ * malformed line of those. Pure. */
+int procfs_parse_status(const char *buf, size_t len, struct procfs_status *out);
+
 /* Parses a children file ("12 34 56 "): up to max pids into out. Returns the
  * number found (may exceed max), or -EINVAL on garbage. */
 int procfs_parse_children(const char *buf, size_t len, pid_t *out, size_t max);

@@ -37,6 +37,7 @@ fixtures() {
 	smaps_rollup) ls tests/fixtures/*.smaps_rollup ;;
 	stat) ls tests/fixtures/*.stat ;;
 	statm) ls tests/fixtures/*.statm ;;
+	status) ls tests/fixtures/*.status ;;
 	children) ls tests/fixtures/*.children ;;
 	nlproc) ls tests/fixtures/nl_*.bin tests/fixtures/bad_nl_*.bin ;;
 	taskstats) ls tests/fixtures/*.taskstats ;;

@@ -285,6 +285,53 @@ static void test_statm(void **state)
 	free(b);
 }
 
+/* status: the high-water RSS and the split; a kernel thread's and a
+ * zombie's have none of them; an old kernel's (before RssAnon) no split. */
+static void test_status(void **state)
+{
+	(void)state;
+	struct procfs_status st;
+	size_t len;
+	char *b = load("proc_shrunk.status", &len);
+
+	assert_int_equal(procfs_parse_status(b, len, &st), 0);
+	assert_int_equal(st.valid, PROCFS_STATUS_HWM | PROCFS_STATUS_RSS | PROCFS_STATUS_SPLIT);
+	assert_int_equal(st.hwm_kib, 78872);
+	assert_int_equal(st.rss_kib, 21680);
+	assert_int_equal(st.anon_kib, 15056);
+	assert_int_equal(st.file_kib, 6624);
+	assert_int_equal(st.shmem_kib, 0);
+	free(b);
+	const char *none[] = {"proc_kthread.status", "proc_zombie.status"};
+	for (size_t i = 0; i < 2; i++) {
+		b = load(none[i], &len);
+		assert_int_equal(procfs_parse_status(b, len, &st), 0);
+		assert_int_equal(st.valid, 0);
+		free(b);
+	}
+	b = load("old_kernel.status", &len);
+	assert_int_equal(procfs_parse_status(b, len, &st), 0);
+	assert_int_equal(st.valid, PROCFS_STATUS_HWM | PROCFS_STATUS_RSS);
+	assert_int_equal(st.anon_kib, 0);
+	free(b);
+	const char *bad[] = {"bad_status_truncated.status", "bad_status_overflow.status",
+			     "bad_status_garbage.status"};
+	for (size_t i = 0; i < 3; i++) {
+		b = load(bad[i], &len);
+		assert_int_equal(procfs_parse_status(b, len, &st), -EINVAL);
+		assert_int_equal(st.valid, 0);
+		/* and every prefix of it parses or fails, never reads past */
+		for (size_t n = 0; n <= len; n++) {
+			char *p = malloc(n ? n : 1);
+			memcpy(p, b, n);
+			int r = procfs_parse_status(p, n, &st);
+			assert_true(r == 0 || r == -EINVAL);
+			free(p);
+		}
+		free(b);
+	}
+}
+
 static void test_statm_bad(void **state)
 {
 	(void)state;
@@ -831,6 +878,7 @@ int main(void)
 		cmocka_unit_test(test_stat_minimal),
 		cmocka_unit_test(test_statm),
 		cmocka_unit_test(test_statm_bad),
+		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_rollup),
 		cmocka_unit_test(test_rollup_bad),
 		cmocka_unit_test(test_children),
