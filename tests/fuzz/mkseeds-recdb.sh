@@ -112,6 +112,23 @@ CREATE VIEW output (run_id, t_ns, line) AS
   WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)
   SELECT r.id, i * 10000000, printf('line %d of run %d', i, r.id) FROM n, runs r;"
 
+# tables of another shape, which quick_check accepts: NOT NULL dropped, so
+# NULLs a writer never writes reach the reader (an output line, a time, a
+# sample's valid bits); a column missing
+variant schema_loose "
+DROP TABLE output;
+CREATE TABLE output (run_id INTEGER, t_ns INTEGER, line BLOB);
+INSERT INTO output VALUES (1, 100000007, 'first'), (1, 200000007, NULL), (1, NULL, 'no time'),
+  (NULL, 5, 'no run'), (2, 300000007, X'');
+CREATE TABLE s2 AS SELECT * FROM samples;
+DROP TABLE samples;
+ALTER TABLE s2 RENAME TO samples;
+UPDATE samples SET valid = NULL, t_ns = NULL WHERE run_id = 1 AND rowid % 2 = 0;"
+variant schema_missing_column "
+CREATE TABLE e2 AS SELECT run_id, t_ns, type, pid, ppid FROM events;
+DROP TABLE events;
+ALTER TABLE e2 RENAME TO events;"
+
 # one run, still being recorded (followed), without samples of its own yet
 variant running_only "
 DELETE FROM runs WHERE id < 3;
