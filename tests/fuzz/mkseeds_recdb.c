@@ -158,7 +158,8 @@ static struct store_summary mk_summary(uint64_t base, const struct sample *smp, 
  * does: everything but the last sample, then the rest with the end. */
 static void mk_run(struct recdb *db, int k)
 {
-	static const char argv_spawned[] = "make\0-j2\0all", argv_attached[] = "-p\0004001,4077";
+	/* an attached run's command line is its first pid's (ui/main.c) */
+	static const char argv_spawned[] = "make\0-j2\0all", argv_attached[] = "python3\0serve.py";
 	static const char *const out[] = {"cc -c main.c", "main.c:3:1: warning: \xe2\x80\x98x\xe2\x80\x99 unused",
 					  "\x1b[1mdone\x1b[0m", "bad utf-8 \xff\xfe", ""};
 	uint64_t base = BASE_NS + (uint64_t)(k - 1) * 60 * 1000000000ull;
