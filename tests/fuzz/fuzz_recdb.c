@@ -724,6 +724,24 @@ static void resolve(struct recdb *db, const char *spec)
 		FUZZ_CHECK(rc == 0);
 }
 
+/* Whether the file at dbpath has a view: known, SQLite runs a view of a
+ * recording when the reader reads it as its table, and one of a billion
+ * rows (or a recursion that never ends) hangs the reader. */
+static int has_view(void)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	int found = 0;
+
+	if (sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type = 'view'", -1, &s,
+			       NULL) == SQLITE_OK)
+		found = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return found;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct recdb *db = NULL;
@@ -733,6 +751,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 
 	put_image(data, size);
+	if (skip_known && has_view())
+		return 0;
 	rc = recdb_open(dbpath, RECDB_RDONLY, &db, msg, sizeof(msg));
 	if (rc < 0) {
 		FUZZ_CHECK(db == NULL);
