@@ -437,20 +437,30 @@ static void write_exports(struct store *st, char **argv, const struct recdb_run_
 }
 
 /* The replay's process list and output pane at instant t (src/run.c
- * run_procs_at, ui/tui.c tui_refresh_at). */
+ * run_procs_at, ui/tui.c tui_refresh_at): each process alive then, with
+ * its command line looked up among the loaded store's records. */
 static void read_at(struct recdb *db, int64_t id, struct store *st, uint64_t t)
 {
 	struct recdb_proc_at *at = NULL;
 	struct recdb_line *lines = NULL;
 	ssize_t n = recdb_procs_at(db, id, t, &at);
+	size_t nall = store_procs(st, STORE_PROCS_ALL, NULL, 0);
+	struct proc_rec *all = calloc(nall ? nall : 1, sizeof(*all));
 
+	FUZZ_CHECK(all != NULL);
+	nall = store_procs(st, STORE_PROCS_ALL, all, nall);
 	if (n < 0)
 		check_fail(db, (int)n, NULL);
 	for (ssize_t i = 0; i < n; i++) {
 		FUZZ_CHECK(at[i].s.id == at[i].id);
+		for (size_t j = 0; j < nall; j++)
+			if (all[j].id == at[i].id) {
+				read_str(st, all[j].argv_id);
+				break;
+			}
 	}
+	free(all);
 	free(at);
-	(void)st;
 	n = recdb_output_at(db, id, t, FUZZ_RECDB_LINES, &lines);
 	if (n < 0)
 		check_fail(db, (int)n, NULL);
