@@ -43,6 +43,7 @@ fixtures() {
 	taskstats) ls tests/fixtures/*.taskstats ;;
 	outpane) ls tests/fixtures/*.outpane ;;
 	jsonw) ls tests/fixtures/*.cmdline ;;
+	recdb) ls tests/fixtures/*.recdb ;;
 	esac 2>/dev/null
 }
 
