@@ -31,6 +31,7 @@ static struct prog_ratio *prog_slot(struct collector *c, const char *comm, int a
 			memcpy(r->comm, comm, sizeof(r->comm));
 			r->comm[15] = '\0';
 			r->anon = r->shared = -1;
+			r->shared_kib = 0;
 			return r;
 		}
 		if (strncmp(r->comm, comm, 15) == 0)
@@ -56,6 +57,8 @@ static void prog_learn(struct collector *c, const struct pentry *e)
 		double sh = (double)(e->rd_pss_file + e->rd_pss_shmem) / (double)e->rd_shared_rss;
 		r->shared = r->shared < 0 ? sh : 0.5 * r->shared + 0.5 * sh;
 	}
+	if (e->rd_shared_rss > r->shared_kib)
+		r->shared_kib = e->rd_shared_rss;
 }
 
 /* Describes e to the PSS model and estimates it. */
@@ -98,6 +101,48 @@ void coll_pss_leave(struct collector *c, const struct pentry *e)
 	part = part > e->released_given_kib ? part - e->released_given_kib : 0; /* not twice */
 	c->ghost_cum_kib += part;
 	pssmodel_add_ghost(&c->model, part);
+}
+
+/* e's program ends at t_ns, seen by a tick or not, for the peak between
+ * samples (coll_top.h). At an exit, hw_kib (have_hw) is its high-water RSS
+ * (taskstats): its most. One never seen by a tick is taken at that less the
+ * shared part its program does not pay for, as a read of it would say; a
+ * child that never exec'd shares its parent's pages and added at most what
+ * it faulted in since it was forked (dfaults: a page each for copies and
+ * allocations, a fault-around's for file pages). At an exec (by_exec), the
+ * old program's high-water mark is gone with it: what it had when last read
+ * and a fault-around's pages per fault since (dfaults) bound it, and it
+ * makes no top. */
+void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, uint64_t hw_kib,
+		   int have_hw, uint64_t dfaults, int by_exec)
+{
+	uint64_t pk = (uint64_t)procfs_page_kib(), top = 0, est = 0, lo = 0;
+	int seen = e->top.tick != 0, known = 1, can_top = 1;
+
+	if (coll_sample_vm_borrowed(c, e) || coll_sample_before_first_exec(c, e))
+		return;
+	if (have_hw && !by_exec) {
+		top = hw_kib;
+		if (!seen && !e->rec.nexec) {
+			uint64_t by_faults = dfaults * COLL_SAMPLE_FAULT_KIB, own = dfaults * pk;
+			top = by_faults < hw_kib ? by_faults : hw_kib;
+			est = lo = own < top ? own : top;
+		} else if (!seen) {
+			const struct prog_ratio *r = prog_slot(c, e->rec.comm, 0);
+			uint64_t shared = r && r->shared_kib ? r->shared_kib : COLL_PSS_SHARED_GUESS_KIB;
+			double ratio = r && r->shared >= 0 ? r->shared : c->shared_ratio;
+			if (shared > top)
+				shared = top;
+			est = top - (uint64_t)((double)shared * (1.0 - ratio));
+			lo = top - shared;
+		}
+	} else if (by_exec) {
+		top = (seen ? e->top.rss_kib : 0) + dfaults * COLL_SAMPLE_FAULT_KIB;
+		can_top = 0;
+	} else {
+		known = 0;
+	}
+	coll_top_gone(&c->top, &e->top, e->rec.pid, t_ns, top, known, est, lo, can_top);
 }
 
 /* Adds to the running total what e started mapping since the last tick: all
@@ -318,7 +363,7 @@ static int model_room(struct collector *c, size_t n)
 }
 
 /* Whether the processes a sweep read held still while it read them: their
- * RSS now (statm, ~2 us each) against the RSS in their reads, moved by no
+ * RSS now (status, ~6 us each) against the RSS in their reads, moved by no
  * more than PSSMODEL_SURE of the total. A sweep takes a while; a process that
  * maps, unmaps or exits meanwhile makes its reads' shares inconsistent (the
  * same shared pages counted at two ratios), and such a sum is no measurement. */
@@ -328,21 +373,21 @@ static int sweep_stable(struct collector *c, size_t k, uint64_t total_kib, uint6
 
 	for (size_t j = 0; j < k; j++) {
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[c->mp_pick[j]]);
-		struct procfs_statm sm;
+		struct procfs_status st;
 		if (!e->rd_ok || e->rd_t_ns != now)
 			return 0; /* its read failed: gone, or going */
-		int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_statm, "statm", &own);
+		int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_status, "status", &own);
 		if (fd < 0)
 			return 0;
 		ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
 		if (own)
 			close(fd);
-		if (n <= 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0)
+		if (n <= 0 || procfs_parse_status(c->rbuf, (size_t)n, &st) < 0 || !(st.valid & PROCFS_STATUS_RSS))
 			return 0;
-		uint64_t res = sm.resident_pages * pk, then = e->rd_anon_rss + e->rd_shared_rss;
+		uint64_t res = st.rss_kib, then = e->rd_anon_rss + e->rd_shared_rss;
 		moved += res > then ? res - then : then - res;
 	}
-	/* statm's counters are per-CPU batched: a few pages of slack per process */
+	/* the RSS counters are per-CPU batched: a few pages of slack per process */
 	return (double)moved <= (double)total_kib * PSSMODEL_SURE + (double)(k * 16 * pk);
 }
 
@@ -424,10 +469,19 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	} else {
 		sure = pssmodel_observe(&c->model, &t, whole, 0);
 	}
-	uint64_t sum = 0;
+	uint64_t sum = 0, sum_hi = 0, lest = 0, llo = 0, lhi = 0;
 	for (size_t j = 0; j < m; j++) {
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
 		model_apply(e, &c->mp[j], now);
+		/* the peak between samples: one this tick could not read (it is
+		 * exiting) stands at what was last read of it */
+		int seen_now = e->mem_known || !e->top.tick;
+		lest += seen_now ? c->mp[j].est_kib : e->top.est_kib;
+		llo += seen_now ? c->mp[j].lo_kib : e->top.lo_kib;
+		lhi += seen_now ? c->mp[j].hi_kib : e->top.hi_kib;
+		sum_hi += c->mp[j].hi_kib;
+		coll_top_seen(&c->top, &e->top, e->rec.rss_kib, e->top_max_kib, c->mp[j].est_kib,
+			      c->mp[j].lo_kib, c->mp[j].hi_kib, e->mem_known);
 		s->pss_anon_kib += e->est_anon_kib;
 		s->pss_file_kib += e->est_file_kib;
 		s->pss_shmem_kib += e->est_shmem_kib;
@@ -448,6 +502,11 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	s->pss_kib = t.est_kib;
 	s->pss_est_kib = !whole ? t.est_kib : t.doubt_kib < t.est_kib ? t.doubt_kib : t.est_kib;
 	s->pss_hi_kib = t.hi_kib;
+	/* with the ghosts as the model counts them (half in the estimate, all
+	 * in the bound) */
+	c->top_live_est = lest + g;
+	c->top_live_lo = llo;
+	c->top_live_hi = lhi + (t.hi_kib > sum_hi ? t.hi_kib - sum_hi : 0);
 	/* near the peak and moving (a plateau needs no fast ticks) */
 	c->near_peak = c->model.peak_kib && t.est_kib > 1024 &&
 		       (double)t.est_kib >= (double)c->model.peak_kib * COLLECTOR_NEAR_PEAK &&
@@ -463,27 +522,82 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 /* Keeps the run's peak: the highest measured sample (a real figure: the true
  * peak is at least that), or the highest estimate while none was measured;
  * an estimate that passed the measured peak but could not be confirmed is
- * kept apart, as such. And the estimated share of the series. */
-void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64_t now)
+ * kept apart, as such. An exit sample (x non-NULL: the tree just before a
+ * process left at a top the ticks missed, coll_top.h) is the peak when it
+ * is higher, measured or not: no tick could have read that instant, and its
+ * doubt says how sure it is. And the estimated share of the series. */
+void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64_t now,
+		   const struct coll_top_sample *x)
 {
-	double dt = c->last_tick_ns && now > c->last_tick_ns ? (double)(now - c->last_tick_ns)
-							     : c->cfg.interval_ms * 1e6;
-	c->est_area += (double)s->pss_est_kib * dt;
-	c->pss_area += (double)s->pss_kib * dt;
-	c->sum.pss_est_share = c->pss_area > 0 ? c->est_area / c->pss_area : 0;
-	if (sure && (!c->have_meas || s->pss_kib > c->peak_meas.pss_kib)) {
-		c->peak_meas = *s;
-		c->have_meas = 1;
+	if (x) {
+		if (!c->have_exit || s->pss_kib > c->peak_exit.pss_kib) {
+			c->peak_exit = *s;
+			c->peak_exit_x = *x;
+			c->have_exit = 1;
+		}
+	} else {
+		double dt = c->last_tick_ns && now > c->last_tick_ns ? (double)(now - c->last_tick_ns)
+								     : c->cfg.interval_ms * 1e6;
+		c->est_area += (double)s->pss_est_kib * dt;
+		c->pss_area += (double)s->pss_kib * dt;
+		c->sum.pss_est_share = c->pss_area > 0 ? c->est_area / c->pss_area : 0;
+		if (sure && (!c->have_meas || s->pss_kib > c->peak_meas.pss_kib)) {
+			c->peak_meas = *s;
+			c->have_meas = 1;
+		}
+		if (!c->peak_any.t_ns || s->pss_kib > c->peak_any.pss_kib)
+			c->peak_any = *s;
 	}
-	if (!c->peak_any.t_ns || s->pss_kib > c->peak_any.pss_kib)
-		c->peak_any = *s;
-	c->sum.peak = c->have_meas ? c->peak_meas : c->peak_any;
-	c->sum.peak_measured = c->have_meas;
+	const struct sample *pk = c->have_meas ? &c->peak_meas : &c->peak_any;
+	int at_exit = c->have_exit && (!pk->t_ns || c->peak_exit.pss_kib > pk->pss_kib);
+	c->sum.peak = at_exit ? c->peak_exit : *pk;
+	c->sum.peak_measured = c->have_meas && !at_exit;
+	c->sum.peak_exit_pid = at_exit ? c->peak_exit_x.pid : 0;
+	c->sum.peak_exit_tops = at_exit ? (uint32_t)c->peak_exit_x.tops : 0;
 	c->sum.peak_unconfirmed_kib =
 		c->have_meas && (double)c->peak_any.pss_kib >
-					(double)c->peak_meas.pss_kib * (1.0 + STORE_PEAK_EST_MARGIN)
+					(double)c->sum.peak.pss_kib * (1.0 + STORE_PEAK_EST_MARGIN)
 			? c->peak_any.pss_kib
 			: 0;
+}
+
+/* The tree just before processes that left since the last tick at tops the
+ * ticks did not see (coll_top.h): with the live processes' figures of this
+ * tick's sample s, an exit sample at the first of those exits. When it is
+ * the run's new peak it goes to the store, before s. Then the interval
+ * closes: the tree's upper bound now is s's. */
+void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t now)
+{
+	struct coll_top_sample x;
+	int got = (s->valid & SAMPLE_PSS) &&
+		  coll_top_exit_sample(&c->top, c->top_live_est, c->top_live_lo, c->top_live_hi, &x);
+	/* an exit the last tick did not hear of yet (it came as the tick read)
+	 * is placed just after it: the series' samples stay in time order */
+	if (got && x.t_ns <= c->last_tick_ns)
+		x.t_ns = c->last_tick_ns + 1;
+	if (got && x.t_ns < now) {
+		struct sample xs = *s;
+		uint64_t add = x.est_kib > s->pss_kib ? x.est_kib - s->pss_kib : 0; /* new pages, anonymous */
+		xs.t_ns = x.t_ns;
+		xs.pss_kib = x.est_kib;
+		xs.pss_anon_kib += add;
+		xs.rss_kib += x.hi_kib > s->pss_hi_kib ? x.hi_kib - s->pss_hi_kib : 0;
+		xs.pss_est_kib = x.hi_kib > x.lo_kib ? x.hi_kib - x.lo_kib : 0;
+		if (xs.pss_est_kib > x.est_kib)
+			xs.pss_est_kib = x.est_kib;
+		xs.pss_hi_kib = x.hi_kib;
+		xs.live_procs += (uint32_t)x.tops;
+		uint64_t peak_t = c->sum.peak.t_ns;
+		coll_pss_peak(c, &xs, 0, now, &x);
+		if (c->sum.peak.t_ns != peak_t) {
+			if (c->sum.peak.t_ns == xs.t_ns)
+				coll_pss_peak_procs(c, xs.t_ns);
+			store_push_sample(c->st, &xs);
+		}
+	}
+	coll_top_close(&c->top, s->valid & SAMPLE_PSS ? c->top_live_hi : 0, now);
+	c->sum.peak_bound_kib = c->top.bound_kib;
+	c->sum.peak_bound_unknown = c->top.unknown;
 }
 
 /* The peak moved to this tick's sample: the processes the model counted in

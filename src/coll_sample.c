@@ -116,9 +116,20 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 		e->rec.valid &= ~PROC_V_ARGV;
 	e->rec.nexec++;
 	c->total_execs++;
-	/* The old image's shared pages pass to the others that map them. */
+	/* The old image's shared pages pass to the others that map them; the
+	 * most it had since the last tick: what it had then, and a fault's
+	 * pages for each fault since (its high-water mark went with it) */
+	uint64_t f = stat_ok ? ps.minflt + ps.majflt : 0;
+	uint64_t df = f > e->mem_at_faults ? f - e->mem_at_faults : 0;
 	if (coll_pss_counts(c, e))
 		coll_pss_leave(c, e);
+	if (!e->mm_gone && stat_ok)
+		coll_pss_gone(c, e, t_ns, 0, 0, df, 1);
+	else if (!e->mm_gone)
+		coll_pss_gone(c, e, t_ns, 0, 0, 0, 0); /* gone before it could be read: unknown */
+	e->top = (struct coll_top_proc){0};
+	e->hwm_kib = 0;
+	e->mem_at_faults = stat_ok ? ps.minflt + ps.majflt : e->mem_at_faults;
 	if (c->sum.mode == COLLECTOR_NETLINK)
 		e->vm_state = PTABLE_VM_OWN; /* a new program has a memory of its own */
 	e->dil_seen = 0;
@@ -399,6 +410,12 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 		/* its share of pages others map passes to them */
 		coll_pss_leave(c, e);
 	}
+	/* its high-water RSS (taskstats) bounds what it had up to its exit */
+	if (!e->mm_gone) {
+		uint64_t f = e->ts_leader ? e->ts_minflt + e->ts_majflt : 0;
+		coll_pss_gone(c, e, t_ns ? t_ns : collector_clock(c), e->ts_hiwater_kib,
+			      e->ts_leader && e->ts_hiwater_kib, f > e->mem_at_faults ? f - e->mem_at_faults : 0, 0);
+	}
 	c->gone_minflt += collector_since_base(e->rec.minflt, e->base_minflt);
 	c->gone_majflt += collector_since_base(e->rec.majflt, e->base_majflt);
 	c->gone_utime_us += collector_since_base(e->rec.utime_us, e->base_utime_us);
@@ -521,14 +538,16 @@ static void vm_check(struct collector *c, struct pentry *e)
 
 /* Reads stat and statm of e and updates its record and PSS estimate. Returns
  * -ESRCH when the process is gone. */
+static int mem_read(struct collector *c, struct pentry *e, const struct procfs_stat *ps);
+
 int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 {
 	struct procfs_stat ps;
-	struct procfs_statm sm;
 	char comm[16];
 
 	memcpy(comm, e->rec.comm, sizeof(comm));
 	uint32_t max_threads = e->max_threads;
+	e->mem_known = 0;
 	int r = coll_sample_read_stat(c, e, &ps);
 	if (r < 0)
 		return r;
@@ -540,23 +559,52 @@ int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 		memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
 		coll_sample_note_exec(c, e, now); /* the program changed: an exec we did not see */
 	}
-	uint64_t pk = (uint64_t)procfs_page_kib();
 	if (procfs_stat_ended(&ps)) {
 		/* its memory is gone: its pages are no longer its to pay for */
 		if (!e->mm_gone && coll_pss_counts(c, e))
 			coll_pss_leave(c, e);
+		if (!e->mm_gone) {
+			uint64_t f = ps.minflt + ps.majflt;
+			coll_pss_gone(c, e, e->exit_pending && e->exit_ns ? e->exit_ns : now, e->ts_hiwater_kib,
+				      e->ts_leader && e->ts_hiwater_kib,
+				      f > e->mem_at_faults ? f - e->mem_at_faults : 0, 0);
+		}
 		e->mm_gone = 1;
 		e->anon_rss = e->shared_rss = 0;
 		e->rec.rss_kib = 0;
 		return 0;
 	}
 	vm_check(c, e);
-	/* stat's rss and statm's resident come from the same counters, read
-	 * differently (they differ by a few pages): stat's unchanged since the
-	 * last statm read, statm is not read again */
-	if ((e->rec.valid & PROC_V_RSS) && ps.rss_pages == e->statm_at_rss_pages)
+	return mem_read(c, e, &ps);
+}
+
+/* The most RSS a process can have had between two reads of its memory:
+ * its high-water mark when that rose since (a new most of its life, which
+ * is the interval's), else what it had then plus a fault-around's pages
+ * (COLL_SAMPLE_FAULT_KIB) per fault since, below its high-water mark. */
+static uint64_t mem_max(uint64_t rss_then, uint64_t hwm_then, uint64_t hwm_now, uint64_t faults)
+{
+	if (hwm_now > hwm_then)
+		return hwm_now;
+	uint64_t by_faults = rss_then + faults * COLL_SAMPLE_FAULT_KIB;
+	return by_faults < hwm_now ? by_faults : hwm_now;
+}
+
+/* Reads e's memory (status: RSS, its split, the high-water mark) when stat
+ * says it moved since the last read: its RSS, or its faults (a page mapped
+ * and let go between two ticks leaves its faults). Unmoved, the most it can
+ * have had since the last tick is what it has. */
+static int mem_read(struct collector *c, struct pentry *e, const struct procfs_stat *ps)
+{
+	struct procfs_status st;
+	uint64_t faults = ps->minflt + ps->majflt;
+
+	if ((e->rec.valid & PROC_V_RSS) && ps->rss_pages == e->mem_at_rss_pages && faults == e->mem_at_faults) {
+		e->top_max_kib = e->rec.rss_kib;
+		e->mem_known = 1;
 		return 0;
-	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_statm, "statm", &own);
+	}
+	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_status, "status", &own);
 	if (fd == -ENOENT || fd == -ESRCH)
 		return -ESRCH;
 	if (fd < 0)
@@ -566,21 +614,32 @@ int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 		close(fd);
 	if (n < 0)
 		return -ESRCH;
-	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0) {
+	if (n == 0 || procfs_parse_status(c->rbuf, (size_t)n, &st) < 0 ||
+	    !(st.valid & PROCFS_STATUS_RSS)) {
 		/* exiting, a zombie or a kernel thread: no memory */
 		e->anon_rss = e->shared_rss = 0;
+		e->top_max_kib = 0;
 		return 0;
 	}
-	uint64_t res = sm.resident_pages * pk, shr = sm.shared_pages * pk;
-	if (shr > res)
-		shr = res;
+	uint64_t res = st.rss_kib, shr = st.file_kib + st.shmem_kib;
+	if (!(st.valid & PROCFS_STATUS_SPLIT) || shr > res)
+		shr = shr > res ? res : shr; /* an old kernel's: all of it taken as its own */
+	uint64_t hwm = (st.valid & PROCFS_STATUS_HWM) && st.hwm_kib >= res ? st.hwm_kib : res;
+	uint64_t then = (e->rec.valid & PROC_V_RSS) ? e->rec.rss_kib : 0;
+	uint64_t df = faults > e->mem_at_faults ? faults - e->mem_at_faults : 0;
+	e->top_max_kib = (e->rec.valid & PROC_V_RSS) ? mem_max(then, e->hwm_kib, hwm, df) : hwm;
+	if (e->top_max_kib < res)
+		e->top_max_kib = res;
 	e->anon_rss = res - shr;
 	e->shared_rss = shr;
 	e->rec.rss_kib = res;
-	e->statm_at_rss_pages = ps.rss_pages;
+	e->hwm_kib = hwm;
+	e->mem_at_rss_pages = ps->rss_pages;
+	e->mem_at_faults = faults;
 	e->rec.valid |= PROC_V_RSS;
 	if (res > e->rec.peak_rss_kib && !coll_sample_vm_borrowed(c, e))
 		e->rec.peak_rss_kib = res;
+	e->mem_known = 1;
 	return 0;
 }
 

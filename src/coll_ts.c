@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 /* Adds one task's exit record to its process's entry, if it is in the tree.
@@ -16,6 +17,13 @@ static void ts_add(struct collector *c, struct pentry *e, const struct taskstats
 	e->ts_majflt += x->majflt;
 	if (x->hiwater_rss_kib > e->ts_hiwater_kib)
 		e->ts_hiwater_kib = x->hiwater_rss_kib;
+	/* it went above what the ticks saw of it, by enough to make the tree's
+	 * peak: the exit sample is best made now, with the others read now */
+	uint64_t seen = e->top.tick ? e->top.rss_kib : 0;
+	if (x->hiwater_rss_kib >= seen + COLL_TOP_MIN_GAIN_KIB && !coll_sample_before_first_exec(c, e) &&
+	    (double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >=
+		    (double)c->sum.peak.pss_kib * COLLECTOR_TOP_NEAR)
+		c->top_due = 1;
 	if (x->pid == x->tgid) {
 		e->ts_leader = 1;
 		e->ts_leader_seq = x->seq;
@@ -202,4 +210,21 @@ void coll_ts_drain(struct collector *c)
 			return;
 		}
 	}
+}
+
+/* Wakes the collector at each record (each exit) while the tree is near
+ * enough to its peak that an exit at a top could pass it; else records wait
+ * for the ticks (an overflow still wakes it: EPOLLERR). With rare ticks every
+ * record always does. */
+void coll_ts_arm(struct collector *c)
+{
+	if (c->ts_fd < 0 || c->ep_fd < 0 || c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS)
+		return;
+	int on = !c->sum.peak.pss_kib ||
+		 (double)c->sum.last.pss_kib >= (double)c->sum.peak.pss_kib * COLLECTOR_TOP_ARM;
+	if (on == c->ts_polled)
+		return;
+	struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.fd = c->ts_fd};
+	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->ts_fd, &ev) == 0)
+		c->ts_polled = on;
 }

@@ -296,10 +296,11 @@ void collector_tick(struct collector *c)
 	 * read): its memory is unknown, not 0; once all have gone, it is 0 */
 	if (c->model_seen)
 		s.valid |= SAMPLE_PSS | SAMPLE_RSS;
-	uint64_t peak_t = c->sum.peak.t_ns, any_t = c->peak_any.t_ns;
 	if ((s.valid & SAMPLE_RSS) && s.rss_kib > c->sum.max_tree_rss_kib)
 		c->sum.max_tree_rss_kib = s.rss_kib;
-	coll_pss_peak(c, &s, sure, now);
+	uint64_t peak_t = c->sum.peak.t_ns, any_t = c->peak_any.t_ns;
+	coll_pss_exit_sample(c, &s, now); /* before s: it is older */
+	coll_pss_peak(c, &s, sure, now, NULL);
 	if (c->sum.peak.t_ns != peak_t && c->sum.peak.t_ns == s.t_ns)
 		coll_pss_peak_procs(c, s.t_ns);
 	/* and every sample that is the run's peak, measured or the highest
@@ -321,6 +322,7 @@ void collector_tick(struct collector *c)
 	}
 	c->last_tick_ns = now;
 	tick_pace(c);
+	coll_ts_arm(c);
 	if (push) {
 		store_summary_set(c->st, &c->sum);
 		if (!c->cfg.notify_end)
@@ -373,10 +375,12 @@ static void *collector_main(void *arg)
 				return NULL;
 			}
 		}
-		/* the tick: due, or nearly and awake anyway */
+		/* the tick: due, or nearly and awake anyway, or an exit at a top */
 		uint64_t now = collector_now_ns();
 		if (!atomic_load(&c->finished) &&
-		    (now >= c->next_tick_ns || (n > 0 && now + c->tick_slack_ns >= c->next_tick_ns))) {
+		    (now >= c->next_tick_ns || c->top_due ||
+		     (n > 0 && now + c->tick_slack_ns >= c->next_tick_ns))) {
+			c->top_due = 0;
 			c->nl_empty_ns = nl_empty;
 			collector_tick(c);
 			c->nl_empty_ns = 0;
@@ -562,10 +566,9 @@ static int start_thread(struct collector *c)
 	}
 	if (c->ts_fd >= 0) {
 		/* read at ticks; an overflow (EPOLLERR) wakes us, and with rare
-		 * ticks every record does */
-		struct epoll_event tev = {
-			.events = c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS ? EPOLLIN : 0,
-			.data.fd = c->ts_fd};
+		 * ticks, or near the peak (coll_ts_arm), every record does */
+		c->ts_polled = c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS;
+		struct epoll_event tev = {.events = c->ts_polled ? EPOLLIN : 0, .data.fd = c->ts_fd};
 		if (epoll_ctl(c->ep_fd, EPOLL_CTL_ADD, c->ts_fd, &tev) < 0)
 			return -errno;
 	}

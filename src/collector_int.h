@@ -11,6 +11,7 @@
 #include "procfs.h"
 #include "pssched.h"
 #include "pssmodel.h"
+#include "coll_top.h"
 #include "ptable.h"
 
 #include <pthread.h>
@@ -51,6 +52,12 @@
  * reads, and the sample's time is its own (the next tick keeps the phase). */
 #define COLLECTOR_TICK_SLACK 0.5
 #define COLLECTOR_NEAR_PEAK 0.95
+/* A process left at a top that could bring the tree within this share of its
+ * peak: its exit sample is made at once (a tick taken then). */
+#define COLLECTOR_TOP_NEAR 0.97
+/* Taskstats records wake the collector (each an exit) while the tree is at
+ * least this share of its peak: an exit at a top there can be a new peak. */
+#define COLLECTOR_TOP_ARM 0.5
 /* Sweeps may cost this much CPU time, plus this share of the tree's CPU time,
  * before a climb is read less often (PSSMODEL_EPS_THRIFTY). */
 #define COLLECTOR_SWEEP_ALLOW_NS 50000000ull
@@ -71,13 +78,20 @@
 /* How much earlier than the clock read after epoll's look the exec socket
  * is taken to have been seen empty. */
 #define COLLECTOR_NL_EMPTY_SLACK_NS (2 * 1000000ull)
+/* The most pages one fault maps (fault-around: fault_around_bytes, 64 KiB by
+ * default; memory madvised for transparent huge pages excepted), in KiB. */
+#define COLL_SAMPLE_FAULT_KIB 64
 /* With events, orphans are reaped when one of ours exits, and this often. */
 #define COLLECTOR_REAP_NS 1000000000ull
 
 struct prog_ratio {
 	char comm[16]; /* "" = free */
 	double anon, shared;
+	uint64_t shared_kib; /* the most shared RSS a read of it saw */
 };
+/* The shared RSS taken for a program never read, when one of its processes
+ * left never seen by a tick (a dynamic program's libraries, about). */
+#define COLL_PSS_SHARED_GUESS_KIB 2048
 
 struct collector {
 	struct store *st;
@@ -96,6 +110,7 @@ struct collector {
 	int attaching;         /* the scan at the attach: what it finds was not exec'd */
 	atomic_int detach_req; /* collector_detach: end the run now, leave them running */
 	int quiet_polled;      /* its EPOLLIN is on: the event rate is high */
+	int ts_polled;         /* the taskstats socket's EPOLLIN is on (coll_ts_arm) */
 	uint64_t quiet_read;   /* fork|exit events read since the last tick */
 	pid_t root;
 	pthread_t th;
@@ -117,6 +132,8 @@ struct collector {
 	uint64_t cpu_read_ns;   /* when sum.collector_cpu_ns was last read */
 	uint64_t sched_read_ns; /* when the PSS budget last read spacetime's CPU */
 	int reap_due;           /* a process whose parent is us exited */
+	int top_due;            /* a process left above what the ticks saw of it:
+				 * its exit sample is best made now */
 	uint64_t reap_ns;       /* the tick of the last reap */
 	uint64_t nl_empty_ns;   /* the exec socket was seen empty then (0: not known);
 				 * the tick's drain takes that for a read */
@@ -141,6 +158,10 @@ struct collector {
 	size_t sched_cap;
 	/* the PSS model: one entry per counted live process at a tick */
 	struct pssmodel model;
+	struct coll_top top;    /* the peak between samples (coll_top.h) */
+	uint64_t top_live_est, top_live_lo, top_live_hi; /* the live tree at the last tick,
+							   * its unread (exiting) processes at
+							   * their last figures */
 	struct pssmodel_proc *mp;
 	uint32_t *mp_idx, *mp_pick;
 	size_t mp_cap;
@@ -149,6 +170,9 @@ struct collector {
 	size_t peak_cap;
 	struct prog_ratio progs[COLLECTOR_PROGS];
 	struct sample peak_meas, peak_any; /* the highest measured and estimated samples */
+	struct sample peak_exit;           /* the highest exit sample (have_exit) */
+	struct coll_top_sample peak_exit_x; /* what it holds */
+	int have_exit;
 	int have_meas;
 	double est_area, pss_area;         /* for sum.pss_est_share */
 	int fast;           /* on fast ticks */
@@ -259,17 +283,22 @@ void coll_scan_tree(struct collector *c, uint64_t now);
 /* coll_pss.c */
 int coll_pss_counts(const struct collector *c, const struct pentry *e);
 void coll_pss_leave(struct collector *c, const struct pentry *e);
+void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, uint64_t hw_kib,
+		   int have_hw, uint64_t dfaults, int by_exec);
 uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint64_t *clk);
 void coll_pss_schedule(struct collector *c, uint64_t now);
 int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now);
-void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64_t now);
+void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64_t now,
+		   const struct coll_top_sample *x);
 void coll_pss_peak_procs(struct collector *c, uint64_t t_ns);
+void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t now);
 
 /* coll_ts.c */
 void coll_ts_apply(struct collector *c, const struct taskstats_exit *x);
 void coll_ts_adopt(struct collector *c, struct pentry *e);
 void coll_ts_lost_children(struct collector *c);
 void coll_ts_drain(struct collector *c);
+void coll_ts_arm(struct collector *c);
 
 /* coll_end.c */
 void coll_end_finish(struct collector *c, uint64_t now);

@@ -1,5 +1,6 @@
 /* export_json.c: the summary JSON object and the full snapshot. */
 #include "export_json.h"
+#include "peak.h"
 
 #include "export.h"
 #include "spawn.h"
@@ -236,8 +237,21 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 	snap_u64(f, "peak_pss_anon_bytes", s.peak.pss_anon_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_file_bytes", s.peak.pss_file_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_shmem_bytes", s.peak.pss_shmem_kib * 1024, pss, &first);
+	struct peak pk;
+	peak_of(&s, &pk);
+	/* true only when the true peak's instant was read (peak.h) */
 	jsonw_key(f, "peak_pss_measured", &first);
-	fputs(!pss ? "null" : s.peak_measured ? "true" : "false", f);
+	fputs(!pss ? "null" : pk.read ? "true" : "false", f);
+	jsonw_key(f, "peak_pss_sum_of_reads", &first);
+	fputs(!pss ? "null" : pk.sum_of_reads ? "true" : "false", f);
+	/* no instant of the tree above it, between samples included (null:
+	 * unknown, processes left between samples without taskstats) */
+	snap_u64(f, "peak_pss_bound_bytes", pk.bound_kib * 1024, pss && pk.bound_known, &first);
+	jsonw_key(f, "peak_pss_at_exit", &first);
+	if (pss && pk.at_exit_pid)
+		fprintf(f, "{\"pid\": %d, \"processes\": %u}", pk.at_exit_pid, pk.at_exit_tops);
+	else
+		fputs("null", f);
 	snap_u64(f, "peak_pss_estimated_bytes", s.peak.pss_est_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_upper_bytes", s.peak.pss_hi_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_unconfirmed_bytes", s.peak_unconfirmed_kib * 1024,

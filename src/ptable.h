@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "coll_top.h"
 #include "store.h"
 
 struct pentry {
@@ -14,7 +15,7 @@ struct pentry {
 	uint64_t start_ticks;     /* stat starttime: with pid, the identity */
 	int fork_seen;            /* rec.start_ns is its fork event's time (netlink),
 				   * not when it was found */
-	int fd_stat, fd_statm, fd_smaps;
+	int fd_stat, fd_status, fd_smaps;
 	/* PSS bookkeeping: the last smaps_rollup read and the RSS at that time */
 	uint64_t pss_t_ns;        /* 0: never read */
 	uint64_t rd_pss_anon, rd_pss_file, rd_pss_shmem;
@@ -35,8 +36,13 @@ struct pentry {
 	int mm_gone;              /* a zombie: its memory has left the model */
 	int vm_state;             /* PTABLE_VM_*: whether it runs in its parent's memory */
 	int forked_since_read;    /* it forked a child since: its pages are shared now */
-	uint64_t anon_rss, shared_rss; /* from the latest statm, KiB */
-	uint64_t statm_at_rss_pages;   /* stat's rss when statm was last read */
+	uint64_t anon_rss, shared_rss; /* from the latest status, KiB */
+	uint64_t mem_at_rss_pages;     /* stat's rss when status was last read */
+	uint64_t mem_at_faults;        /* and its minflt + majflt */
+	uint64_t hwm_kib;              /* VmHWM then: the most RSS of its program's life */
+	uint64_t top_max_kib;          /* the most RSS it can have had since the last read */
+	int mem_known;                 /* this tick read its memory (not exiting, not gone) */
+	struct coll_top_proc top;      /* coll_top's: what the last tick saw of it */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib; /* the current estimate */
 	uint32_t max_threads;
 	int thread_forked;        /* a fork event told of a thread of it */

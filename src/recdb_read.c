@@ -650,6 +650,8 @@ ssize_t recdb_output_at(struct recdb *db, int64_t run_id, uint64_t t_ns, size_t 
 
 		l->t_ns = recdb_rd_time(&rd, s, 0, base, NULL);
 		l->bytes = recdb_rd_dup(&rd, s, 1, RECDB_SQL_LINE_MAX, &l->len);
+		if (!l->bytes && !rd.bad && !rd.nomem)
+			recdb_rd_int(&rd, s, 1, 0, 0, 0, NULL); /* NULL: says so, as a bad value */
 		if (!l->bytes) {
 			rc = rd.bad ? SQLITE_ERROR : SQLITE_NOMEM;
 			break;

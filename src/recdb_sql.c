@@ -49,7 +49,9 @@ const struct recdb_sql_field recdb_sql_sum_fields[] = {
 	SUM(collector_wakeups, U64, CNT), SUM(nl_events, U64, CNT), SUM(taskstats, INT, 1),
 	SUM(ts_records, U64, CNT), SUM(ts_lost, U64, CNT), SUM(ts_unfit, U64, CNT),
 	SUM(attached, INT, 1), SUM(detached, INT, 1), SUM(attach_n, U32, STORE_ATTACH_MAX),
-	SUM(attach_prior_cpu_us, U64, CNT),
+	SUM(attach_prior_cpu_us, U64, CNT), SUM(peak_bound_kib, U64, KIB),
+	SUM(peak_bound_unknown, INT, 1), SUM(peak_exit_pid, INT, RECDB_SQL_PID_MAX),
+	SUM(peak_exit_tops, U32, U32M),
 };
 const size_t recdb_sql_nsum_fields = sizeof(recdb_sql_sum_fields) / sizeof(recdb_sql_sum_fields[0]);
 
@@ -113,7 +115,8 @@ int recdb_sql_fail(struct recdb *db, int rc, const char *what)
 	case SQLITE_LOCKED:
 		return recdb_sql_say(db, -EBUSY, "%s: the database is locked by another writer", what);
 	case SQLITE_NOMEM:
-		return recdb_sql_say(db, -ENOMEM, "%s: out of memory", what);
+		/* SQLite says so too of some damaged pages */
+		return recdb_sql_say(db, -ENOMEM, "%s: out of memory (or a damaged recording)", what);
 	case SQLITE_NOTADB:
 		return recdb_sql_say(db, -EBADMSG, "%s: not an SQLite database", what);
 	case SQLITE_CORRUPT:

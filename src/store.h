@@ -134,6 +134,15 @@ struct store_summary {
 					* peak by more than STORE_PEAK_EST_MARGIN and no
 					* sweep could confirm it (0: none) */
 	double pss_est_share;      /* share of the PSS series (its area) that was estimated */
+	/* the peak between samples (coll_top.h): no instant of the tree went
+	 * above peak_bound_kib, unless peak_bound_unknown (processes left
+	 * between samples with their high-water RSS unknown: no taskstats);
+	 * peak_exit_pid, when the peak is an exit sample, the first of the
+	 * peak_exit_tops processes held there at their high-water marks */
+	uint64_t peak_bound_kib;
+	int peak_bound_unknown;
+	int peak_exit_pid;
+	uint32_t peak_exit_tops;
 	uint64_t pss_sweeps;       /* confirmation sweeps: reads made because the tree
 				    * might be at a new peak */
 	uint64_t pss_sweep_reads;  /* smaps_rollup reads those sweeps made */

@@ -110,13 +110,29 @@ static inline void fp_stat(struct fakeproc *f, pid_t pid, const struct fp_stat *
 		  s->start_ticks, s->rss_pages);
 }
 
-/* Writes PID/statm. */
-static inline void fp_statm(struct fakeproc *f, pid_t pid, uint64_t size, uint64_t resident, uint64_t shared)
+/* Writes PID/status with these figures (KiB): RSS and its split, and the
+ * high-water mark. */
+static inline void fp_status(struct fakeproc *f, pid_t pid, uint64_t rss, uint64_t file, uint64_t hwm)
 {
 	char rel[64];
 
+	snprintf(rel, sizeof(rel), "%d/status", (int)pid);
+	fp_printf(f, rel,
+		  "Name:\tfake\nState:\tS (sleeping)\nVmHWM:\t%8" PRIu64 " kB\nVmRSS:\t%8" PRIu64
+		  " kB\nRssAnon:\t%8" PRIu64 " kB\nRssFile:\t%8" PRIu64 " kB\nRssShmem:\t       0 kB\n",
+		  hwm > rss ? hwm : rss, rss, rss - file, file);
+}
+
+/* Writes PID/statm, and PID/status to match (pages; the high-water mark is
+ * the RSS: a process that only grows). */
+static inline void fp_statm(struct fakeproc *f, pid_t pid, uint64_t size, uint64_t resident, uint64_t shared)
+{
+	char rel[64];
+	uint64_t pk = (uint64_t)procfs_page_kib();
+
 	snprintf(rel, sizeof(rel), "%d/statm", (int)pid);
 	fp_printf(f, rel, "%" PRIu64 " %" PRIu64 " %" PRIu64 " 5 0 89 0\n", size, resident, shared);
+	fp_status(f, pid, resident * pk, (shared > resident ? resident : shared) * pk, resident * pk);
 }
 
 /* Writes PID/smaps_rollup with these figures (KiB). */

@@ -107,9 +107,9 @@ static void test_pss_peak(void **state)
 	struct sample e = {.t_ns = 1100 * MS, .pss_kib = 2000, .pss_est_kib = 2000};
 
 	f->c->last_tick_ns = 900 * MS;
-	coll_pss_peak(f->c, &m, 1, m.t_ns);
+	coll_pss_peak(f->c, &m, 1, m.t_ns, NULL);
 	f->c->last_tick_ns = m.t_ns;
-	coll_pss_peak(f->c, &e, 0, e.t_ns);
+	coll_pss_peak(f->c, &e, 0, e.t_ns, NULL);
 	assert_true(f->c->sum.peak_measured);
 	assert_int_equal(f->c->sum.peak.t_ns, m.t_ns);
 	assert_int_equal(f->c->sum.peak.pss_kib, 1000);

@@ -1,0 +1,31 @@
+/* peak.c: a run's peak PSS figure and its bounds (peak.h). */
+#include "peak.h"
+
+#include <string.h>
+
+void peak_of(const struct store_summary *s, struct peak *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kib = s->peak.pss_kib;
+	if (!out->kib)
+		return;
+	out->t_ns = s->peak.t_ns;
+	out->doubt_kib = s->peak.pss_est_kib;
+	out->at_exit_pid = s->peak_exit_pid;
+	out->at_exit_tops = s->peak_exit_tops;
+	out->sum_of_reads = s->peak_measured && !s->peak_exit_pid;
+	/* the bound: the run's, never below the figure's own upper bound */
+	out->bound_known = s->peak_bound_kib && !s->peak_bound_unknown;
+	out->bound_kib = s->peak_bound_kib > s->peak.pss_hi_kib ? s->peak_bound_kib : s->peak.pss_hi_kib;
+	if (out->bound_kib < out->kib)
+		out->bound_kib = out->kib;
+	out->read = out->sum_of_reads && out->bound_known &&
+		    out->bound_kib <= out->kib + out->doubt_kib + out->kib / 200;
+}
+
+double peak_bound_pct(const struct peak *p)
+{
+	if (!p->kib || !p->bound_known)
+		return -1;
+	return 100.0 * (double)(p->bound_kib - p->kib) / (double)p->kib;
+}

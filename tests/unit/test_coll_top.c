@@ -1,0 +1,290 @@
+/* Unit tests for coll_top.c, the peak between samples: alone (its bound of
+ * an interval, a gain known late, a process gone without a high-water mark,
+ * exit samples), and on the collector's seam (a fake /proc, the injected
+ * clock, records and events handed in as the tick would read them): two
+ * processes climbing at different rates meet at their tops between two
+ * regular ticks, one exiting there; a process born and gone between ticks
+ * at its top; the reported peak is the meeting's, and the bound holds it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fakeproc.h"
+
+#define R FP_PID
+#define A (FP_PID + 1)
+#define B (FP_PID + 2)
+#define C (FP_PID + 3)
+#define MS 1000000ull
+#define MIB 1024ull
+
+/* The interval's bound: the tree's bound at its first tick, plus each seen
+ * process's gain up to its most (with the counters' slack), plus a born
+ * one's most RSS; a sample's own bound counts too. */
+static void test_bound_interval(void **state)
+{
+	(void)state;
+	struct coll_top t = {0};
+	struct coll_top_proc a = {0}, b = {0}, c = {0};
+
+	coll_top_seen(&t, &a, 10 * MIB, 10 * MIB, 9 * MIB, 9 * MIB, 9 * MIB, 1);
+	coll_top_seen(&t, &b, 20 * MIB, 20 * MIB, 19 * MIB, 19 * MIB, 19 * MIB, 1);
+	coll_top_close(&t, 28 * MIB, 100 * MS);
+	assert_true(t.bound_kib >= 28 * MIB);
+	/* a rose to 30 between the ticks and came back to 12 (its high-water
+	 * mark), b grew to 25; c was born and is at 5 */
+	coll_top_seen(&t, &a, 12 * MIB, 30 * MIB, 11 * MIB, 11 * MIB, 11 * MIB, 1);
+	coll_top_seen(&t, &b, 25 * MIB, 25 * MIB, 24 * MIB, 24 * MIB, 24 * MIB, 1);
+	coll_top_seen(&t, &c, 5 * MIB, 5 * MIB, 4 * MIB, 4 * MIB, 4 * MIB, 1);
+	coll_top_close(&t, 39 * MIB, 200 * MS);
+	uint64_t want = 28 * MIB + 20 * MIB + 5 * MIB + 4 * MIB + 3 * COLL_TOP_SLACK_KIB;
+	assert_int_equal(t.bound_kib, want);
+	assert_int_equal(t.bound_t_ns, 200 * MS);
+	assert_int_equal(t.unknown, 0);
+	/* unmoved: nothing added, the bound stays */
+	coll_top_seen(&t, &a, 12 * MIB, 12 * MIB, 11 * MIB, 11 * MIB, 11 * MIB, 1);
+	coll_top_close(&t, 11 * MIB, 300 * MS);
+	assert_int_equal(t.bound_kib, want);
+}
+
+/* A process whose memory a tick could not read (exiting) keeps what was
+ * last read of it; the gain its high-water mark shows at its exit raises the
+ * intervals since then, the closed ones too: its most may lie in any. */
+static void test_bound_late_gain(void **state)
+{
+	(void)state;
+	struct coll_top t = {0};
+	struct coll_top_proc a = {0}, b = {0};
+
+	coll_top_seen(&t, &a, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1);
+	coll_top_seen(&t, &b, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1);
+	coll_top_close(&t, 20 * MIB, 100 * MS);
+	assert_int_equal(t.bound_kib, 20 * MIB + 2 * COLL_TOP_SLACK_KIB); /* born: their RSS */
+	/* a unreadable at the next tick: the tree's bound there misses it */
+	coll_top_seen(&t, &a, 0, 0, 0, 0, 0, 0);
+	coll_top_seen(&t, &b, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1);
+	coll_top_close(&t, 10 * MIB, 200 * MS);
+	assert_int_equal(t.bound_kib, 20 * MIB + 2 * COLL_TOP_SLACK_KIB);
+	assert_int_equal(a.tick, 1); /* still its first figures */
+	/* gone with a high-water mark of 50: it may have had it in either
+	 * interval since it was seen, the one closed at 200 ms included (its
+	 * bound 20 then: 20 + 40 now) */
+	coll_top_gone(&t, &a, A, 250 * MS, 50 * MIB, 1, 0, 0, 1);
+	assert_int_equal(t.bound_kib, 20 * MIB + 40 * MIB + COLL_TOP_SLACK_KIB);
+	coll_top_close(&t, 10 * MIB, 300 * MS);
+	assert_int_equal(t.bound_kib, 20 * MIB + 40 * MIB + COLL_TOP_SLACK_KIB);
+	assert_int_equal(t.unknown, 0);
+}
+
+/* A process gone between ticks with its most unknown (no taskstats
+ * record): the run's bound is unknown from then on. */
+static void test_bound_unknown(void **state)
+{
+	(void)state;
+	struct coll_top t = {0};
+	struct coll_top_proc a = {0};
+
+	coll_top_seen(&t, &a, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1);
+	coll_top_close(&t, 10 * MIB, 100 * MS);
+	coll_top_gone(&t, &a, A, 150 * MS, 0, 0, 0, 0, 1);
+	assert_int_equal(t.unknown, 0); /* the interval is open */
+	coll_top_close(&t, 0, 200 * MS);
+	assert_int_equal(t.unknown, 1);
+}
+
+/* Exit samples: each exit at a top the ticks missed, with the live tree,
+ * and what left later in the interval at its last figures; none without
+ * such an exit. */
+static void test_exit_sample(void **state)
+{
+	(void)state;
+	struct coll_top t = {0};
+	struct coll_top_proc a = {0}, b = {0}, c = {0};
+	struct coll_top_sample x;
+
+	coll_top_seen(&t, &a, 30 * MIB, 30 * MIB, 29 * MIB, 29 * MIB, 29 * MIB, 1);
+	coll_top_seen(&t, &b, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 1);
+	coll_top_seen(&t, &c, 8 * MIB, 8 * MIB, 8 * MIB, 8 * MIB, 8 * MIB, 1);
+	coll_top_close(&t, 57 * MIB, 100 * MS);
+	assert_int_equal(coll_top_exit_sample(&t, 0, 0, 0, &x), 0);
+	/* c leaves first, as it was; a at 60 (a top); b after a, at 45 */
+	coll_top_gone(&t, &c, C, 150 * MS, 8 * MIB, 1, 0, 0, 1);
+	coll_top_gone(&t, &a, A, 160 * MS, 60 * MIB, 1, 0, 0, 1);
+	coll_top_gone(&t, &b, B, 170 * MS, 45 * MIB, 1, 0, 0, 1);
+	assert_int_equal(coll_top_exit_sample(&t, 1 * MIB, 1 * MIB, 1 * MIB, &x), 1);
+	/* before a's exit: a at its top, b at its last figures (c gone) */
+	assert_int_equal(x.t_ns, 160 * MS);
+	assert_int_equal(x.pid, A);
+	assert_int_equal(x.est_kib, 1 * MIB + (29 + 30) * MIB + 20 * MIB);
+	assert_int_equal(x.lo_kib, x.est_kib);
+	assert_int_equal(x.hi_kib, 1 * MIB + 59 * MIB + 45 * MIB);
+	/* one never seen, at its high-water mark as the caller figures it */
+	coll_top_close(&t, 1 * MIB, 200 * MS);
+	struct coll_top_proc d = {0};
+	coll_top_gone(&t, &d, C, 250 * MS, 70 * MIB, 1, 68 * MIB, 66 * MIB, 1);
+	assert_int_equal(coll_top_exit_sample(&t, 1 * MIB, 1 * MIB, 1 * MIB, &x), 1);
+	assert_int_equal(x.est_kib, 69 * MIB);
+	assert_int_equal(x.lo_kib, 67 * MIB);
+	assert_int_equal(x.hi_kib, 71 * MIB);
+	/* a child in its parent's pages makes no top */
+	coll_top_close(&t, 1 * MIB, 300 * MS);
+	struct coll_top_proc e = {0};
+	coll_top_gone(&t, &e, C, 350 * MS, 70 * MIB, 1, 1 * MIB, 1 * MIB, 0);
+	assert_int_equal(coll_top_exit_sample(&t, 1 * MIB, 1 * MIB, 1 * MIB, &x), 0);
+}
+
+/* pid's memory: RSS rss KiB, all of it anonymous and its own, its
+ * high-water mark hwm; stat's counters moved with it. */
+static void set_proc(struct fakeproc *f, pid_t pid, const char *comm, uint64_t rss, uint64_t hwm,
+		     uint64_t faults)
+{
+	uint64_t pk = (uint64_t)procfs_page_kib();
+
+	fp_stat(f, pid, &(struct fp_stat){.ppid = R, .comm = comm, .start_ticks = 10, .rss_pages = rss / pk,
+					  .minflt = faults});
+	fp_status(f, pid, rss, 0, hwm);
+	fp_rollup(f, pid, rss, rss, rss, 0, 0, rss);
+}
+
+/* Netlink mode, following R (a shell) and its children A and B (programs),
+ * with a taskstats socket (only its being there matters). */
+static struct fakeproc *follow(void)
+{
+	struct fakeproc *f = fp_new(1);
+
+	set_proc(f, R, "sh", 1 * MIB, 1 * MIB, 100);
+	f->c->root = R;
+	f->c->ts_fd = 1000;
+	struct pentry *r = coll_sample_add_proc(f->c, R, 1, f->now_ns, NULL);
+	assert_non_null(r);
+	r->rec.nexec = 1;
+	for (pid_t p = A; p <= B; p++) {
+		set_proc(f, p, p == A ? "cc1" : "ld", 10 * MIB, 10 * MIB, 1000);
+		struct pentry *e = coll_sample_add_proc(f->c, p, R, f->now_ns, r);
+		assert_non_null(e);
+		e->rec.nexec = 1;
+		e->vm_state = PTABLE_VM_OWN;
+		r = ptable_get(f->c->pt, R);
+	}
+	return f;
+}
+
+/* A tick, as the collector takes it (no sockets to read: the test handed in
+ * what they would have said). */
+static void tick(struct fakeproc *f)
+{
+	int ts = f->c->ts_fd;
+	f->c->ts_fd = -1;
+	collector_tick(f->c);
+	f->c->ts_fd = ts;
+}
+
+/* pid exits at t_ns at its high-water mark hwm: its record, its exit event,
+ * gone from /proc. */
+static void exit_at(struct fakeproc *f, pid_t pid, uint64_t t_ns, uint64_t hwm, uint64_t faults)
+{
+	struct taskstats_exit x = {.pid = pid, .tgid = pid, .ppid = R, .comm = "cc1", .exitcode = 0,
+				   .minflt = faults, .hiwater_rss_kib = hwm, .seq = 1};
+	struct nlproc_event ex = {.type = NLPROC_EXIT, .pid = pid, .tgid = pid, .ppid = R, .ptgid = R,
+				  .exit_code = 0, .ts_ns = t_ns};
+
+	f->c->ts_empty_ns = t_ns - MS;
+	coll_ts_apply(f->c, &x);
+	coll_events_on_event(f->c, &ex);
+	f->c->ts_empty_ns = t_ns + MS;
+	fp_gone(f, pid);
+}
+
+/* A and B climb at different rates between two regular ticks and meet at
+ * their tops (A 60 MiB, B 40 MiB) at t0 + 170 ms, where A exits; its record
+ * wakes the collector, whose tick reads B still at its top: the peak is the
+ * meeting's (A at its high-water mark, B read, the shell), no tick saw it. */
+static void test_meet_between_ticks(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow();
+	uint64_t t0 = f->now_ns;
+
+	tick(f);
+	f->now_ns = t0 + 100 * MS;
+	set_proc(f, A, "cc1", 30 * MIB, 30 * MIB, 8000);
+	set_proc(f, B, "ld", 20 * MIB, 20 * MIB, 3000);
+	tick(f);
+	uint64_t before = f->c->sum.peak.pss_kib;
+	assert_true(before < 52 * MIB);
+	/* the meeting, then A's exit at its top */
+	set_proc(f, B, "ld", 40 * MIB, 40 * MIB, 8000);
+	exit_at(f, A, t0 + 170 * MS, 60 * MIB, 15500);
+	f->now_ns = t0 + 171 * MS;
+	tick(f);
+	uint64_t truth = 60 * MIB + 40 * MIB + 1 * MIB;
+	struct store_summary s;
+	store_summary_get(f->st, &s);
+	if (s.peak.pss_kib < truth * 99 / 100 || s.peak.pss_kib > truth * 101 / 100)
+		fail_msg("peak %llu KiB, the meeting was %llu", (unsigned long long)s.peak.pss_kib,
+			 (unsigned long long)truth);
+	assert_int_equal(s.peak.t_ns, t0 + 170 * MS);
+	assert_int_equal(s.peak_exit_pid, A);
+	assert_false(s.peak_bound_unknown);
+	assert_true(s.peak_bound_kib >= truth);
+	assert_true(s.peak_bound_kib <= truth * 103 / 100);
+	/* the exit sample is in the series, before the tick's */
+	struct sample smp[16];
+	uint64_t cur = 0;
+	size_t n = store_samples(f->st, &cur, smp, 16, NULL);
+	int found = 0;
+	for (size_t i = 0; i < n; i++)
+		found |= smp[i].t_ns == t0 + 170 * MS && smp[i].pss_kib == s.peak.pss_kib;
+	assert_true(found);
+	f->c->ts_fd = -1;
+	fp_free(f);
+}
+
+/* A process born and gone between two ticks, at a top of 50 MiB: never
+ * seen, its record is what tells; the peak holds it (its program's shared
+ * part, unread, taken from no read: the default) and the bound covers it. */
+static void test_unseen_top(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow();
+	uint64_t t0 = f->now_ns;
+
+	tick(f);
+	struct nlproc_event fk = {.type = NLPROC_FORK, .pid = C, .tgid = C, .ppid = R, .ptgid = R,
+				  .ts_ns = t0 + 20 * MS};
+	coll_events_on_event(f->c, &fk);
+	struct pentry *e = ptable_get(f->c->pt, C);
+	assert_non_null(e);
+	e->rec.nexec = 1; /* exec'd: a program of its own */
+	e->vm_state = PTABLE_VM_OWN;
+	memcpy(e->rec.comm, "ar", 3);
+	exit_at(f, C, t0 + 60 * MS, 50 * MIB, 12800);
+	f->now_ns = t0 + 100 * MS;
+	tick(f);
+	struct store_summary s;
+	store_summary_get(f->st, &s);
+	uint64_t truth = 50 * MIB + 10 * MIB + 10 * MIB + 1 * MIB;
+	if (s.peak.pss_kib < truth * 96 / 100 || s.peak.pss_kib > truth)
+		fail_msg("peak %llu KiB, the tree had %llu at C's top", (unsigned long long)s.peak.pss_kib,
+			 (unsigned long long)truth);
+	assert_int_equal(s.peak_exit_pid, C);
+	assert_true(s.peak_bound_kib >= truth);
+	f->c->ts_fd = -1;
+	fp_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bound_interval),
+		cmocka_unit_test(test_bound_late_gain),
+		cmocka_unit_test(test_bound_unknown),
+		cmocka_unit_test(test_exit_sample),
+		cmocka_unit_test(test_meet_between_ticks),
+		cmocka_unit_test(test_unseen_top),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
