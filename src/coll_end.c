@@ -6,6 +6,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+static int tree_left(struct collector *c);
+
 /* Ends the run: the last tick, spacetime's own CPU, the final summary. */
 void coll_end_finish(struct collector *c, uint64_t now)
 {
@@ -26,6 +28,15 @@ void coll_end_finish(struct collector *c, uint64_t now)
 		i++;
 	}
 	collector_tick(c);
+	/* processes that left between ticks with their most unknown (no
+	 * taskstats) had at most the most RSS wait4 tells (the command's, which
+	 * covers every process its parent waited for, and the orphans' we
+	 * reaped), when nothing of the tree is left to tell more */
+	coll_top_resolve(&c->top, !c->attach && c->root_done && c->cfg.subreaper && !tree_left(c)
+					  ? c->sum.ru_maxrss_kib
+					  : 0);
+	c->sum.peak_bound_kib = c->top.bound_kib;
+	c->sum.peak_bound_unknown = c->top.unknown;
 	if (c->attach) {
 		/* no wait4: what the processes seen used since the attach */
 		c->sum.ru_utime_us = c->sum.last.utime_us;

@@ -269,12 +269,25 @@ void coll_events_quiet_adjust(struct collector *c, int at_tick)
 		on = 0;
 	if (at_tick)
 		c->quiet_read = 0;
+	if (c->top_due)
+		on = 1; /* an exit event awaited (coll_events_quiet_wake) */
 	if (on == c->quiet_polled)
 		return;
 	/* with no EPOLLIN an overflow (EPOLLERR) still wakes us */
 	struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.fd = c->nl_quiet_fd};
 	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->nl_quiet_fd, &ev) == 0)
 		c->quiet_polled = on;
+}
+
+/* Wakes for fork|exit events until the next tick's adjustment: an exit
+ * awaited (a top's, collector.c) is read as it comes. */
+void coll_events_quiet_wake(struct collector *c)
+{
+	if (c->nl_quiet_fd < 0 || c->ep_fd < 0 || c->quiet_polled)
+		return;
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = c->nl_quiet_fd};
+	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->nl_quiet_fd, &ev) == 0)
+		c->quiet_polled = 1;
 }
 
 /* Reads every pending netlink event and handles them in the order they

@@ -31,7 +31,8 @@ static struct prog_ratio *prog_slot(struct collector *c, const char *comm, int a
 			memcpy(r->comm, comm, sizeof(r->comm));
 			r->comm[15] = '\0';
 			r->anon = r->shared = -1;
-			r->shared_kib = 0;
+			r->shared_kib = r->file_kib = 0;
+			r->file_seen = 0;
 			return r;
 		}
 		if (strncmp(r->comm, comm, 15) == 0)
@@ -61,6 +62,25 @@ static void prog_learn(struct collector *c, const struct pentry *e)
 		r->shared_kib = e->rd_shared_rss;
 }
 
+/* Learns e's program's file pages from a tick's look at its memory (the
+ * most any of its processes held: what a process of it can still map). */
+static void prog_learn_file(struct collector *c, const struct pentry *e)
+{
+	struct prog_ratio *r = e->rec.nexec ? prog_slot(c, e->rec.comm, 1) : NULL;
+
+	if (r && (!r->file_seen || e->shared_rss > r->file_kib))
+		r->file_kib = e->shared_rss;
+	if (r)
+		r->file_seen = 1;
+}
+
+/* Whether every fork of e since its exec is known: its fork event came, and
+ * none was lost since. */
+int coll_pss_forks_known(const struct collector *c, const struct pentry *e)
+{
+	return c->sum.mode == COLLECTOR_NETLINK && !c->sum.lost_events && e->fork_seen;
+}
+
 /* Describes e to the PSS model and estimates it. */
 static void model_fill(struct collector *c, const struct pentry *e, struct pssmodel_proc *p)
 {
@@ -78,6 +98,8 @@ static void model_fill(struct collector *c, const struct pentry *e, struct pssmo
 		p->ghosted_kib = g > e->own_ghost_kib ? g - e->own_ghost_kib : 0;
 	}
 	p->fork_only = !e->rec.nexec;
+	p->forks_known = coll_pss_forks_known(c, e);
+	p->inherit_max_kib = e->inherit_max_kib;
 	p->unreadable = e->pss_denied;
 	if (!e->rd_ok) {
 		const struct prog_ratio *r = e->rec.nexec ? prog_slot(c, e->rec.comm, 0) : NULL;
@@ -105,14 +127,19 @@ void coll_pss_leave(struct collector *c, const struct pentry *e)
 
 /* e's program ends at t_ns, seen by a tick or not, for the peak between
  * samples (coll_top.h). At an exit, hw_kib (have_hw) is its high-water RSS
- * (taskstats): its most. One never seen by a tick is taken at that less the
- * shared part its program does not pay for, as a read of it would say; a
- * child that never exec'd shares its parent's pages and added at most what
- * it faulted in since it was forked (dfaults: a page each for copies and
- * allocations, a fault-around's for file pages). At an exec (by_exec), the
- * old program's high-water mark is gone with it: what it had when last read
- * and a fault-around's pages per fault since (dfaults) bound it, and it
- * makes no top. */
+ * (taskstats): its most. What it gained since a tick saw it is its own new
+ * pages and file pages it mapped; the file pages are no more than its
+ * program's processes ever held (prog_ratio.file_kib, from their status) less
+ * what it held when seen, and those may be others' too: its PSS at its top
+ * is its figures then plus the gain, the file part at its program's shared
+ * ratio (at least: none of it). One never seen by a tick is taken at its
+ * high-water RSS less the shared part its program does not pay for, as a
+ * read of it would say; a child that never exec'd shares its parent's
+ * pages and added at most what it faulted in since it was forked (dfaults: a
+ * page each for copies and allocations, a fault-around's for file pages).
+ * At an exec (by_exec), the old program's high-water mark is gone with it:
+ * what it had when last read and a fault-around's pages per fault since
+ * (dfaults) bound it, and it makes no top. */
 void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, uint64_t hw_kib,
 		   int have_hw, uint64_t dfaults, int by_exec)
 {
@@ -121,28 +148,40 @@ void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, u
 
 	if (coll_sample_vm_borrowed(c, e) || coll_sample_before_first_exec(c, e))
 		return;
+	const struct prog_ratio *r = e->rec.nexec ? prog_slot(c, e->rec.comm, 0) : NULL;
+	double ratio = r && r->shared >= 0 ? r->shared : c->shared_ratio;
 	if (have_hw && !by_exec) {
 		top = hw_kib;
-		if (!seen && !e->rec.nexec) {
+		if (seen) {
+			uint64_t gain = top > e->top.rss_kib ? top - e->top.rss_kib : 0;
+			/* a child that never exec'd runs its parent's program: what
+			 * it gains is its own pages (copies, allocations) */
+			uint64_t room = r && r->file_kib > e->top.file_kib ? r->file_kib - e->top.file_kib : 0;
+			uint64_t file = !e->rec.nexec ? 0 : !r || !r->file_seen ? gain : room < gain ? room : gain;
+			est = e->top.fig.est_kib + (gain - file) + (uint64_t)((double)file * ratio);
+			lo = e->top.fig.own_kib + (gain - file);
+		} else if (!e->rec.nexec) {
+			/* how much of it was its parent's is not known: no floor */
 			uint64_t by_faults = dfaults * COLL_SAMPLE_FAULT_KIB, own = dfaults * pk;
 			top = by_faults < hw_kib ? by_faults : hw_kib;
-			est = lo = own < top ? own : top;
-		} else if (!seen) {
-			const struct prog_ratio *r = prog_slot(c, e->rec.comm, 0);
-			uint64_t shared = r && r->shared_kib ? r->shared_kib : COLL_PSS_SHARED_GUESS_KIB;
-			double ratio = r && r->shared >= 0 ? r->shared : c->shared_ratio;
+			est = own < top ? own : top;
+		} else {
+			/* its program's file pages, as ticks saw them (or all of it);
+			 * the rest is its own when it forked no child to share it */
+			uint64_t shared = r && r->file_seen ? r->file_kib : top;
 			if (shared > top)
 				shared = top;
 			est = top - (uint64_t)((double)shared * (1.0 - ratio));
-			lo = top - shared;
+			lo = coll_pss_forks_known(c, e) && !e->forked_since_read ? top - shared : 0;
 		}
 	} else if (by_exec) {
 		top = (seen ? e->top.rss_kib : 0) + dfaults * COLL_SAMPLE_FAULT_KIB;
+		est = lo = seen ? e->top.fig.est_kib : 0;
 		can_top = 0;
 	} else {
 		known = 0;
 	}
-	coll_top_gone(&c->top, &e->top, e->rec.pid, t_ns, top, known, est, lo, can_top);
+	coll_top_gone(&c->top, &e->top, e->rec.pid, t_ns, top, known, est, lo, can_top, e->rec.start_ns);
 }
 
 /* Adds to the running total what e started mapping since the last tick: all
@@ -356,7 +395,10 @@ static int model_room(struct collector *c, size_t n)
 	uint32_t *pk = realloc(c->mp_pick, cap * sizeof(*pk));
 	if (pk)
 		c->mp_pick = pk;
-	if (!mp || !ix || !pk)
+	struct coll_top_live *tl = realloc(c->top_live, cap * sizeof(*tl));
+	if (tl)
+		c->top_live = tl;
+	if (!mp || !ix || !pk || !tl)
 		return -ENOMEM;
 	c->mp_cap = cap;
 	return 0;
@@ -409,6 +451,29 @@ static void sweep_read(void *ctx, uint32_t x)
 	model_fill(c, e, &c->mp[x]);
 }
 
+/* The model's upper bounds of the m processes counted, summed. */
+static uint64_t sum_hi_model(const struct collector *c, size_t m)
+{
+	uint64_t hi = 0;
+
+	for (size_t j = 0; j < m; j++)
+		hi += c->mp[j].hi_kib;
+	return hi;
+}
+
+/* A forked child that has not exec'd inherited at most the RSS its parent had
+ * at the fork: no more than the parent's high-water RSS read since (this
+ * tick's, the child being there), if the parent runs the same program (its
+ * high-water mark is its program's). Kept from the first tick that can tell. */
+static void inherit_bound(struct collector *c, struct pentry *e)
+{
+	if (e->rec.nexec || e->inherit_max_kib != UINT64_MAX || !e->fork_seen)
+		return;
+	const struct pentry *p = ptable_get(c->pt, e->rec.ppid);
+	if (p && p->mem_known && p->rec.start_ns <= e->rec.start_ns && p->exec_ns <= e->rec.start_ns)
+		e->inherit_max_kib = p->hwm_kib > p->rec.rss_kib ? p->hwm_kib : p->rec.rss_kib;
+}
+
 /* Estimates every counted process; when the tree may be at a new peak, sweeps:
  * reads the processes in doubt, most first, so that the sample is a sum of
  * reads. Fills the sample's PSS and RSS fields; returns 1 when it is measured. */
@@ -426,6 +491,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 			continue;
 		c->mp_idx[m++] = (uint32_t)i;
 		model_dilute(c, ptable_at(c->pt, i));
+		inherit_bound(c, ptable_at(c->pt, i));
 	}
 	/* after all the dilution: a process early in the table is diluted by
 	 * one later in it */
@@ -452,7 +518,13 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	pssmodel_total(&c->model, c->mp, m, &t);
 	c->model.thrifty = (double)c->sweep_cpu_ns >
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
-	if (pssmodel_need_sweep(&c->model, &t)) {
+	/* an exit at a top since the last tick may make this instant's tree,
+	 * with it, a new peak: the live processes are read as for one */
+	struct pssmodel_total tx = t;
+	uint64_t extra = coll_top_exit_extra(&c->top);
+	tx.est_kib += extra;
+	tx.hi_kib += extra;
+	if (pssmodel_need_sweep(&c->model, &t) || (extra && pssmodel_need_sweep(&c->model, &tx))) {
 		struct sweep_ctx sw = {c, now, 0};
 		size_t k = pssmodel_sweep(&c->model, c->mp, m, &t, c->mp_pick, sweep_read, &sw);
 		uint64_t spent = sw.spent;
@@ -469,19 +541,25 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	} else {
 		sure = pssmodel_observe(&c->model, &t, whole, 0);
 	}
-	uint64_t sum = 0, sum_hi = 0, lest = 0, llo = 0, lhi = 0;
+	uint64_t sum = 0, sum_hi = 0;
 	for (size_t j = 0; j < m; j++) {
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
 		model_apply(e, &c->mp[j], now);
-		/* the peak between samples: one this tick could not read (it is
-		 * exiting) stands at what was last read of it */
+		/* for the exit samples: its figures at the last tick and now; one
+		 * this tick could not read (it is exiting) stands at what was
+		 * last read of it */
 		int seen_now = e->mem_known || !e->top.tick;
-		lest += seen_now ? c->mp[j].est_kib : e->top.est_kib;
-		llo += seen_now ? c->mp[j].lo_kib : e->top.lo_kib;
-		lhi += seen_now ? c->mp[j].hi_kib : e->top.hi_kib;
-		sum_hi += c->mp[j].hi_kib;
-		coll_top_seen(&c->top, &e->top, e->rec.rss_kib, e->top_max_kib, c->mp[j].est_kib,
-			      c->mp[j].lo_kib, c->mp[j].hi_kib, e->mem_known);
+		struct coll_top_fig f = {c->mp[j].est_kib, c->mp[j].lo_kib, c->mp[j].hi_kib, c->mp[j].own_kib};
+		/* one whose record came has left the reckoning (at its top):
+		 * no instant of it counts it among the living */
+		c->top_live[j] = (struct coll_top_live){.start_ns = e->top_gone ? UINT64_MAX : e->rec.start_ns,
+							.seen = e->top.tick && e->top.tick == c->top.tick,
+							.prev = e->top.fig, .now = seen_now ? f : e->top.fig};
+		sum_hi += c->top_live[j].now.hi_kib;
+		if (e->mem_known)
+			prog_learn_file(c, e);
+		coll_top_seen(&c->top, &e->top, e->rec.rss_kib, e->shared_rss, e->top_max_kib, &f,
+			      e->mem_known && !e->top_gone, e->rec.start_ns);
 		s->pss_anon_kib += e->est_anon_kib;
 		s->pss_file_kib += e->est_file_kib;
 		s->pss_shmem_kib += e->est_shmem_kib;
@@ -502,11 +580,14 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	s->pss_kib = t.est_kib;
 	s->pss_est_kib = !whole ? t.est_kib : t.doubt_kib < t.est_kib ? t.doubt_kib : t.est_kib;
 	s->pss_hi_kib = t.hi_kib;
-	/* with the ghosts as the model counts them (half in the estimate, all
-	 * in the bound) */
-	c->top_live_est = lest + g;
-	c->top_live_lo = llo;
-	c->top_live_hi = lhi + (t.hi_kib > sum_hi ? t.hi_kib - sum_hi : 0);
+	/* the ghosts as the model counts them (half in the estimate, all in
+	 * the bound) */
+	uint64_t mh = sum_hi_model(c, m);
+	c->top_ghost_prev_est = c->top_ghost_est; /* the last tick's: exits since are the samples' */
+	c->top_ghost_prev_hi = c->top_ghost_hi;
+	c->top_ghost_est = g;
+	c->top_ghost_hi = t.hi_kib > mh ? t.hi_kib - mh : 0;
+	c->top_live_hi = sum_hi + c->top_ghost_hi;
 	/* near the peak and moving (a plateau needs no fast ticks) */
 	c->near_peak = c->model.peak_kib && t.est_kib > 1024 &&
 		       (double)t.est_kib >= (double)c->model.peak_kib * COLLECTOR_NEAR_PEAK &&
@@ -523,14 +604,15 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
  * peak is at least that), or the highest estimate while none was measured;
  * an estimate that passed the measured peak but could not be confirmed is
  * kept apart, as such. An exit sample (x non-NULL: the tree just before a
- * process left at a top the ticks missed, coll_top.h) is the peak when it
- * is higher, measured or not: no tick could have read that instant, and its
- * doubt says how sure it is. And the estimated share of the series. */
+ * process left at a top the ticks missed, coll_top.h) is a floor, the least
+ * the tree had at that instant: it is the peak when it is higher (no tick
+ * could have read that instant), and the summary says so. And the
+ * estimated share of the series. */
 void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64_t now,
 		   const struct coll_top_sample *x)
 {
 	if (x) {
-		if (!c->have_exit || s->pss_kib > c->peak_exit.pss_kib) {
+		if (sure && (!c->have_exit || s->pss_kib > c->peak_exit.pss_kib)) {
 			c->peak_exit = *s;
 			c->peak_exit_x = *x;
 			c->have_exit = 1;
@@ -569,26 +651,32 @@ void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64
 void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t now)
 {
 	struct coll_top_sample x;
-	int got = (s->valid & SAMPLE_PSS) &&
-		  coll_top_exit_sample(&c->top, c->top_live_est, c->top_live_lo, c->top_live_hi, &x);
+	struct coll_top_ghosts g = {c->top_ghost_prev_est, c->top_ghost_prev_hi, c->top_ghost_est,
+				    c->top_ghost_hi};
+	int got = (s->valid & SAMPLE_PSS) && coll_top_exit_sample(&c->top, c->top_live, c->mp_n, now, &g, &x);
 	/* an exit the last tick did not hear of yet (it came as the tick read)
-	 * is placed just after it: the series' samples stay in time order */
+	 * is placed just after it, one this tick heard of as it began just
+	 * before it: the series' samples stay in time order */
+	if (got && x.t_ns >= now)
+		x.t_ns = now - 1;
 	if (got && x.t_ns <= c->last_tick_ns)
 		x.t_ns = c->last_tick_ns + 1;
 	if (got && x.t_ns < now) {
+		/* the sample is its floor: what the tree had at least */
 		struct sample xs = *s;
-		uint64_t add = x.est_kib > s->pss_kib ? x.est_kib - s->pss_kib : 0; /* new pages, anonymous */
+		uint64_t add = x.lo_kib > s->pss_kib ? x.lo_kib - s->pss_kib : 0; /* new pages, anonymous */
 		xs.t_ns = x.t_ns;
-		xs.pss_kib = x.est_kib;
+		xs.pss_kib = x.lo_kib;
 		xs.pss_anon_kib += add;
 		xs.rss_kib += x.hi_kib > s->pss_hi_kib ? x.hi_kib - s->pss_hi_kib : 0;
 		xs.pss_est_kib = x.hi_kib > x.lo_kib ? x.hi_kib - x.lo_kib : 0;
-		if (xs.pss_est_kib > x.est_kib)
-			xs.pss_est_kib = x.est_kib;
+		if (xs.pss_est_kib > x.lo_kib)
+			xs.pss_est_kib = x.lo_kib;
 		xs.pss_hi_kib = x.hi_kib;
 		xs.live_procs += (uint32_t)x.tops;
 		uint64_t peak_t = c->sum.peak.t_ns;
-		coll_pss_peak(c, &xs, 0, now, &x);
+		int sure = 1; /* a floor: no guess */
+		coll_pss_peak(c, &xs, sure, now, &x);
 		if (c->sum.peak.t_ns != peak_t) {
 			if (c->sum.peak.t_ns == xs.t_ns)
 				coll_pss_peak_procs(c, xs.t_ns);

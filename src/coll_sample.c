@@ -123,10 +123,10 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	uint64_t df = f > e->mem_at_faults ? f - e->mem_at_faults : 0;
 	if (coll_pss_counts(c, e))
 		coll_pss_leave(c, e);
-	if (!e->mm_gone && stat_ok)
+	/* (gone before its exec could be read: a child that lived a moment
+	 * in its parent's pages, what it copied within the bound's slack) */
+	if (!e->mm_gone)
 		coll_pss_gone(c, e, t_ns, 0, 0, df, 1);
-	else if (!e->mm_gone)
-		coll_pss_gone(c, e, t_ns, 0, 0, 0, 0); /* gone before it could be read: unknown */
 	e->top = (struct coll_top_proc){0};
 	e->hwm_kib = 0;
 	e->mem_at_faults = stat_ok ? ps.minflt + ps.majflt : e->mem_at_faults;
@@ -144,6 +144,7 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	 * non-dumpable after its drop, becomes its user's own at exec */
 	e->pss_denied = 0;
 	e->forked_since_read = 0;
+	e->exec_ns = t_ns;
 	size_t idx = store_push_exec(c->st, &ex);
 	e->unread_exec = !ex.argv_id && idx != SIZE_MAX ? idx + 1 : 0;
 	store_push_event(c->st, &ev);
@@ -349,6 +350,7 @@ struct pentry *coll_sample_add_proc(struct collector *c, pid_t pid, pid_t ppid, 
 		return NULL;
 	e->rec.id = ++c->next_id;
 	e->rec.ppid = ppid;
+	e->inherit_max_kib = UINT64_MAX;
 	e->rec.start_ns = t_ns;
 	e->rec.exit_status = -1;
 	e->rec.argv_id = argv_id;
@@ -410,8 +412,9 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 		/* its share of pages others map passes to them */
 		coll_pss_leave(c, e);
 	}
-	/* its high-water RSS (taskstats) bounds what it had up to its exit */
-	if (!e->mm_gone) {
+	/* its high-water RSS (taskstats) bounds what it had up to its exit
+	 * (told already when its record came: coll_ts.c) */
+	if (!e->top_gone) {
 		uint64_t f = e->ts_leader ? e->ts_minflt + e->ts_majflt : 0;
 		coll_pss_gone(c, e, t_ns ? t_ns : collector_clock(c), e->ts_hiwater_kib,
 			      e->ts_leader && e->ts_hiwater_kib, f > e->mem_at_faults ? f - e->mem_at_faults : 0, 0);
@@ -563,12 +566,7 @@ int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 		/* its memory is gone: its pages are no longer its to pay for */
 		if (!e->mm_gone && coll_pss_counts(c, e))
 			coll_pss_leave(c, e);
-		if (!e->mm_gone) {
-			uint64_t f = ps.minflt + ps.majflt;
-			coll_pss_gone(c, e, e->exit_pending && e->exit_ns ? e->exit_ns : now, e->ts_hiwater_kib,
-				      e->ts_leader && e->ts_hiwater_kib,
-				      f > e->mem_at_faults ? f - e->mem_at_faults : 0, 0);
-		}
+		/* (its high-water mark comes with its record: at its retire) */
 		e->mm_gone = 1;
 		e->anon_rss = e->shared_rss = 0;
 		e->rec.rss_kib = 0;

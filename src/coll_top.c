@@ -3,66 +3,174 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
-/* Adds gain to the open interval and to the closed ones since p was last
- * seen: the most it had may lie in any of them. */
-static void add_gain(struct coll_top *t, const struct coll_top_proc *p, uint64_t gain)
+/* What a process may add to one of the open interval's bounds (forward:
+ * span, backward: bspan), while it was there. */
+static void put_span(struct coll_top_span *sp, size_t *n, uint64_t open_ns, uint64_t from_ns, uint64_t to_ns,
+		     uint64_t kib)
 {
-	t->add_kib += gain;
+	if (!kib || *n >= COLL_TOP_SPANS)
+		return;
+	sp[*n].from_ns = from_ns > open_ns ? from_ns : open_ns;
+	sp[*n].to_ns = to_ns;
+	sp[*n].kib = kib;
+	(*n)++;
+}
+
+static void add_span(struct coll_top *t, uint64_t from_ns, uint64_t to_ns, uint64_t kib)
+{
+	t->add_kib += kib;
+	put_span(t->span, &t->nspan, t->open_ns, from_ns, to_ns, kib);
+}
+
+static void add_back_span(struct coll_top *t, uint64_t from_ns, uint64_t to_ns, uint64_t kib)
+{
+	t->back_add_kib += kib;
+	put_span(t->bspan, &t->nbspan, t->open_ns, from_ns, to_ns, kib);
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The run's bound: the intervals no longer kept (final), and each kept
+ * one's lesser bound, its backward one taken from any later tick: the tree
+ * at an instant is at most a later tick's bound plus what it let go of in
+ * every interval up to there (a process's drop from an instant to a later
+ * tick is no more than its drops from its most in each interval between). */
+static void update_bound(struct coll_top *t)
+{
+	uint64_t best = t->final_kib, best_ns = t->final_ns, later = UINT64_MAX;
+
+	for (uint64_t k = t->tick; k > 0 && t->tick - k < COLL_TOP_HIST; k--) {
+		struct coll_top_hist *h = &t->hist[k % COLL_TOP_HIST];
+		if (h->tick != k)
+			break;
+		uint64_t back = later != UINT64_MAX && later + h->loss_kib < h->back_kib ? later + h->loss_kib
+											: h->back_kib;
+		h->eff_back_kib = back;
+		/* one with tops unknown bounds nothing yet, and what it let go
+		 * of is not known: the earlier ones are bounded from their own */
+		later = h->nunknown ? UINT64_MAX : back;
+		uint64_t b = min_u64(h->fwd_kib, back);
+		if (!h->nunknown && b > best) {
+			best = b;
+			best_ns = h->end_ns;
+		}
+	}
+	t->bound_kib = best;
+	t->bound_t_ns = best_ns;
+}
+
+/* An interval with tops unknown waits for the run's end among the others
+ * with as many: the highest of their own bounds is kept. */
+static void pend(struct coll_top *t, const struct coll_top_hist *h)
+{
+	uint32_t n = h->nunknown < COLL_TOP_PEND ? h->nunknown : COLL_TOP_PEND;
+	struct coll_top_pend *q = &t->pend[n - 1];
+	uint64_t b = min_u64(h->fwd_kib, h->eff_back_kib);
+	if (!q->set || b > q->base_kib) {
+		q->base_kib = b;
+		q->end_ns = h->end_ns;
+	}
+	if (h->nunknown > q->n)
+		q->n = h->nunknown;
+	q->set = 1;
+}
+
+/* The oldest interval kept leaves: its bound (as refined) is final, or
+ * waits for the run's end. */
+static void hist_leave(struct coll_top *t, const struct coll_top_hist *h)
+{
+	if (h->nunknown) {
+		pend(t, h);
+		return;
+	}
+	uint64_t b = min_u64(h->fwd_kib, h->eff_back_kib);
+	if (b > t->final_kib) {
+		t->final_kib = b;
+		t->final_ns = h->end_ns;
+	}
+}
+
+/* Adds gain to the open interval (while p was there: to to_ns) and to the
+ * closed ones since p was last seen, both ways (their closing ticks counted
+ * it at what it was last seen with): the most it had may lie in any of them. */
+static void add_gain(struct coll_top *t, const struct coll_top_proc *p, uint64_t gain, uint64_t to_ns)
+{
+	add_span(t, t->open_ns, to_ns, gain);
 	if (!gain || !p->tick || p->tick >= t->tick)
 		return;
 	for (size_t i = 0; i < COLL_TOP_HIST; i++) {
 		if (!t->hist[i].tick || t->hist[i].tick <= p->tick)
 			continue; /* closed at or before it was seen */
-		t->hist[i].kib += gain;
-		if (t->hist[i].kib > t->bound_kib)
-			t->bound_kib = t->hist[i].kib;
+		t->hist[i].fwd_kib += gain;
+		t->hist[i].back_kib += gain;
 	}
+	update_bound(t);
 	/* seen before the oldest interval kept: no bound holds for those */
 	if (t->tick - p->tick >= COLL_TOP_HIST)
-		t->unknown = 1;
+		t->unknown = t->unresolved = 1;
 }
 
-void coll_top_seen(struct coll_top *t, struct coll_top_proc *p, uint64_t rss_kib, uint64_t max_kib,
-		   uint64_t est_kib, uint64_t lo_kib, uint64_t hi_kib, int known)
+void coll_top_seen(struct coll_top *t, struct coll_top_proc *p, uint64_t rss_kib, uint64_t file_kib,
+		   uint64_t max_kib, const struct coll_top_fig *f, int known, uint64_t start_ns)
 {
 	if (!known)
 		return;
 	if (max_kib < rss_kib)
 		max_kib = rss_kib;
+	/* backward: what it let go of since its most, in the open interval */
+	if (max_kib > rss_kib)
+		t->back_live_kib += max_kib - rss_kib + COLL_TOP_SLACK_KIB;
 	if (p->tick) {
 		/* its bound then, plus what it gained up to its most since */
 		uint64_t gain = max_kib > p->rss_kib ? max_kib - p->rss_kib : 0;
-		add_gain(t, p, gain ? gain + COLL_TOP_SLACK_KIB : 0);
+		add_gain(t, p, gain ? gain + COLL_TOP_SLACK_KIB : 0, UINT64_MAX);
 	} else {
 		/* born (or first counted) since: its PSS never passed its RSS,
 		 * nor its bound now plus the RSS it has lost since its most */
-		uint64_t by_now = hi_kib + (max_kib - rss_kib);
-		t->add_kib += (by_now < max_kib ? by_now : max_kib) + COLL_TOP_SLACK_KIB;
+		uint64_t by_now = f->hi_kib + (max_kib - rss_kib);
+		add_span(t, start_ns, UINT64_MAX, (by_now < max_kib ? by_now : max_kib) + COLL_TOP_SLACK_KIB);
 	}
-	*p = (struct coll_top_proc){.tick = t->tick + 1, .rss_kib = rss_kib, .est_kib = est_kib,
-				    .lo_kib = lo_kib, .hi_kib = hi_kib};
+	*p = (struct coll_top_proc){.tick = t->tick + 1, .rss_kib = rss_kib, .file_kib = file_kib, .fig = *f};
 }
 
 void coll_top_gone(struct coll_top *t, const struct coll_top_proc *p, pid_t pid, uint64_t t_ns,
-		   uint64_t top_kib, int top_known, uint64_t est_kib, uint64_t lo_kib, int can_top)
+		   uint64_t top_kib, int top_known, uint64_t est_kib, uint64_t lo_kib, int can_top,
+		   uint64_t start_ns)
 {
 	struct coll_top_gone g = {.t_ns = t_ns, .pid = pid};
 
 	if (!top_known) {
-		t->open_unknown = 1;
+		/* its most is known at the run's end at best (coll_top_resolve):
+		 * the intervals it was there in wait for it */
+		put_span(t->uspan, &t->nuspan, t->open_ns, start_ns, t_ns, 1);
+		t->uspan_all++;
+		if (p->tick && p->tick < t->tick) {
+			for (size_t i = 0; i < COLL_TOP_HIST; i++)
+				if (t->hist[i].tick > p->tick)
+					t->hist[i].nunknown++;
+			if (t->tick - p->tick >= COLL_TOP_HIST)
+				t->unresolved = 1;
+			update_bound(t);
+		}
+		t->unknown = 1;
 		return;
 	}
 	if (p->tick) {
 		uint64_t gain = top_kib > p->rss_kib ? top_kib - p->rss_kib : 0;
-		g.prev_est_kib = p->est_kib;
-		g.prev_lo_kib = p->lo_kib;
-		g.est_kib = p->est_kib + gain;
-		g.lo_kib = p->lo_kib + gain;
-		g.hi_kib = p->hi_kib + gain;
+		g.prev_est_kib = p->fig.est_kib;
+		g.prev_own_kib = p->fig.own_kib;
+		g.hi_kib = p->fig.hi_kib + gain;
+		g.est_kib = est_kib < g.hi_kib ? est_kib : g.hi_kib;
+		g.lo_kib = lo_kib < g.est_kib ? lo_kib : g.est_kib;
 		g.top = can_top && gain >= COLL_TOP_MIN_GAIN_KIB;
-		add_gain(t, p, gain ? gain + COLL_TOP_SLACK_KIB : 0);
+		add_gain(t, p, gain ? gain + COLL_TOP_SLACK_KIB : 0, t_ns);
+		add_back_span(t, start_ns, t_ns, g.hi_kib + COLL_TOP_SLACK_KIB);
 	} else {
 		/* never seen by a tick: what it can have added, and the
 		 * caller's figures of it at its top */
@@ -70,57 +178,172 @@ void coll_top_gone(struct coll_top *t, const struct coll_top_proc *p, pid_t pid,
 		g.est_kib = est_kib < top_kib ? est_kib : top_kib;
 		g.lo_kib = lo_kib < g.est_kib ? lo_kib : g.est_kib;
 		g.top = can_top && g.est_kib >= COLL_TOP_MIN_GAIN_KIB;
-		t->add_kib += top_kib + COLL_TOP_SLACK_KIB;
+		add_span(t, start_ns, t_ns, top_kib + COLL_TOP_SLACK_KIB);
+		add_back_span(t, start_ns, t_ns, top_kib + COLL_TOP_SLACK_KIB);
 	}
 	if (t->ngone < COLL_TOP_GONE)
 		t->gone[t->ngone++] = g;
 }
 
-int coll_top_exit_sample(const struct coll_top *t, uint64_t live_est_kib, uint64_t live_lo_kib,
-			 uint64_t live_hi_kib, struct coll_top_sample *out)
+int coll_top_exit_sample(const struct coll_top *t, const struct coll_top_live *live, size_t nlive,
+			 uint64_t now_ns, const struct coll_top_ghosts *g, struct coll_top_sample *out)
 {
 	int found = 0;
 
 	/* each exit at a top the ticks missed is a candidate instant: just
-	 * before it, it was at its most, and what left later in the interval
-	 * was at its last figures */
+	 * before it, it was at its most, what left later in the interval was
+	 * at its last figures, and what lives was as the tick read it (or, the
+	 * tick late, as the last one did) */
 	for (size_t i = 0; i < t->ngone; i++) {
 		const struct coll_top_gone *a = &t->gone[i];
 		if (!a->top)
 			continue;
-		struct coll_top_sample s = {.t_ns = a->t_ns, .est_kib = live_est_kib + a->est_kib,
-					    .lo_kib = live_lo_kib + a->lo_kib, .hi_kib = live_hi_kib + a->hi_kib,
+		/* (one told during the tick's own reads was read after it) */
+		int prompt = now_ns < a->t_ns || now_ns - a->t_ns <= COLL_TOP_PROMPT_NS;
+		uint64_t ghost_est = prompt ? g->now_est_kib : g->prev_est_kib;
+		uint64_t ghost_hi = prompt ? g->now_hi_kib : g->prev_hi_kib;
+		struct coll_top_sample s = {.t_ns = a->t_ns, .est_kib = ghost_est + a->est_kib,
+					    .lo_kib = a->lo_kib, .hi_kib = ghost_hi + a->hi_kib,
 					    .pid = a->pid, .tops = 1};
 		for (size_t j = 0; j < t->ngone; j++) {
 			const struct coll_top_gone *b = &t->gone[j];
 			if (j == i || b->t_ns < a->t_ns)
 				continue; /* itself, or gone before it */
+			/* its own pages: its shares of the rest passed on at
+			 * its exit, in the live's reads when prompt */
 			s.est_kib += b->prev_est_kib;
-			s.lo_kib += b->prev_lo_kib;
+			s.lo_kib += b->prev_own_kib;
 			s.hi_kib += b->hi_kib;
 		}
-		if (!found || s.est_kib > out->est_kib)
+		for (size_t j = 0; j < nlive; j++) {
+			const struct coll_top_live *l = &live[j];
+			if (l->start_ns > a->t_ns)
+				continue; /* not there yet */
+			if (prompt) {
+				s.est_kib += l->now.est_kib;
+				s.lo_kib += l->now.lo_kib;
+				s.hi_kib += l->now.hi_kib;
+			} else if (l->seen) {
+				/* no read at the exit: at least what both ticks
+				 * say it had at least */
+				s.est_kib += l->prev.est_kib;
+				s.lo_kib += l->now.lo_kib < l->prev.lo_kib ? l->now.lo_kib : l->prev.lo_kib;
+				s.hi_kib += l->now.hi_kib > l->prev.hi_kib ? l->now.hi_kib : l->prev.hi_kib;
+			} else {
+				s.hi_kib += l->now.hi_kib; /* born since the last tick: not read then */
+			}
+		}
+		if (!found || s.lo_kib > out->lo_kib)
 			*out = s;
 		found = 1;
 	}
 	return found;
 }
 
+uint64_t coll_top_exit_extra(const struct coll_top *t)
+{
+	uint64_t best = 0;
+
+	for (size_t i = 0; i < t->ngone; i++) {
+		if (!t->gone[i].top)
+			continue;
+		uint64_t add = t->gone[i].est_kib;
+		for (size_t j = 0; j < t->ngone; j++)
+			if (j != i && t->gone[j].t_ns >= t->gone[i].t_ns)
+				add += t->gone[j].prev_est_kib;
+		if (add > best)
+			best = add;
+	}
+	return best;
+}
+
+/* The most the spans add at one instant: a sweep over their ends (an end
+ * before a start at the same instant: the one gone, the other not yet). */
+static uint64_t spans_max(const struct coll_top_span *sp, size_t nsp)
+{
+	struct ev {
+		uint64_t ns;
+		int64_t kib;
+	} ev[2 * COLL_TOP_SPANS];
+	size_t n = 0;
+	uint64_t best = 0;
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < nsp; i++) {
+		ev[n++] = (struct ev){sp[i].from_ns, (int64_t)sp[i].kib};
+		ev[n++] = (struct ev){sp[i].to_ns < sp[i].from_ns ? sp[i].from_ns : sp[i].to_ns, -(int64_t)sp[i].kib};
+	}
+	/* insertion sort: a tick's spans are a few dozen */
+	for (size_t i = 1; i < n; i++) {
+		struct ev x = ev[i];
+		size_t j = i;
+		while (j > 0 && (ev[j - 1].ns > x.ns || (ev[j - 1].ns == x.ns && ev[j - 1].kib > x.kib))) {
+			ev[j] = ev[j - 1];
+			j--;
+		}
+		ev[j] = x;
+	}
+	for (size_t i = 0; i < n; i++) {
+		sum += ev[i].kib;
+		if (sum > 0 && (uint64_t)sum > best)
+			best = (uint64_t)sum;
+	}
+	return best;
+}
+
 void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 {
-	uint64_t interval = t->prev_hi_kib + t->add_kib;
+	/* what the processes may add, at the one instant they add the most */
+	uint64_t fwd = t->prev_hi_kib + (t->nspan < COLL_TOP_SPANS ? spans_max(t->span, t->nspan) : t->add_kib);
+	uint64_t back = hi_kib + t->back_live_kib +
+			(t->nbspan < COLL_TOP_SPANS ? spans_max(t->bspan, t->nbspan) : t->back_add_kib);
 
-	if (t->open_unknown)
-		t->unknown = 1;
-	if (interval > t->bound_kib || hi_kib > t->bound_kib) {
-		t->bound_kib = interval > hi_kib ? interval : hi_kib;
-		t->bound_t_ns = now_ns;
-	}
+	/* how many that left with their most unknown were there at once */
+	uint32_t nunknown = (uint32_t)(t->nuspan < COLL_TOP_SPANS ? spans_max(t->uspan, t->nuspan) : t->uspan_all);
 	t->tick++;
-	t->hist[t->tick % COLL_TOP_HIST].tick = t->tick;
-	t->hist[t->tick % COLL_TOP_HIST].kib = interval;
+	struct coll_top_hist *h = &t->hist[t->tick % COLL_TOP_HIST];
+	if (h->tick)
+		hist_leave(t, h);
+	*h = (struct coll_top_hist){.tick = t->tick, .end_ns = now_ns, .fwd_kib = fwd, .back_kib = back,
+				    .loss_kib = back - hi_kib, .eff_back_kib = back, .nunknown = nunknown};
+	update_bound(t);
 	t->prev_hi_kib = hi_kib;
 	t->add_kib = 0;
-	t->open_unknown = 0;
+	t->nspan = 0;
+	t->back_add_kib = 0;
+	t->back_live_kib = 0;
+	t->nbspan = 0;
+	t->open_ns = now_ns;
+	t->nuspan = 0;
+	t->uspan_all = 0;
 	t->ngone = 0;
+}
+
+void coll_top_resolve(struct coll_top *t, uint64_t max_rss_kib)
+{
+	if (!t->unknown || t->unresolved || !max_rss_kib)
+		return;
+	uint64_t each = max_rss_kib + COLL_TOP_SLACK_KIB;
+	for (uint64_t k = t->tick; k > 0 && t->tick - k < COLL_TOP_HIST; k--) {
+		struct coll_top_hist *h = &t->hist[k % COLL_TOP_HIST];
+		if (h->tick == k && h->nunknown)
+			pend(t, h);
+	}
+	for (uint32_t n = 1; n <= COLL_TOP_PEND; n++) {
+		if (!t->pend[n - 1].set)
+			continue;
+		uint64_t b = t->pend[n - 1].base_kib + (uint64_t)t->pend[n - 1].n * each;
+		if (b > t->final_kib) {
+			t->final_kib = b;
+			t->final_ns = t->pend[n - 1].end_ns;
+		}
+		t->pend[n - 1].set = 0;
+	}
+	for (uint64_t k = t->tick; k > 0 && t->tick - k < COLL_TOP_HIST; k--) {
+		struct coll_top_hist *h = &t->hist[k % COLL_TOP_HIST];
+		if (h->tick == k)
+			h->nunknown = 0;
+	}
+	update_bound(t);
+	t->unknown = 0;
 }

@@ -17,18 +17,37 @@ static void ts_add(struct collector *c, struct pentry *e, const struct taskstats
 	e->ts_majflt += x->majflt;
 	if (x->hiwater_rss_kib > e->ts_hiwater_kib)
 		e->ts_hiwater_kib = x->hiwater_rss_kib;
-	/* it went above what the ticks saw of it, by enough to make the tree's
-	 * peak: the exit sample is best made now, with the others read now */
-	uint64_t seen = e->top.tick ? e->top.rss_kib : 0;
+	/* it went above what the ticks saw of it, with the tree near enough to
+	 * its peak that the others, grown since the last tick too, may have
+	 * made one with it: the exit sample is best made now, with the others
+	 * read now */
+	uint64_t seen = e->top.tick ? e->top.rss_kib : 0, peak = c->sum.peak.pss_kib;
 	if (x->hiwater_rss_kib >= seen + COLL_TOP_MIN_GAIN_KIB && !coll_sample_before_first_exec(c, e) &&
-	    (double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >=
-		    (double)c->sum.peak.pss_kib * COLLECTOR_TOP_NEAR)
-		c->top_due = 1;
+	    ((double)x->hiwater_rss_kib >= (double)peak * COLLECTOR_TOP_BIG ||
+	     (double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >= (double)peak * COLLECTOR_TOP_NEAR))
+	{
+		if (!c->top_due) {
+			c->top_due = 1;
+			c->top_due_ns = collector_now_ns() + COLLECTOR_TOP_WAIT_NS;
+		}
+		c->top_wait_pid = e->rec.pid;
+		coll_events_quiet_wake(c);
+	}
 	if (x->pid == x->tgid) {
 		e->ts_leader = 1;
 		e->ts_leader_seq = x->seq;
 		memcpy(e->ts_comm, x->comm, sizeof(e->ts_comm));
 		e->ts_comm[sizeof(e->ts_comm) - 1] = '\0';
+		/* a process of one thread ends with its record, sent as its
+		 * memory is let go of (its exit event only once it is freed): it
+		 * leaves the peak's reckoning now, at its most, and the tick
+		 * taken at once reads the others at that instant */
+		if (e->max_threads == 1 && !e->thread_forked && !e->top_gone) {
+			uint64_t f = e->ts_minflt + e->ts_majflt;
+			coll_pss_gone(c, e, collector_clock(c), e->ts_hiwater_kib, e->ts_hiwater_kib != 0,
+				      f > e->mem_at_faults ? f - e->mem_at_faults : 0, 0);
+			e->top_gone = 1;
+		}
 	}
 	c->sum.ts_records++;
 }
@@ -210,21 +229,4 @@ void coll_ts_drain(struct collector *c)
 			return;
 		}
 	}
-}
-
-/* Wakes the collector at each record (each exit) while the tree is near
- * enough to its peak that an exit at a top could pass it; else records wait
- * for the ticks (an overflow still wakes it: EPOLLERR). With rare ticks every
- * record always does. */
-void coll_ts_arm(struct collector *c)
-{
-	if (c->ts_fd < 0 || c->ep_fd < 0 || c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS)
-		return;
-	int on = !c->sum.peak.pss_kib ||
-		 (double)c->sum.last.pss_kib >= (double)c->sum.peak.pss_kib * COLLECTOR_TOP_ARM;
-	if (on == c->ts_polled)
-		return;
-	struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.fd = c->ts_fd};
-	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->ts_fd, &ev) == 0)
-		c->ts_polled = on;
 }

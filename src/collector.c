@@ -192,7 +192,8 @@ static void tick_pace(struct collector *c)
 static int wait_events(struct collector *c, struct epoll_event *evs, int max)
 {
 	uint64_t now = collector_now_ns();
-	uint64_t left = c->next_tick_ns > now ? c->next_tick_ns - now : 0;
+	uint64_t at = c->top_due && c->top_due_ns < c->next_tick_ns ? c->top_due_ns : c->next_tick_ns;
+	uint64_t left = at > now ? at - now : 0;
 	struct timespec ts = {.tv_sec = (time_t)(left / 1000000000ull),
 			      .tv_nsec = (long)(left % 1000000000ull)};
 
@@ -322,12 +323,21 @@ void collector_tick(struct collector *c)
 	}
 	c->last_tick_ns = now;
 	tick_pace(c);
-	coll_ts_arm(c);
 	if (push) {
 		store_summary_set(c->st, &c->sum);
 		if (!c->cfg.notify_end)
 			collector_notify(c);
 	}
+}
+
+/* An exit at a top is due for its sample: its exit event came (the entry
+ * is pending its retirement, or gone), or it waited long enough. */
+static int top_ready(struct collector *c, uint64_t now)
+{
+	if (!c->top_due)
+		return 0;
+	const struct pentry *e = ptable_get(c->pt, c->top_wait_pid);
+	return !e || e->exit_pending || e->top_gone || now >= c->top_due_ns;
 }
 
 static void *collector_main(void *arg)
@@ -378,9 +388,10 @@ static void *collector_main(void *arg)
 		/* the tick: due, or nearly and awake anyway, or an exit at a top */
 		uint64_t now = collector_now_ns();
 		if (!atomic_load(&c->finished) &&
-		    (now >= c->next_tick_ns || c->top_due ||
+		    (now >= c->next_tick_ns || top_ready(c, now) ||
 		     (n > 0 && now + c->tick_slack_ns >= c->next_tick_ns))) {
-			c->top_due = 0;
+			/* a regular tick before the awaited exit event leaves it due */
+			c->top_due = c->top_due && !top_ready(c, now);
 			c->nl_empty_ns = nl_empty;
 			collector_tick(c);
 			c->nl_empty_ns = 0;
@@ -565,10 +576,9 @@ static int start_thread(struct collector *c)
 		c->quiet_cap = bytes / COLLECTOR_NL_EVENT_BYTES;
 	}
 	if (c->ts_fd >= 0) {
-		/* read at ticks; an overflow (EPOLLERR) wakes us, and with rare
-		 * ticks, or near the peak (coll_ts_arm), every record does */
-		c->ts_polled = c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS;
-		struct epoll_event tev = {.events = c->ts_polled ? EPOLLIN : 0, .data.fd = c->ts_fd};
+		/* every record (an exit) wakes us: one at a top is best sampled
+		 * at once (coll_ts.c); the others are read with it */
+		struct epoll_event tev = {.events = EPOLLIN, .data.fd = c->ts_fd};
 		if (epoll_ctl(c->ep_fd, EPOLL_CTL_ADD, c->ts_fd, &tev) < 0)
 			return -errno;
 	}
@@ -619,6 +629,7 @@ void collector_free(struct collector *c)
 	free(c->mp);
 	free(c->mp_idx);
 	free(c->mp_pick);
+	free(c->top_live);
 	free(c->peak_procs);
 	if (c->nl_fd >= 0)
 		nlproc_close(c->nl_fd); /* unsubscribes: the kernel counts listeners */

@@ -53,11 +53,13 @@
 #define COLLECTOR_TICK_SLACK 0.5
 #define COLLECTOR_NEAR_PEAK 0.95
 /* A process left at a top that could bring the tree within this share of its
- * peak: its exit sample is made at once (a tick taken then). */
+ * peak, or one this big a share of the peak (the others may have grown since
+ * the last tick): its exit sample is made at once (a tick taken then). */
 #define COLLECTOR_TOP_NEAR 0.97
-/* Taskstats records wake the collector (each an exit) while the tree is at
- * least this share of its peak: an exit at a top there can be a new peak. */
-#define COLLECTOR_TOP_ARM 0.5
+#define COLLECTOR_TOP_BIG 0.05
+/* How long such a tick waits for the exit event, sent after the record once
+ * the process's memory is freed (a few ms for hundreds of MiB). */
+#define COLLECTOR_TOP_WAIT_NS (20 * 1000000ull)
 /* Sweeps may cost this much CPU time, plus this share of the tree's CPU time,
  * before a climb is read less often (PSSMODEL_EPS_THRIFTY). */
 #define COLLECTOR_SWEEP_ALLOW_NS 50000000ull
@@ -88,6 +90,8 @@ struct prog_ratio {
 	char comm[16]; /* "" = free */
 	double anon, shared;
 	uint64_t shared_kib; /* the most shared RSS a read of it saw */
+	uint64_t file_kib;   /* the most file and shared memory RSS a tick saw of it */
+	int file_seen;       /* file_kib holds: a tick saw one of its processes */
 };
 /* The shared RSS taken for a program never read, when one of its processes
  * left never seen by a tick (a dynamic program's libraries, about). */
@@ -110,7 +114,6 @@ struct collector {
 	int attaching;         /* the scan at the attach: what it finds was not exec'd */
 	atomic_int detach_req; /* collector_detach: end the run now, leave them running */
 	int quiet_polled;      /* its EPOLLIN is on: the event rate is high */
-	int ts_polled;         /* the taskstats socket's EPOLLIN is on (coll_ts_arm) */
 	uint64_t quiet_read;   /* fork|exit events read since the last tick */
 	pid_t root;
 	pthread_t th;
@@ -133,7 +136,10 @@ struct collector {
 	uint64_t sched_read_ns; /* when the PSS budget last read spacetime's CPU */
 	int reap_due;           /* a process whose parent is us exited */
 	int top_due;            /* a process left above what the ticks saw of it:
-				 * its exit sample is best made now */
+				 * its exit sample is best made as soon as its
+				 * exit event comes (its record came first) */
+	pid_t top_wait_pid;     /* that process */
+	uint64_t top_due_ns;    /* the tick comes by then, the event come or not */
 	uint64_t reap_ns;       /* the tick of the last reap */
 	uint64_t nl_empty_ns;   /* the exec socket was seen empty then (0: not known);
 				 * the tick's drain takes that for a read */
@@ -159,9 +165,10 @@ struct collector {
 	/* the PSS model: one entry per counted live process at a tick */
 	struct pssmodel model;
 	struct coll_top top;    /* the peak between samples (coll_top.h) */
-	uint64_t top_live_est, top_live_lo, top_live_hi; /* the live tree at the last tick,
-							   * its unread (exiting) processes at
-							   * their last figures */
+	struct coll_top_live *top_live; /* the counted processes at the last tick (mp_cap) */
+	uint64_t top_ghost_est, top_ghost_hi; /* the ghosts' part of its estimate, bound */
+	uint64_t top_ghost_prev_est, top_ghost_prev_hi; /* the same at the tick before */
+	uint64_t top_live_hi;  /* its bound, unread (exiting) processes at their last */
 	struct pssmodel_proc *mp;
 	uint32_t *mp_idx, *mp_pick;
 	size_t mp_cap;
@@ -274,6 +281,7 @@ void coll_sample_retire_exited(struct collector *c);
 /* coll_events.c */
 void coll_events_on_event(struct collector *c, const struct nlproc_event *ev);
 void coll_events_quiet_adjust(struct collector *c, int at_tick);
+void coll_events_quiet_wake(struct collector *c);
 void coll_events_drain(struct collector *c);
 void coll_events_exec_ahead(struct collector *c);
 
@@ -283,6 +291,7 @@ void coll_scan_tree(struct collector *c, uint64_t now);
 /* coll_pss.c */
 int coll_pss_counts(const struct collector *c, const struct pentry *e);
 void coll_pss_leave(struct collector *c, const struct pentry *e);
+int coll_pss_forks_known(const struct collector *c, const struct pentry *e);
 void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, uint64_t hw_kib,
 		   int have_hw, uint64_t dfaults, int by_exec);
 uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint64_t *clk);
@@ -298,7 +307,6 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x);
 void coll_ts_adopt(struct collector *c, struct pentry *e);
 void coll_ts_lost_children(struct collector *c);
 void coll_ts_drain(struct collector *c);
-void coll_ts_arm(struct collector *c);
 
 /* coll_end.c */
 void coll_end_finish(struct collector *c, uint64_t now);

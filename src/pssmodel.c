@@ -24,22 +24,58 @@ static double ratio(uint64_t part, uint64_t whole)
 
 /* A never-read process: its program's ratios, or all of its RSS. A child
  * that has not exec'd shares its anonymous pages with its parent until it
- * writes them: half is the likelier guess, RSS the bound. */
+ * writes them: half is the likelier guess, RSS the bound. Its anonymous pages
+ * are surely its own (private: a MAP_SHARED anonymous one is shmem) when
+ * it has not forked since its exec, and a child that has not exec'd owns
+ * what it has beyond what it can have inherited: the lower bound. */
 static void estimate_unread(struct pssmodel_proc *p)
 {
 	double ar = p->prog_anon_ratio >= 0 ? p->prog_anon_ratio : p->fork_only ? 0.5 : 1.0;
 	double sr = p->prog_shared_ratio >= 0 ? p->prog_shared_ratio : 1.0;
 	uint64_t shared = mul(p->shared_rss_kib, sr);
+	uint64_t own = 0;
 
+	if (p->forks_known && !p->forked)
+		own = p->fork_only ? sub0(p->anon_rss_kib, p->inherit_max_kib) : p->anon_rss_kib;
 	p->est_anon_kib = mul(p->anon_rss_kib, ar);
+	if (p->est_anon_kib < own)
+		p->est_anon_kib = own;
 	p->est_file_kib = shared; /* file or shmem: unknown until read; file is likelier */
 	p->est_shmem_kib = 0;
 	p->hi_kib = p->anon_rss_kib + p->shared_rss_kib;
-	p->lo_kib = 0;
+	p->lo_kib = own;
 	p->unpaid_kib = 0; /* never read: its doubt is already all of it */
 	p->inherit_kib = 0;
 	p->released_kib = 0;
 	p->exact = 0;
+}
+
+/* Its own pages, at least (pssmodel_proc.own_kib). Read: its private
+ * anonymous pages then (a shared one counts half at most in its PSS, so
+ * at least 2 PSS - RSS of them are private; and private pages that are not
+ * file or shmem ones), less the anonymous RSS lost since, plus the anonymous
+ * RSS gained (new pages are its own); and its private file pages then (its
+ * private pages beyond its anonymous RSS) while no process mapped anything
+ * new since (dilution: they may be others' now) nor did it unmap any. Never
+ * read: the lower bound, which counts only its own anonymous pages. Nothing
+ * once it forked: its pages are a child's too. */
+static uint64_t own_pages(const struct pssmodel_proc *p)
+{
+	if (p->forked)
+		return 0;
+	if (!p->read)
+		return p->lo_kib;
+	uint64_t by_share = sub0(2 * p->rd_pss_anon_kib, p->rd_anon_rss_kib);
+	uint64_t by_private = sub0(p->rd_private_kib, p->rd_pss_file_kib + p->rd_pss_shmem_kib);
+	uint64_t priv = by_share > by_private ? by_share : by_private;
+	if (priv > p->rd_anon_rss_kib)
+		priv = p->rd_anon_rss_kib;
+	uint64_t anon = sub0(priv, sub0(p->rd_anon_rss_kib, p->anon_rss_kib)) +
+			sub0(p->anon_rss_kib, p->rd_anon_rss_kib);
+	uint64_t file = sub0(p->rd_private_kib, p->rd_anon_rss_kib);
+	if (p->diluted_kib || p->shared_rss_kib < p->rd_shared_rss_kib)
+		file = 0;
+	return anon + file;
 }
 
 void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
@@ -128,6 +164,9 @@ out:
 		p->lo_kib = p->est_kib;
 	if (p->exact)
 		p->hi_kib = p->lo_kib = p->est_kib;
+	p->own_kib = own_pages(p);
+	if (p->own_kib > p->lo_kib)
+		p->own_kib = p->lo_kib;
 }
 
 uint64_t pssmodel_doubt(const struct pssmodel_proc *p)

@@ -69,6 +69,11 @@ struct pssmodel_proc {
 	 * (anonymous, shared), or negative when none was read */
 	double prog_anon_ratio, prog_shared_ratio;
 	int fork_only;            /* it has not exec'd: its anonymous pages are its parent's too */
+	int forks_known;          /* every fork is seen (netlink, none lost): forked tells
+				   * whether it forked since its exec, when never read */
+	uint64_t inherit_max_kib; /* a child that has not exec'd: at most this much of its
+				   * anonymous RSS came from its parent (its parent's
+				   * high-water RSS after the fork); UINT64_MAX: unknown */
 	int unreadable;           /* its smaps_rollup is refused: a sweep cannot settle it */
 	int swept;                /* read by the sweep under way (pssmodel_sweep sets it;
 				   * filling the struct anew clears it) */
@@ -77,6 +82,9 @@ struct pssmodel_proc {
 	uint64_t est_kib;  /* the estimate: the three above */
 	uint64_t hi_kib;   /* an upper bound of its PSS now */
 	uint64_t lo_kib;   /* a lower bound */
+	uint64_t own_kib;  /* a lower bound of its own pages, mapped by no other
+			    * process: what leaves the tree with it, where its
+			    * shares of the rest pass to their other mappers */
 	uint64_t unpaid_kib; /* RSS it does not pay for: what it could inherit */
 	uint64_t inherit_kib; /* what it may have inherited from ghosts since its read */
 	uint64_t released_kib; /* its share of pages it stopped sharing since its read

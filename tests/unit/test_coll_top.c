@@ -20,33 +20,101 @@
 #define MS 1000000ull
 #define MIB 1024ull
 
-/* The interval's bound: the tree's bound at its first tick, plus each seen
- * process's gain up to its most (with the counters' slack), plus a born
- * one's most RSS; a sample's own bound counts too. */
+
+/* coll_top_seen with the model's figures est, lo and hi; its own pages lo. */
+static void seen_fig(struct coll_top *t, struct coll_top_proc *p, uint64_t rss_kib, uint64_t file_kib,
+		     uint64_t max_kib, uint64_t est_kib, uint64_t lo_kib, uint64_t hi_kib, int known,
+		     uint64_t start_ns)
+{
+	const struct coll_top_fig f = {est_kib, lo_kib, hi_kib, lo_kib};
+	coll_top_seen(t, p, rss_kib, file_kib, max_kib, &f, known, start_ns);
+}
+
+/* The interval's bound, the lesser of two. Forward: the tree's bound at its
+ * first tick, plus each seen process's gain up to its most (with the
+ * counters' slack), plus a born one's most RSS. Backward: the tree's bound
+ * at its closing tick plus what each process lost from its most. A sample's
+ * own bound counts too. */
 static void test_bound_interval(void **state)
 {
 	(void)state;
 	struct coll_top t = {0};
 	struct coll_top_proc a = {0}, b = {0}, c = {0};
 
-	coll_top_seen(&t, &a, 10 * MIB, 10 * MIB, 9 * MIB, 9 * MIB, 9 * MIB, 1);
-	coll_top_seen(&t, &b, 20 * MIB, 20 * MIB, 19 * MIB, 19 * MIB, 19 * MIB, 1);
+	seen_fig(&t, &a, 10 * MIB, 0, 10 * MIB, 9 * MIB, 9 * MIB, 9 * MIB, 1, 0);
+	seen_fig(&t, &b, 20 * MIB, 0, 20 * MIB, 19 * MIB, 19 * MIB, 19 * MIB, 1, 0);
 	coll_top_close(&t, 28 * MIB, 100 * MS);
 	assert_true(t.bound_kib >= 28 * MIB);
 	/* a rose to 30 between the ticks and came back to 12 (its high-water
 	 * mark), b grew to 25; c was born and is at 5 */
-	coll_top_seen(&t, &a, 12 * MIB, 30 * MIB, 11 * MIB, 11 * MIB, 11 * MIB, 1);
-	coll_top_seen(&t, &b, 25 * MIB, 25 * MIB, 24 * MIB, 24 * MIB, 24 * MIB, 1);
-	coll_top_seen(&t, &c, 5 * MIB, 5 * MIB, 4 * MIB, 4 * MIB, 4 * MIB, 1);
+	seen_fig(&t, &a, 12 * MIB, 0, 30 * MIB, 11 * MIB, 11 * MIB, 11 * MIB, 1, 0);
+	seen_fig(&t, &b, 25 * MIB, 0, 25 * MIB, 24 * MIB, 24 * MIB, 24 * MIB, 1, 0);
+	seen_fig(&t, &c, 5 * MIB, 0, 5 * MIB, 4 * MIB, 4 * MIB, 4 * MIB, 1, 0);
 	coll_top_close(&t, 39 * MIB, 200 * MS);
-	uint64_t want = 28 * MIB + 20 * MIB + 5 * MIB + 4 * MIB + 3 * COLL_TOP_SLACK_KIB;
+	uint64_t fwd = 28 * MIB + 20 * MIB + 5 * MIB + 4 * MIB + 3 * COLL_TOP_SLACK_KIB;
+	uint64_t want = 39 * MIB + 18 * MIB + COLL_TOP_SLACK_KIB; /* a lost 18 from its most */
+	assert_true(want < fwd);
 	assert_int_equal(t.bound_kib, want);
 	assert_int_equal(t.bound_t_ns, 200 * MS);
 	assert_int_equal(t.unknown, 0);
 	/* unmoved: nothing added, the bound stays */
-	coll_top_seen(&t, &a, 12 * MIB, 12 * MIB, 11 * MIB, 11 * MIB, 11 * MIB, 1);
-	coll_top_close(&t, 11 * MIB, 300 * MS);
+	seen_fig(&t, &a, 12 * MIB, 0, 12 * MIB, 11 * MIB, 11 * MIB, 11 * MIB, 1, 0);
+	seen_fig(&t, &b, 25 * MIB, 0, 25 * MIB, 24 * MIB, 24 * MIB, 24 * MIB, 1, 0);
+	seen_fig(&t, &c, 5 * MIB, 0, 5 * MIB, 4 * MIB, 4 * MIB, 4 * MIB, 1, 0);
+	coll_top_close(&t, 39 * MIB, 300 * MS);
 	assert_int_equal(t.bound_kib, want);
+	assert_int_equal(t.bound_t_ns, 200 * MS);
+	/* forward the lesser: b grows to 40 and c to 7 (its most, then 6);
+	 * the closing tick's own bound is loose (b and c unread: 70) */
+	seen_fig(&t, &a, 12 * MIB, 0, 12 * MIB, 11 * MIB, 11 * MIB, 11 * MIB, 1, 0);
+	seen_fig(&t, &b, 40 * MIB, 0, 40 * MIB, 39 * MIB, 39 * MIB, 50 * MIB, 1, 0);
+	seen_fig(&t, &c, 6 * MIB, 0, 7 * MIB, 6 * MIB, 6 * MIB, 9 * MIB, 1, 0);
+	coll_top_close(&t, 70 * MIB, 400 * MS);
+	uint64_t fwd4 = 39 * MIB + 15 * MIB + 2 * MIB + 2 * COLL_TOP_SLACK_KIB;
+	assert_int_equal(t.hist[t.tick % COLL_TOP_HIST].fwd_kib, fwd4);
+	assert_int_equal(t.hist[t.tick % COLL_TOP_HIST].back_kib, 71 * MIB + COLL_TOP_SLACK_KIB);
+	assert_int_equal(t.bound_kib, want); /* the run's: the highest interval's */
+	/* a later tick reads them (54): the interval's backward bound is
+	 * that plus what was let go of in both, below its forward one now */
+	seen_fig(&t, &a, 12 * MIB, 0, 12 * MIB, 11 * MIB, 11 * MIB, 11 * MIB, 1, 0);
+	seen_fig(&t, &b, 40 * MIB, 0, 40 * MIB, 39 * MIB, 39 * MIB, 39 * MIB, 1, 0);
+	seen_fig(&t, &c, 6 * MIB, 0, 6 * MIB, 4 * MIB, 4 * MIB, 4 * MIB, 1, 0);
+	coll_top_close(&t, 54 * MIB, 500 * MS);
+	assert_int_equal(t.hist[(t.tick - 1) % COLL_TOP_HIST].eff_back_kib, 55 * MIB + COLL_TOP_SLACK_KIB);
+	assert_int_equal(t.bound_kib, want);
+}
+
+/* Backward, a tree whose processes map memory another of them has (shared
+ * memory read by children): forward counts every child's new RSS in full,
+ * backward only what the tree let go of; and processes that left count at
+ * their most while they were there. */
+static void test_bound_backward(void **state)
+{
+	(void)state;
+	struct coll_top t = {0};
+	struct coll_top_proc p = {0}, k1 = {0}, k2 = {0};
+
+	seen_fig(&t, &p, 400 * MIB, 400 * MIB, 400 * MIB, 400 * MIB, 400 * MIB, 400 * MIB, 1, 0);
+	coll_top_close(&t, 400 * MIB, 100 * MS);
+	/* two children map the parent's 400 MiB: 400 in all, read at the tick */
+	seen_fig(&t, &p, 400 * MIB, 400 * MIB, 400 * MIB, 134 * MIB, 134 * MIB, 134 * MIB, 1, 0);
+	seen_fig(&t, &k1, 400 * MIB, 400 * MIB, 400 * MIB, 133 * MIB, 133 * MIB, 133 * MIB, 1, 110 * MS);
+	seen_fig(&t, &k2, 400 * MIB, 400 * MIB, 400 * MIB, 133 * MIB, 133 * MIB, 133 * MIB, 1, 120 * MS);
+	coll_top_close(&t, 400 * MIB, 200 * MS);
+	assert_int_equal(t.bound_kib, 400 * MIB);
+	/* forward: each child as new (its share now, all it can have had) */
+	assert_int_equal(t.hist[t.tick % COLL_TOP_HIST].fwd_kib, 666 * MIB + 2 * COLL_TOP_SLACK_KIB);
+	/* k1 leaves at 250 having grown 10 of its own (its top 143); k2
+	 * unmaps 100 and is read at 300 */
+	coll_top_gone(&t, &k1, A, 250 * MS, 410 * MIB, 1, 143 * MIB, 10 * MIB, 1, 110 * MS);
+	seen_fig(&t, &p, 400 * MIB, 400 * MIB, 400 * MIB, 200 * MIB, 200 * MIB, 200 * MIB, 1, 0);
+	seen_fig(&t, &k2, 300 * MIB, 300 * MIB, 400 * MIB, 100 * MIB, 100 * MIB, 100 * MIB, 1, 120 * MS);
+	coll_top_close(&t, 300 * MIB, 300 * MS);
+	/* backward: 300 now + k2's 100 lost + k1 at its most */
+	assert_int_equal(t.hist[t.tick % COLL_TOP_HIST].back_kib,
+			 300 * MIB + 100 * MIB + COLL_TOP_SLACK_KIB + 143 * MIB + COLL_TOP_SLACK_KIB);
+	/* forward the lesser here: k1's own 10 the only gain */
+	assert_int_equal(t.bound_kib, 410 * MIB + COLL_TOP_SLACK_KIB);
 }
 
 /* A process whose memory a tick could not read (exiting) keeps what was
@@ -58,20 +126,21 @@ static void test_bound_late_gain(void **state)
 	struct coll_top t = {0};
 	struct coll_top_proc a = {0}, b = {0};
 
-	coll_top_seen(&t, &a, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1);
-	coll_top_seen(&t, &b, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1);
+	seen_fig(&t, &a, 10 * MIB, 0, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1, 0);
+	seen_fig(&t, &b, 10 * MIB, 0, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1, 0);
 	coll_top_close(&t, 20 * MIB, 100 * MS);
-	assert_int_equal(t.bound_kib, 20 * MIB + 2 * COLL_TOP_SLACK_KIB); /* born: their RSS */
-	/* a unreadable at the next tick: the tree's bound there misses it */
-	coll_top_seen(&t, &a, 0, 0, 0, 0, 0, 0);
-	coll_top_seen(&t, &b, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1);
-	coll_top_close(&t, 10 * MIB, 200 * MS);
-	assert_int_equal(t.bound_kib, 20 * MIB + 2 * COLL_TOP_SLACK_KIB);
+	assert_int_equal(t.bound_kib, 20 * MIB); /* backward: read at the tick */
+	/* a unreadable at the next tick: the tree's bound there has it at
+	 * its last figures (the collector's), which may be far below */
+	seen_fig(&t, &a, 0, 0, 0, 0, 0, 0, 0, 0);
+	seen_fig(&t, &b, 10 * MIB, 0, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1, 0);
+	coll_top_close(&t, 20 * MIB, 200 * MS);
+	assert_int_equal(t.bound_kib, 20 * MIB);
 	assert_int_equal(a.tick, 1); /* still its first figures */
 	/* gone with a high-water mark of 50: it may have had it in either
 	 * interval since it was seen, the one closed at 200 ms included (its
 	 * bound 20 then: 20 + 40 now) */
-	coll_top_gone(&t, &a, A, 250 * MS, 50 * MIB, 1, 0, 0, 1);
+	coll_top_gone(&t, &a, A, 250 * MS, 50 * MIB, 1, 50 * MIB, 50 * MIB, 1, 0);
 	assert_int_equal(t.bound_kib, 20 * MIB + 40 * MIB + COLL_TOP_SLACK_KIB);
 	coll_top_close(&t, 10 * MIB, 300 * MS);
 	assert_int_equal(t.bound_kib, 20 * MIB + 40 * MIB + COLL_TOP_SLACK_KIB);
@@ -79,19 +148,56 @@ static void test_bound_late_gain(void **state)
 }
 
 /* A process gone between ticks with its most unknown (no taskstats
- * record): the run's bound is unknown from then on. */
+ * record): the run's bound is unknown from then on, until the run's end
+ * tells the most RSS any process had (wait4): then each such process counts
+ * at that, in the intervals it was there, at once with the others. */
 static void test_bound_unknown(void **state)
 {
 	(void)state;
 	struct coll_top t = {0};
-	struct coll_top_proc a = {0};
+	struct coll_top_proc a = {0}, b = {0}, c = {0};
 
-	coll_top_seen(&t, &a, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1);
-	coll_top_close(&t, 10 * MIB, 100 * MS);
-	coll_top_gone(&t, &a, A, 150 * MS, 0, 0, 0, 0, 1);
-	assert_int_equal(t.unknown, 0); /* the interval is open */
-	coll_top_close(&t, 0, 200 * MS);
+	seen_fig(&t, &a, 10 * MIB, 0, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1, 0);
+	seen_fig(&t, &b, 20 * MIB, 0, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 1, 0);
+	coll_top_close(&t, 30 * MIB, 100 * MS);
+	assert_int_equal(t.bound_kib, 30 * MIB);
+	coll_top_gone(&t, &a, A, 150 * MS, 0, 0, 0, 0, 1, 0);
+	coll_top_gone(&t, &c, C, 160 * MS, 0, 0, 0, 0, 1, 120 * MS); /* born and gone */
 	assert_int_equal(t.unknown, 1);
+	seen_fig(&t, &b, 20 * MIB, 0, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 1, 0);
+	coll_top_close(&t, 20 * MIB, 200 * MS);
+	assert_int_equal(t.unknown, 1);
+	assert_int_equal(t.bound_kib, 30 * MIB); /* the known intervals' */
+	/* nothing known at the end: it stays unknown */
+	coll_top_resolve(&t, 0);
+	assert_int_equal(t.unknown, 1);
+	/* at most 50 each: backward, b's 20 and the two at once */
+	coll_top_resolve(&t, 50 * MIB);
+	assert_int_equal(t.unknown, 0);
+	assert_int_equal(t.bound_kib, 20 * MIB + 2 * (50 * MIB + COLL_TOP_SLACK_KIB));
+}
+
+/* The same on a run longer than the intervals kept: the pending ones wait
+ * apart, by how many were unknown at once. */
+static void test_bound_unknown_long(void **state)
+{
+	(void)state;
+	struct coll_top t = {0};
+	struct coll_top_proc a = {0}, k = {0};
+
+	seen_fig(&t, &a, 10 * MIB, 0, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1, 0);
+	coll_top_close(&t, 10 * MIB, 100 * MS);
+	coll_top_gone(&t, &k, B, 150 * MS, 0, 0, 0, 0, 1, 110 * MS);
+	for (uint64_t i = 2; i < 3 * COLL_TOP_HIST; i++) {
+		seen_fig(&t, &a, 10 * MIB, 0, 10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB, 1, 0);
+		coll_top_close(&t, 10 * MIB, i * 100 * MS);
+	}
+	assert_int_equal(t.unknown, 1);
+	assert_int_equal(t.bound_kib, 10 * MIB);
+	coll_top_resolve(&t, 40 * MIB);
+	assert_int_equal(t.unknown, 0);
+	assert_int_equal(t.bound_kib, 10 * MIB + 40 * MIB + COLL_TOP_SLACK_KIB);
+	assert_int_equal(t.bound_t_ns, 2 * 100 * MS);
 }
 
 /* Exit samples: each exit at a top the ticks missed, with the live tree,
@@ -103,17 +209,20 @@ static void test_exit_sample(void **state)
 	struct coll_top t = {0};
 	struct coll_top_proc a = {0}, b = {0}, c = {0};
 	struct coll_top_sample x;
+	const struct coll_top_ghosts g0 = {0};
 
-	coll_top_seen(&t, &a, 30 * MIB, 30 * MIB, 29 * MIB, 29 * MIB, 29 * MIB, 1);
-	coll_top_seen(&t, &b, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 1);
-	coll_top_seen(&t, &c, 8 * MIB, 8 * MIB, 8 * MIB, 8 * MIB, 8 * MIB, 1);
+	seen_fig(&t, &a, 30 * MIB, 0, 30 * MIB, 29 * MIB, 29 * MIB, 29 * MIB, 1, 0);
+	seen_fig(&t, &b, 20 * MIB, 0, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 1, 0);
+	seen_fig(&t, &c, 8 * MIB, 0, 8 * MIB, 8 * MIB, 8 * MIB, 8 * MIB, 1, 0);
 	coll_top_close(&t, 57 * MIB, 100 * MS);
-	assert_int_equal(coll_top_exit_sample(&t, 0, 0, 0, &x), 0);
+	struct coll_top_live live = {.start_ns = 0, .seen = 1, .prev = {1 * MIB, 1 * MIB, 1 * MIB, 1 * MIB},
+				     .now = {1 * MIB, 1 * MIB, 1 * MIB, 1 * MIB}};
+	assert_int_equal(coll_top_exit_sample(&t, &live, 1, 100 * MS, &g0, &x), 0);
 	/* c leaves first, as it was; a at 60 (a top); b after a, at 45 */
-	coll_top_gone(&t, &c, C, 150 * MS, 8 * MIB, 1, 0, 0, 1);
-	coll_top_gone(&t, &a, A, 160 * MS, 60 * MIB, 1, 0, 0, 1);
-	coll_top_gone(&t, &b, B, 170 * MS, 45 * MIB, 1, 0, 0, 1);
-	assert_int_equal(coll_top_exit_sample(&t, 1 * MIB, 1 * MIB, 1 * MIB, &x), 1);
+	coll_top_gone(&t, &c, C, 150 * MS, 8 * MIB, 1, 8 * MIB, 8 * MIB, 1, 0);
+	coll_top_gone(&t, &a, A, 160 * MS, 60 * MIB, 1, 59 * MIB, 59 * MIB, 1, 0);
+	coll_top_gone(&t, &b, B, 170 * MS, 45 * MIB, 1, 45 * MIB, 45 * MIB, 1, 0);
+	assert_int_equal(coll_top_exit_sample(&t, &live, 1, 165 * MS, &g0, &x), 1);
 	/* before a's exit: a at its top, b at its last figures (c gone) */
 	assert_int_equal(x.t_ns, 160 * MS);
 	assert_int_equal(x.pid, A);
@@ -123,16 +232,46 @@ static void test_exit_sample(void **state)
 	/* one never seen, at its high-water mark as the caller figures it */
 	coll_top_close(&t, 1 * MIB, 200 * MS);
 	struct coll_top_proc d = {0};
-	coll_top_gone(&t, &d, C, 250 * MS, 70 * MIB, 1, 68 * MIB, 66 * MIB, 1);
-	assert_int_equal(coll_top_exit_sample(&t, 1 * MIB, 1 * MIB, 1 * MIB, &x), 1);
+	coll_top_gone(&t, &d, C, 250 * MS, 70 * MIB, 1, 68 * MIB, 66 * MIB, 1, 0);
+	assert_int_equal(coll_top_exit_sample(&t, &live, 1, 252 * MS, &g0, &x), 1);
 	assert_int_equal(x.est_kib, 69 * MIB);
 	assert_int_equal(x.lo_kib, 67 * MIB);
 	assert_int_equal(x.hi_kib, 71 * MIB);
+	/* a tick late to the exit: the live count at their last tick's figures,
+	 * and one born after the exit not at all */
+	struct coll_top_live two[2] = {
+		{.start_ns = 0, .seen = 1, .prev = {1 * MIB, 1 * MIB, 1 * MIB, 1 * MIB},
+		 .now = {9 * MIB, 9 * MIB, 9 * MIB, 9 * MIB}},
+		{.start_ns = 260 * MS, .seen = 0, .now = {5 * MIB, 5 * MIB, 5 * MIB, 5 * MIB}}};
+	assert_int_equal(coll_top_exit_sample(&t, two, 2, 300 * MS, &g0, &x), 1);
+	assert_int_equal(x.est_kib, 68 * MIB + 1 * MIB);
+	assert_int_equal(coll_top_exit_sample(&t, two, 2, 251 * MS, &g0, &x), 1);
+	assert_int_equal(x.est_kib, 68 * MIB + 9 * MIB);
+	/* told as the tick began, read after it: prompt too */
+	assert_int_equal(coll_top_exit_sample(&t, two, 2, 249 * MS, &g0, &x), 1);
+	assert_int_equal(x.est_kib, 68 * MIB + 9 * MIB);
+	/* late: at least the least of the two ticks' (it may have shrunk) */
+	two[0].now.lo_kib = 0;
+	assert_int_equal(coll_top_exit_sample(&t, two, 2, 300 * MS, &g0, &x), 1);
+	assert_int_equal(x.lo_kib, 66 * MIB);
+	two[0].now.lo_kib = 9 * MIB;
+	/* the ghosts: a late tick's sample has the last tick's (the live at
+	 * their figures then), a prompt one this tick's (read now, they show
+	 * what ghosts they paid for since) */
+	const struct coll_top_ghosts g = {.prev_est_kib = 2 * MIB, .prev_hi_kib = 4 * MIB,
+					  .now_est_kib = 1 * MIB, .now_hi_kib = 2 * MIB};
+	assert_int_equal(coll_top_exit_sample(&t, two, 2, 300 * MS, &g, &x), 1);
+	assert_int_equal(x.est_kib, 2 * MIB + 68 * MIB + 1 * MIB);
+	assert_int_equal(x.lo_kib, 66 * MIB + 1 * MIB);
+	assert_int_equal(x.hi_kib, 4 * MIB + 70 * MIB + 9 * MIB);
+	assert_int_equal(coll_top_exit_sample(&t, two, 2, 251 * MS, &g, &x), 1);
+	assert_int_equal(x.est_kib, 1 * MIB + 68 * MIB + 9 * MIB);
+	assert_int_equal(x.hi_kib, 2 * MIB + 70 * MIB + 9 * MIB);
 	/* a child in its parent's pages makes no top */
 	coll_top_close(&t, 1 * MIB, 300 * MS);
 	struct coll_top_proc e = {0};
-	coll_top_gone(&t, &e, C, 350 * MS, 70 * MIB, 1, 1 * MIB, 1 * MIB, 0);
-	assert_int_equal(coll_top_exit_sample(&t, 1 * MIB, 1 * MIB, 1 * MIB, &x), 0);
+	coll_top_gone(&t, &e, C, 350 * MS, 70 * MIB, 1, 1 * MIB, 1 * MIB, 0, 0);
+	assert_int_equal(coll_top_exit_sample(&t, &live, 1, 352 * MS, &g0, &x), 0);
 }
 
 /* pid's memory: RSS rss KiB, all of it anonymous and its own, its
@@ -172,19 +311,26 @@ static struct fakeproc *follow(void)
 }
 
 /* A tick, as the collector takes it (no sockets to read: the test handed in
- * what they would have said). */
+ * what they would have said), with every live process read first (as the
+ * budget or a sweep would have). */
 static void tick(struct fakeproc *f)
 {
+	for (size_t i = 0; i < ptable_count(f->c->pt); i++) {
+		struct pentry *e = ptable_at(f->c->pt, i);
+		if (coll_sample_cheap(f->c, e, f->now_ns) == 0)
+			coll_pss_read(f->c, e, f->now_ns, NULL);
+	}
 	int ts = f->c->ts_fd;
 	f->c->ts_fd = -1;
 	collector_tick(f->c);
 	f->c->ts_fd = ts;
 }
 
-/* pid exits at t_ns at its high-water mark hwm: its record, its exit event,
- * gone from /proc. */
+/* pid exits at t_ns at its high-water mark hwm: its record (read then), its
+ * exit event, gone from /proc. */
 static void exit_at(struct fakeproc *f, pid_t pid, uint64_t t_ns, uint64_t hwm, uint64_t faults)
 {
+	f->now_ns = t_ns;
 	struct taskstats_exit x = {.pid = pid, .tgid = pid, .ppid = R, .comm = "cc1", .exitcode = 0,
 				   .minflt = faults, .hiwater_rss_kib = hwm, .seq = 1};
 	struct nlproc_event ex = {.type = NLPROC_EXIT, .pid = pid, .tgid = pid, .ppid = R, .ptgid = R,
@@ -243,14 +389,29 @@ static void test_meet_between_ticks(void **state)
 }
 
 /* A process born and gone between two ticks, at a top of 50 MiB: never
- * seen, its record is what tells; the peak holds it (its program's shared
- * part, unread, taken from no read: the default) and the bound covers it. */
+ * seen, its record is what tells; its program's file pages are what a tick
+ * saw of another of its processes (512 KiB): the peak holds it, and the
+ * bound covers it. A program no tick ever saw makes no sure sample. */
 static void test_unseen_top(void **state)
 {
 	(void)state;
 	struct fakeproc *f = follow();
 	uint64_t t0 = f->now_ns;
 
+	/* an "ar" seen by a tick, which ends as it was */
+	struct nlproc_event fk0 = {.type = NLPROC_FORK, .pid = C + 1, .tgid = C + 1, .ppid = R, .ptgid = R,
+				   .ts_ns = t0 - 50 * MS};
+	coll_events_on_event(f->c, &fk0);
+	struct pentry *e0 = ptable_get(f->c->pt, C + 1);
+	e0->rec.nexec = 1;
+	e0->vm_state = PTABLE_VM_OWN;
+	memcpy(e0->rec.comm, "ar", 3);
+	fp_stat(f, C + 1, &(struct fp_stat){.ppid = R, .comm = "ar", .start_ticks = fp_ticks(t0 - 50 * MS), .rss_pages = 512, .minflt = 9});
+	fp_status(f, C + 1, 2 * MIB, 512, 2 * MIB);
+	fp_rollup(f, C + 1, 2 * MIB, 1536, 1536, 64, 0, 1536);
+	tick(f);
+	exit_at(f, C + 1, t0 + 5 * MS, 2 * MIB, 9);
+	f->now_ns = t0 + 10 * MS;
 	tick(f);
 	struct nlproc_event fk = {.type = NLPROC_FORK, .pid = C, .tgid = C, .ppid = R, .ptgid = R,
 				  .ts_ns = t0 + 20 * MS};
@@ -261,7 +422,7 @@ static void test_unseen_top(void **state)
 	e->vm_state = PTABLE_VM_OWN;
 	memcpy(e->rec.comm, "ar", 3);
 	exit_at(f, C, t0 + 60 * MS, 50 * MIB, 12800);
-	f->now_ns = t0 + 100 * MS;
+	f->now_ns = t0 + 61 * MS;
 	tick(f);
 	struct store_summary s;
 	store_summary_get(f->st, &s);
@@ -279,8 +440,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bound_interval),
+		cmocka_unit_test(test_bound_backward),
 		cmocka_unit_test(test_bound_late_gain),
 		cmocka_unit_test(test_bound_unknown),
+		cmocka_unit_test(test_bound_unknown_long),
 		cmocka_unit_test(test_exit_sample),
 		cmocka_unit_test(test_meet_between_ticks),
 		cmocka_unit_test(test_unseen_top),
