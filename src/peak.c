@@ -1,7 +1,10 @@
 /* peak.c: a run's peak PSS figure and its bounds (peak.h). */
 #include "peak.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "units.h"
 
 void peak_of(const struct store_summary *s, struct peak *out)
 {
@@ -20,7 +23,7 @@ void peak_of(const struct store_summary *s, struct peak *out)
 	if (out->bound_kib < out->kib)
 		out->bound_kib = out->kib;
 	out->read = out->sum_of_reads && out->bound_known &&
-		    out->bound_kib <= out->kib + out->doubt_kib + out->kib / 200;
+		    out->bound_kib <= out->kib + out->doubt_kib + out->kib / 100;
 }
 
 double peak_bound_pct(const struct peak *p)
@@ -28,4 +31,24 @@ double peak_bound_pct(const struct peak *p)
 	if (!p->kib || !p->bound_known)
 		return -1;
 	return 100.0 * (double)(p->bound_kib - p->kib) / (double)p->kib;
+}
+
+void peak_brief(const struct peak *p, char *buf, size_t cap)
+{
+	char fig[32], bound[32], at[48] = "";
+
+	if (!p->kib) {
+		snprintf(buf, cap, "none yet");
+		return;
+	}
+	units_kib(fig, sizeof(fig), p->kib);
+	units_kib(bound, sizeof(bound), p->bound_kib);
+	if (p->at_exit_pid)
+		snprintf(at, sizeof(at), ", at pid %d's exit", p->at_exit_pid);
+	if (!p->bound_known)
+		snprintf(buf, cap, "%s%s, may be higher (no taskstats)", fig, at);
+	else if (p->read)
+		snprintf(buf, cap, "%s%s, read: none higher between samples", fig, at);
+	else
+		snprintf(buf, cap, "%s%s, at most %s (+%.1f%%)", fig, at, bound, peak_bound_pct(p));
 }

@@ -4,6 +4,7 @@
 #ifndef SPACETIME_PEAK_H
 #define SPACETIME_PEAK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "store.h"
@@ -26,5 +27,9 @@ struct peak {
 void peak_of(const struct store_summary *s, struct peak *out);
 /* How far above the figure the bound is, in percent (-1: unknown). */
 double peak_bound_pct(const struct peak *p);
+/* The figure and its bound in a few words, for a status line: "95.2 MiB,
+ * at most 96.8 MiB (+1.7%)", "..., at pid N's exit", "..., may be higher
+ * (no taskstats)". */
+void peak_brief(const struct peak *p, char *buf, size_t cap);
 
 #endif

@@ -1,5 +1,6 @@
 /* report.c: the time(1)-like summary, with EXEC lines and a PSS chart. */
 #include "report.h"
+#include "peak.h"
 
 #include "units.h"
 
@@ -132,25 +133,38 @@ static void put_chart(FILE *f, struct store *st, uint64_t t0, uint64_t t1, int u
 	fprintf(f, "\n%12s%-*s%.1fs\n", "0s", REPORT_CHART_W - 4, "", (double)(t1 - t0) / 1e9);
 }
 
-/* How sure the peak is: a sum of reads (and the little still estimated in
- * it), or an estimate with its upper bound. */
+/* How the peak was had (a sum of reads, an exit sample, an estimate), how
+ * much of it is estimated, and how far the true peak can be above it (the
+ * bound between samples, peak.h). */
 static void put_peak_doubt(FILE *f, const struct store_summary *s, int utf8)
 {
-	double pct = 100.0 * (double)s->peak.pss_est_kib / (double)s->peak.pss_kib;
+	struct peak pk;
+	double pct;
 	char hi[32];
 
-	if (s->peak_measured) {
+	peak_of(s, &pk);
+	pct = 100.0 * (double)pk.doubt_kib / (double)pk.kib;
+	if (pk.at_exit_pid)
+		fprintf(f, "at least, at pid %d's exit: its own pages at its kernel high-water mark, the rest read then",
+			pk.at_exit_pid);
+	else if (pk.sum_of_reads)
 		fprintf(f, "measured: sum of reads, %s%.*f%%", utf8 ? "\u00b1" : "+-",
 			pct < 0.1 && pct > 0 ? 2 : 1, pct);
-		if (s->peak_unconfirmed_kib) {
-			report_size(hi, sizeof(hi), s->peak_unconfirmed_kib);
-			fprintf(f, "; an estimate of %s was not confirmed", hi);
-		}
-		return;
+	else
+		fprintf(f, "estimated: %s%.*f%%", utf8 ? "\u00b1" : "+-", pct < 0.1 ? 2 : 1, pct);
+	if (!pk.bound_known) {
+		fprintf(f, "; the true peak may be higher: processes ended between samples without "
+			   "taskstats records (privileges) to tell their high-water marks, nor could wait4");
+	} else if (pk.read) {
+		fprintf(f, "; no instant between samples went higher");
+	} else {
+		report_size(hi, sizeof(hi), pk.bound_kib);
+		fprintf(f, "; the true peak is at most %s (+%.1f%%)", hi, peak_bound_pct(&pk));
 	}
-	report_size(hi, sizeof(hi), s->peak.pss_hi_kib);
-	fprintf(f, "estimated: %s%.*f%%, up to %s", utf8 ? "\u00b1" : "+-", pct < 0.1 ? 2 : 1, pct,
-		hi);
+	if (s->peak_unconfirmed_kib) {
+		report_size(hi, sizeof(hi), s->peak_unconfirmed_kib);
+		fprintf(f, "; an estimate of %s was not confirmed", hi);
+	}
 }
 
 /* Describes how the command ended. */

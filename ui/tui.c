@@ -3,6 +3,7 @@
  * dirty flags; at most one doupdate() per pass; live redraws at the frame
  * rate (TUI_FPS_DEFAULT, --fps), keys at once. */
 #include "tui.h"
+#include "peak.h"
 
 #include "clockns.h"
 #include "run.h"
@@ -451,9 +452,16 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 		p->tl.cursor_on = 1;
 		p->tl.cursor_ns = p->sum.peak.t_ns;
 		t->dirty |= D_HEADER | D_MEM | D_STATS;
-		if (!t->recorded)
-			panes_message(p, "cursor on the peak; the process list is the current one (a replay "
-					 "shows it as of the cursor)");
+		{
+			struct peak pk;
+			char brief[128], msg[256];
+			peak_of(&p->sum, &pk);
+			peak_brief(&pk, brief, sizeof(brief));
+			snprintf(msg, sizeof(msg), "cursor on the peak: %s%s", brief,
+				 t->recorded ? "" : "; the process list is the current one (a replay shows it "
+						    "as of the cursor)");
+			panes_message(p, "%s", msg);
+		}
 		break;
 	case ACT_CURSOR_LEFT:
 	case ACT_CURSOR_RIGHT:

@@ -51,7 +51,7 @@ wait_tree_run() {
 	assert_json .exit_status -eq 3
 	[ "$mode" = poll ] && assert_json .mode = poll
 	# the job allocates after the command has gone: its 300 MiB is in the peak
-	assert_json_true .peak_pss_measured
+	assert_json_true .peak_pss_sum_of_reads
 	assert_json_range .peak_pss_bytes $((300 * MIB * 97 / 100)) $((302 * MIB * 103 / 100))
 	assert_json .orphans_reaped -eq 1
 	assert_json '.outlived | length' -eq 1
