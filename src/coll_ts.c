@@ -6,6 +6,19 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+/* When the task of record x (of e) ended: its start (its fork event's time)
+ * plus its lifetime, when both are known, never after now; else now (the
+ * record read at once: the socket wakes the collector, coll_ts_arm). */
+static uint64_t exit_ns(struct collector *c, const struct pentry *e, const struct taskstats_exit *x)
+{
+	uint64_t now = collector_clock(c);
+
+	if (!e->fork_seen || !x->etime_us)
+		return now;
+	uint64_t t = e->rec.start_ns + x->etime_us * 1000u;
+	return t < now ? t : now;
+}
+
 /* Adds one task's exit record to its process's entry, if it is in the tree.
  * A process's figures are the sum over its tasks (the per-thread records);
  * a thread group's aggregate record is not needed. */
@@ -23,6 +36,7 @@ static void ts_add(struct collector *c, struct pentry *e, const struct taskstats
 	 * read now */
 	uint64_t seen = e->top.tick ? e->top.rss_kib : 0, peak = c->sum.peak.pss_kib;
 	if (x->hiwater_rss_kib >= seen + COLL_TOP_MIN_GAIN_KIB && !coll_sample_before_first_exec(c, e) &&
+	    x->hiwater_rss_kib >= COLLECTOR_TOP_MIN_KIB &&
 	    ((double)x->hiwater_rss_kib >= (double)peak * COLLECTOR_TOP_BIG ||
 	     (double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >= (double)peak * COLLECTOR_TOP_NEAR))
 	{
@@ -44,7 +58,7 @@ static void ts_add(struct collector *c, struct pentry *e, const struct taskstats
 		 * taken at once reads the others at that instant */
 		if (e->max_threads == 1 && !e->thread_forked && !e->top_gone) {
 			uint64_t f = e->ts_minflt + e->ts_majflt;
-			coll_pss_gone(c, e, collector_clock(c), e->ts_hiwater_kib, e->ts_hiwater_kib != 0,
+			coll_pss_gone(c, e, exit_ns(c, e, x), e->ts_hiwater_kib, e->ts_hiwater_kib != 0,
 				      f > e->mem_at_faults ? f - e->mem_at_faults : 0, 0);
 			e->top_gone = 1;
 		}
@@ -229,4 +243,28 @@ void coll_ts_drain(struct collector *c)
 			return;
 		}
 	}
+}
+
+/* Wakes the collector at each record (each exit) while a process of the tree
+ * is big enough that its exit at a top could make the tree's peak (with the
+ * ticks near the peak, or some tens of MiB of it): its exit sample is best
+ * made at once. Else records wait for the ticks (an overflow still wakes it:
+ * EPOLLERR), and a fork storm's tiny processes cost no wakeup each. With
+ * rare ticks every record always does. */
+void coll_ts_arm(struct collector *c)
+{
+	if (c->ts_fd < 0 || c->ep_fd < 0 || c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS)
+		return;
+	double big = (double)c->sum.peak.pss_kib * COLLECTOR_TOP_BIG;
+	uint64_t least = big > COLLECTOR_TOP_MIN_KIB ? (uint64_t)big : COLLECTOR_TOP_MIN_KIB;
+	int on = 0;
+	for (size_t i = 0; i < ptable_count(c->pt) && !on; i++) {
+		const struct pentry *e = ptable_at(c->pt, i);
+		on = e->rec.rss_kib >= least && !e->top_gone && !coll_sample_vm_borrowed(c, e);
+	}
+	if (on == c->ts_polled)
+		return;
+	struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.fd = c->ts_fd};
+	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->ts_fd, &ev) == 0)
+		c->ts_polled = on;
 }

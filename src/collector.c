@@ -323,6 +323,7 @@ void collector_tick(struct collector *c)
 	}
 	c->last_tick_ns = now;
 	tick_pace(c);
+	coll_ts_arm(c);
 	if (push) {
 		store_summary_set(c->st, &c->sum);
 		if (!c->cfg.notify_end)
@@ -576,9 +577,11 @@ static int start_thread(struct collector *c)
 		c->quiet_cap = bytes / COLLECTOR_NL_EVENT_BYTES;
 	}
 	if (c->ts_fd >= 0) {
-		/* every record (an exit) wakes us: one at a top is best sampled
-		 * at once (coll_ts.c); the others are read with it */
-		struct epoll_event tev = {.events = EPOLLIN, .data.fd = c->ts_fd};
+		/* read at ticks; an overflow (EPOLLERR) wakes us, and with rare
+		 * ticks, or a process big enough to make a top (coll_ts_arm),
+		 * every record does */
+		c->ts_polled = c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS;
+		struct epoll_event tev = {.events = c->ts_polled ? EPOLLIN : 0, .data.fd = c->ts_fd};
 		if (epoll_ctl(c->ep_fd, EPOLL_CTL_ADD, c->ts_fd, &tev) < 0)
 			return -errno;
 	}

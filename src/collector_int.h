@@ -57,6 +57,8 @@
  * the last tick): its exit sample is made at once (a tick taken then). */
 #define COLLECTOR_TOP_NEAR 0.97
 #define COLLECTOR_TOP_BIG 0.05
+/* Nor one under this size: a fork storm's tiny processes wake nothing. */
+#define COLLECTOR_TOP_MIN_KIB 4096
 /* How long such a tick waits for the exit event, sent after the record once
  * the process's memory is freed (a few ms for hundreds of MiB). */
 #define COLLECTOR_TOP_WAIT_NS (20 * 1000000ull)
@@ -235,6 +237,7 @@ struct collector {
 	uint64_t tskid_ns[COLLECTOR_TSPEND];
 	size_t tskid_next;
 	uint64_t ts_empty_ns;  /* when the taskstats socket was last found empty */
+	int ts_polled;         /* each record wakes the collector (coll_ts_arm) */
 	char rbuf[16384];
 	char argv[COLLECTOR_ARGV_MAX];
 };
@@ -282,6 +285,7 @@ void coll_sample_retire_exited(struct collector *c);
 void coll_events_on_event(struct collector *c, const struct nlproc_event *ev);
 void coll_events_quiet_adjust(struct collector *c, int at_tick);
 void coll_events_quiet_wake(struct collector *c);
+void coll_ts_arm(struct collector *c);
 void coll_events_drain(struct collector *c);
 void coll_events_exec_ahead(struct collector *c);
 
