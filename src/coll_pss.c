@@ -125,6 +125,20 @@ void coll_pss_leave(struct collector *c, const struct pentry *e)
 	pssmodel_add_ghost(&c->model, part);
 }
 
+/* The most RSS e's parent can have given it at its fork: the parent's
+ * high-water RSS read now (after the fork), if it runs the program it ran
+ * then; UINT64_MAX when not known. */
+static uint64_t parent_hwm_now(struct collector *c, const struct pentry *e)
+{
+	struct pentry *p = ptable_get(c->pt, e->rec.ppid);
+	uint64_t hwm;
+
+	if (!e->fork_seen || !p || p->rec.start_ns > e->rec.start_ns || p->exec_ns > e->rec.start_ns ||
+	    coll_sample_hwm_now(c, p, &hwm) < 0)
+		return UINT64_MAX;
+	return hwm;
+}
+
 /* e's program ends at t_ns, seen by a tick or not, for the peak between
  * samples (coll_top.h). At an exit, hw_kib (have_hw) is its high-water RSS
  * (taskstats): its most. What it gained since a tick saw it is its own new
@@ -161,10 +175,18 @@ void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, u
 			est = e->top.fig.est_kib + (gain - file) + (uint64_t)((double)file * ratio);
 			lo = e->top.fig.own_kib + (gain - file);
 		} else if (!e->rec.nexec) {
-			/* how much of it was its parent's is not known: no floor */
+			/* a child that never exec'd, never seen: what it has beyond
+			 * its parent's pages at the fork (no more than the parent's
+			 * high-water RSS now) is its own, as far as its faults
+			 * go (a page each: new, or copied on a write; a file page
+			 * it faulted in would be counted as its own, 4 KiB each) */
 			uint64_t by_faults = dfaults * COLL_SAMPLE_FAULT_KIB, own = dfaults * pk;
 			top = by_faults < hw_kib ? by_faults : hw_kib;
 			est = own < top ? own : top;
+			uint64_t inherit = parent_hwm_now(c, e);
+			lo = inherit == UINT64_MAX ? 0 : hw_kib > inherit ? hw_kib - inherit : 0;
+			if (lo > est)
+				lo = est;
 		} else {
 			/* its program's file pages, as ticks saw them (or all of it);
 			 * the rest is its own when it forked no child to share it */

@@ -588,6 +588,24 @@ static uint64_t mem_max(uint64_t rss_then, uint64_t hwm_then, uint64_t hwm_now, 
 	return by_faults < hwm_now ? by_faults : hwm_now;
 }
 
+/* e's high-water RSS now (status's VmHWM, or its RSS), in *hwm_kib: 0, or
+ * negative when it cannot be read (gone, exiting). */
+int coll_sample_hwm_now(struct collector *c, struct pentry *e, uint64_t *hwm_kib)
+{
+	struct procfs_status st;
+	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_status, "status", &own);
+
+	if (fd < 0)
+		return fd;
+	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+	if (own)
+		close(fd);
+	if (n <= 0 || procfs_parse_status(c->rbuf, (size_t)n, &st) < 0 || !(st.valid & PROCFS_STATUS_RSS))
+		return -ESRCH;
+	*hwm_kib = (st.valid & PROCFS_STATUS_HWM) && st.hwm_kib > st.rss_kib ? st.hwm_kib : st.rss_kib;
+	return 0;
+}
+
 /* Reads e's memory (status: RSS, its split, the high-water mark) when stat
  * says it moved since the last read: its RSS, or its faults (a page mapped
  * and let go between two ticks leaves its faults). Unmoved, the most it can

@@ -111,6 +111,13 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 			k = c->tskid_next++ % COLLECTOR_TSPEND;
 			c->tskid[k] = *x;
 			c->tskid_ns[k] = c->tspend_ns[(c->tspend_next - 1) % COLLECTOR_TSPEND];
+			/* a child born and gone between ticks, big enough to make
+			 * a top: the tick reads its fork event now */
+			if (c->ts_polled && x->hiwater_rss_kib >= COLLECTOR_TOP_MIN_KIB && !c->top_due) {
+				c->top_due = 1;
+				c->top_wait_pid = 0;
+				c->top_due_ns = collector_now_ns();
+			}
 		}
 		return;
 	}

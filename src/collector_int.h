@@ -265,6 +265,7 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 uint64_t coll_sample_boot_offset_ns(const struct collector *c);
 int coll_sample_proc_fd(struct collector *c, pid_t pid, int *slot, const char *name, int *own);
 int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps);
+int coll_sample_hwm_now(struct collector *c, struct pentry *e, uint64_t *hwm_kib);
 void coll_sample_take_stat(struct pentry *e, const struct procfs_stat *ps);
 struct pentry *coll_sample_add_proc(struct collector *c, pid_t pid, pid_t ppid, uint64_t t_ns,
 					   const struct pentry *parent);

@@ -206,6 +206,76 @@ acc_build() {
 		"$(awk '{print $1}' "$T/accb" | sort -g | awk -v m="$mr" '{a[NR]=$1} END {print (a[NR] - a[1]) / m * 100}')" \
 		"$(awk '$3 == "true"' "$T/accb" | grep -c . || true)" "$ACC_RUNS"
 }
+# the climb workload (children that climb to their tops, meet there for
+# OVERLAP ms and exit at their largest): the truth is its own (it logs its
+# pages and prints the most its children held at once); NAME ARGS...
+acc_climb() {
+	local name=$1
+	shift
+	$ST -s -o /dev/null --json "$T/climb.json" -- $WL/climb "$@" 2>"$T/climb.err" >/dev/null
+	local truth
+	truth=$(sed -n 's/^climb: peak \([0-9]*\) KiB.*/\1/p' "$T/climb.err" | tail -n 1)
+	jq -r --arg name "$name" --argjson truth "${truth:-0}" '
+		[$name, $truth / 1024, .peak_pss_bytes / 1048576, (.peak_pss_bound_bytes // 0) / 1048576,
+		 (.peak_pss_at_exit != null), .mode, .spacetime_cpu_us / 1000] | @tsv' "$T/climb.json" |
+		awk -F'\t' '{ printf "  %-26s truth %7.1f  spacetime %7.1f (%+.2f%%, at an exit: %s)  bound %7.1f (%+.1f%%, %s)  %s, CPU %.1f ms\n",
+			$1, $2, $3, ($3 - $2) / $2 * 100, $5, $4, ($4 - $3) / $3 * 100, ($4 >= $2 ? "holds" : "BROKEN"), $6, $7 }'
+}
+
+# the short-compile build (tests/bench/short.mk: BENCH_SHORT_FILES generated
+# C files whose compiles take 50-300 ms and grow as they go, make -j2), the
+# reference at its fastest (1 ms between sweeps) and spacetime -s measuring
+# the same build at once, BENCH_SHORT_RUNS rounds. The reference's peak is
+# over its stable sweeps (the same processes before and after); a sweep a
+# process left during is shown apart (it reads the leaver before it went,
+# the others up to 2 ms later).
+SHORT_RUNS=${BENCH_SHORT_RUNS:-5}
+SHORT_FILES=${BENCH_SHORT_FILES:-200}
+acc_short() {
+	local i
+	: >"$T/accsh"
+	for i in $(seq "$SHORT_RUNS"); do
+		rm -rf "$T/sh"
+		$REF -x -i 1 -o "$T/shref.json" -- $ST -s -o /dev/null --json "$T/shst.json" -- \
+			make -s -f tests/bench/short.mk OUT="$T/sh" WL="$WL" NFILES="$SHORT_FILES" -j2 2>/dev/null
+		jq -r --slurpfile r "$T/shref.json" '"\($r[0].peak_pss_kib) \($r[0].peak_any_pss_kib) \(.peak_pss_bytes / 1024) \((.peak_pss_bound_bytes // 0) / 1024) \(.peak_pss_at_exit != null) \(.peak_pss_measured) \(.spacetime_cpu_us / (.user_us + .sys_us) * 100) \(.processes) \($r[0].sweeps) \($r[0].unstable_sweeps)"' \
+			"$T/shst.json" >>"$T/accsh"
+		awk -v i="$i" '{ printf "  round %d: reference %.1f MiB (%.1f with sweeps a process left during), spacetime %.1f MiB (%+.2f%%, at an exit: %s), bound %.1f MiB (%+.1f%%: %s), measured %s, spacetime CPU %.3f%% of the build'"'"'s, %d processes; reference: %d sweeps, %d unstable\n",
+			i, $1 / 1024, $2 / 1024, $3 / 1024, ($3 - $1) / $1 * 100, $5, $4 / 1024, ($4 - $3) / $3 * 100,
+			($4 >= $1 ? "holds" : "BROKEN"), $6, $7, $8, $9, $10 }' <(tail -n 1 "$T/accsh")
+	done
+	printf 'accuracy: short-compile build, same run: errors vs the reference (%%), sorted: %s; rounds within 3%%: %s of %s   (target: every round)\n' \
+		"$(awk '{printf "%+.2f\n", ($3 - $1) / $1 * 100}' "$T/accsh" | sort -g | xargs)" \
+		"$(awk '{e = ($3 - $1) / $1 * 100; if (e < 0) e = -e; if (e <= 3) n++} END {print n + 0}' "$T/accsh")" "$SHORT_RUNS"
+	printf 'accuracy: short-compile build: the bound above the figure (%%), sorted: %s; median %.1f%% (target <= 5%%); it holds (>= the reference) in %s of %s rounds (target: every round)\n' \
+		"$(awk '{printf "%.1f\n", ($4 - $3) / $3 * 100}' "$T/accsh" | sort -g | xargs)" \
+		"$(awk '{print ($4 - $3) / $3 * 100}' "$T/accsh" | median)" \
+		"$(awk '$4 >= $1' "$T/accsh" | grep -c . || true)" "$SHORT_RUNS"
+	printf 'overhead: short-compile build beside the reference: spacetime CPU / the build'"'"'s CPU (%%), sorted: %s; median %.3f%%\n' \
+		"$(awk '{printf "%.3f\n", $7}' "$T/accsh" | sort -g | xargs)" "$(awk '{print $7}' "$T/accsh" | median)"
+	# its cost alone: bare and under spacetime -s, back to back, in turn
+	: >"$T/ovsh"
+	for i in $(seq "$SHORT_RUNS"); do
+		local w0 w1 t0 order m
+		if [ $((i % 2)) = 1 ]; then order="bare st"; else order="st bare"; fi
+		for m in $order; do
+			rm -rf "$T/sh"
+			t0=$(now_us)
+			case $m in
+			bare) make -s -f tests/bench/short.mk OUT="$T/sh" WL="$WL" NFILES="$SHORT_FILES" -j2 2>/dev/null
+			      w0=$(($(now_us) - t0)) ;;
+			st) $ST -s -o /dev/null --json "$T/shov.json" -- make -s -f tests/bench/short.mk OUT="$T/sh" WL="$WL" NFILES="$SHORT_FILES" -j2 2>/dev/null
+			    w1=$(($(now_us) - t0)) ;;
+			esac
+		done
+		echo "$w0 $w1 $(jq -r '"\(.spacetime_cpu_us / (.user_us + .sys_us) * 100) \(.collector_wakeups) \(.pss_reads)"' "$T/shov.json")" >>"$T/ovsh"
+		awk -v i="$i" '{ printf "  alone %d: wall %.2f s bare, %.2f s under spacetime (%.4f); spacetime CPU %.3f%% of the build'"'"'s, woke %d times, %d PSS reads\n", i, $1 / 1e6, $2 / 1e6, $2 / $1, $3, $4, $5 }' <(tail -n 1 "$T/ovsh")
+	done
+	printf 'overhead: short-compile build alone: spacetime CPU / the build'"'"'s CPU (%%), sorted: %s; median %.3f%%   (target <= 0.5%%); wall under spacetime / bare, sorted: %s; median %.4f   (target 1 within noise)\n' \
+		"$(awk '{printf "%.3f\n", $3}' "$T/ovsh" | sort -g | xargs)" "$(awk '{print $3}' "$T/ovsh" | median)" \
+		"$(awk '{printf "%.3f\n", $2 / $1}' "$T/ovsh" | sort -g | xargs)" "$(awk '{print $2 / $1}' "$T/ovsh" | median)"
+}
+
 accuracy_table() {
 	echo "== accuracy table: peak PSS against the truth (what the workload touched; each process adds a baseline of ~0.1-0.3 MiB) and the reference ($REF, every process's smaps_rollup every 5 ms), spacetime -s in its default mode"
 	[ -x "$REF" ] || echo "(no $REF: make build/bench/pssref; the reference column is n/a)"
@@ -216,6 +286,16 @@ accuracy_table() {
 	acc_row "multifill 4 100" 400 $WL/multifill 4 100
 	acc_row "fill 300 300 (spike)" 300 $WL/fill 300 300
 	echo "  (MiB; vs truth, vs ref: spacetime's error, target within 3%; reads: smaps_rollup reads in all, sweeps and (reads) the sweeps made and the reads in them; read ms: the reads' CPU; CPU ms: spacetime's)"
+	echo "== the peak between samples: children that climb and meet at their tops briefly (the workload's own truth; MiB; target within 3%, the bound holding)"
+	acc_climb "climb 2 120 300 20" 2 120 300 20
+	acc_climb "climb 3 80 150 30" 3 80 150 30
+	acc_climb "climb 4 50 600 40" 4 50 600 40
+	acc_climb "climb 2 200 60 25" 2 200 60 25
+	acc_climb "climb 6 30 100 20" 6 30 100 20
+	if [ -x "$REF" ]; then
+		echo "== the short-compile build: $SHORT_FILES generated files, make -j2, $SHORT_RUNS rounds measured by the reference (-i 1) and spacetime -s at once"
+		acc_short
+	fi
 	if [ -x "$REF" ]; then
 		echo "== accuracy on the real build: spacetime's own sources x$COPIES, make -j2: $ACC_RUNS runs measured by the reference and spacetime -s at once, then $ACC_RUNS runs each under either alone, alternating which goes first"
 		acc_build
@@ -224,6 +304,11 @@ accuracy_table() {
 	fi
 }
 
+# BENCH_ONLY=short: the short-compile build's rounds alone
+if [ "${BENCH_ONLY:-}" = short ]; then
+	acc_short
+	exit 0
+fi
 # BENCH_ONLY=accuracy: the accuracy table alone (the build's runs included)
 if [ "${BENCH_ONLY:-}" = accuracy ]; then
 	build >/dev/null # warm the page cache
