@@ -606,6 +606,47 @@ int coll_sample_hwm_now(struct collector *c, struct pentry *e, uint64_t *hwm_kib
 	return 0;
 }
 
+/* A small process's memory from statm (a seventh of status's cost): RSS and
+ * its split, no high-water mark; the most it can have had since the last
+ * read is what it had then plus a fault-around's pages per fault, which the
+ * caller made sure stays small (COLL_SAMPLE_SMALL_KIB). */
+static int mem_read_small(struct collector *c, struct pentry *e, const struct procfs_stat *ps, uint64_t then,
+			  uint64_t df)
+{
+	struct procfs_statm sm;
+	uint64_t pk = (uint64_t)procfs_page_kib();
+	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_statm, "statm", &own);
+
+	if (fd == -ENOENT || fd == -ESRCH)
+		return -ESRCH;
+	if (fd < 0)
+		return fd;
+	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+	if (own)
+		close(fd);
+	if (n < 0)
+		return -ESRCH;
+	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0) {
+		e->anon_rss = e->shared_rss = 0;
+		e->top_max_kib = 0;
+		return 0;
+	}
+	uint64_t res = sm.resident_pages * pk, shr = sm.shared_pages * pk;
+	if (shr > res)
+		shr = res;
+	uint64_t most = then + df * COLL_SAMPLE_FAULT_KIB;
+	e->top_max_kib = most > res ? most : res;
+	e->anon_rss = res - shr;
+	e->shared_rss = shr;
+	e->rec.rss_kib = res;
+	e->mem_at_rss_pages = ps->rss_pages;
+	e->mem_at_faults = ps->minflt + ps->majflt;
+	if (res > e->rec.peak_rss_kib && !coll_sample_vm_borrowed(c, e))
+		e->rec.peak_rss_kib = res;
+	e->mem_known = 1;
+	return 0;
+}
+
 /* Reads e's memory (status: RSS, its split, the high-water mark) when stat
  * says it moved since the last read: its RSS, or its faults (a page mapped
  * and let go between two ticks leaves its faults). Unmoved, the most it can
@@ -620,6 +661,11 @@ static int mem_read(struct collector *c, struct pentry *e, const struct procfs_s
 		e->mem_known = 1;
 		return 0;
 	}
+	uint64_t pk = (uint64_t)procfs_page_kib(), then = (e->rec.valid & PROC_V_RSS) ? e->rec.rss_kib : 0;
+	uint64_t df = faults > e->mem_at_faults ? faults - e->mem_at_faults : 0;
+	if ((e->rec.valid & PROC_V_RSS) && ps->rss_pages * pk < COLL_SAMPLE_SMALL_KIB && then < COLL_SAMPLE_SMALL_KIB &&
+	    df * COLL_SAMPLE_FAULT_KIB < COLL_SAMPLE_SMALL_KIB)
+		return mem_read_small(c, e, ps, then, df);
 	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_status, "status", &own);
 	if (fd == -ENOENT || fd == -ESRCH)
 		return -ESRCH;
@@ -641,8 +687,6 @@ static int mem_read(struct collector *c, struct pentry *e, const struct procfs_s
 	if (!(st.valid & PROCFS_STATUS_SPLIT) || shr > res)
 		shr = shr > res ? res : shr; /* an old kernel's: all of it taken as its own */
 	uint64_t hwm = (st.valid & PROCFS_STATUS_HWM) && st.hwm_kib >= res ? st.hwm_kib : res;
-	uint64_t then = (e->rec.valid & PROC_V_RSS) ? e->rec.rss_kib : 0;
-	uint64_t df = faults > e->mem_at_faults ? faults - e->mem_at_faults : 0;
 	e->top_max_kib = (e->rec.valid & PROC_V_RSS) ? mem_max(then, e->hwm_kib, hwm, df) : hwm;
 	if (e->top_max_kib < res)
 		e->top_max_kib = res;

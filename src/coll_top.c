@@ -247,10 +247,10 @@ uint64_t coll_top_exit_extra(const struct coll_top *t)
 	for (size_t i = 0; i < t->ngone; i++) {
 		if (!t->gone[i].top)
 			continue;
-		uint64_t add = t->gone[i].est_kib;
+		uint64_t add = t->gone[i].lo_kib;
 		for (size_t j = 0; j < t->ngone; j++)
 			if (j != i && t->gone[j].t_ns >= t->gone[i].t_ns)
-				add += t->gone[j].prev_est_kib;
+				add += t->gone[j].prev_own_kib;
 		if (add > best)
 			best = add;
 	}

@@ -197,8 +197,9 @@ int coll_top_exit_sample(const struct coll_top *t, const struct coll_top_live *l
 			 uint64_t now_ns, const struct coll_top_ghosts *g, struct coll_top_sample *out);
 /* How soon after an exit a tick reads the others at it. */
 #define COLL_TOP_PROMPT_NS 2000000ull
-/* What the open interval's exits at tops add to the tree at their instants,
- * at most (to tell a tick that its sample may stand for a new peak). */
+/* What the open interval's exits at tops add to the floor of the tree at
+ * their instants, at most (their own pages: to tell a tick that its exit
+ * sample may be a new peak, worth reading the others exactly for). */
 uint64_t coll_top_exit_extra(const struct coll_top *t);
 /* Closes the tick's interval at now_ns: the tree's upper bound now is hi_kib. */
 void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns);

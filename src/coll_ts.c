@@ -37,8 +37,7 @@ static void ts_add(struct collector *c, struct pentry *e, const struct taskstats
 	uint64_t seen = e->top.tick ? e->top.rss_kib : 0, peak = c->sum.peak.pss_kib;
 	if (x->hiwater_rss_kib >= seen + COLL_TOP_MIN_GAIN_KIB && !coll_sample_before_first_exec(c, e) &&
 	    x->hiwater_rss_kib >= COLLECTOR_TOP_MIN_KIB &&
-	    ((double)x->hiwater_rss_kib >= (double)peak * COLLECTOR_TOP_BIG ||
-	     (double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >= (double)peak * COLLECTOR_TOP_NEAR))
+	    (double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >= (double)peak * COLLECTOR_TOP_NEAR)
 	{
 		if (!c->top_due) {
 			c->top_due = 1;
@@ -252,10 +251,9 @@ void coll_ts_drain(struct collector *c)
 	}
 }
 
-/* Wakes the collector at each record (each exit) while a process of the tree
- * is big enough that its exit at a top could make the tree's peak (with the
- * ticks near the peak, or some tens of MiB of it): its exit sample is best
- * made at once. Else records wait for the ticks (an overflow still wakes it:
+/* Wakes the collector at each record (each exit) while the tree is at least
+ * COLLECTOR_TOP_ARM of its peak and a process of it is big enough that its
+ * exit at a top could make the peak: its exit sample is best made at once. Else records wait for the ticks (an overflow still wakes it:
  * EPOLLERR), and a fork storm's tiny processes cost no wakeup each. With
  * rare ticks every record always does. */
 void coll_ts_arm(struct collector *c)
@@ -265,6 +263,8 @@ void coll_ts_arm(struct collector *c)
 	double big = (double)c->sum.peak.pss_kib * COLLECTOR_TOP_BIG;
 	uint64_t least = big > COLLECTOR_TOP_MIN_KIB ? (uint64_t)big : COLLECTOR_TOP_MIN_KIB;
 	int on = 0;
+	if ((double)c->sum.last.pss_kib < (double)c->sum.peak.pss_kib * COLLECTOR_TOP_ARM)
+		least = UINT64_MAX; /* far below the peak: no exit can reach it */
 	for (size_t i = 0; i < ptable_count(c->pt) && !on; i++) {
 		const struct pentry *e = ptable_at(c->pt, i);
 		on = e->rec.rss_kib >= least && !e->top_gone && !coll_sample_vm_borrowed(c, e);

@@ -53,10 +53,13 @@
 #define COLLECTOR_TICK_SLACK 0.5
 #define COLLECTOR_NEAR_PEAK 0.95
 /* A process left at a top that could bring the tree within this share of its
- * peak, or one this big a share of the peak (the others may have grown since
- * the last tick): its exit sample is made at once (a tick taken then). */
-#define COLLECTOR_TOP_NEAR 0.97
+ * peak (the others may have grown since the last tick): its exit sample is
+ * made at once (a tick taken then). */
+#define COLLECTOR_TOP_NEAR 0.9
+/* Records wake the collector while a process of this share of the peak lives
+ * and the tree is at least COLLECTOR_TOP_ARM of it. */
 #define COLLECTOR_TOP_BIG 0.05
+#define COLLECTOR_TOP_ARM 0.5
 /* Nor one under this size: a fork storm's tiny processes wake nothing. */
 #define COLLECTOR_TOP_MIN_KIB 4096
 /* How long such a tick waits for the exit event, sent after the record once
@@ -85,6 +88,10 @@
 /* The most pages one fault maps (fault-around: fault_around_bytes, 64 KiB by
  * default; memory madvised for transparent huge pages excepted), in KiB. */
 #define COLL_SAMPLE_FAULT_KIB 64
+/* Below this (its RSS, then and now, and what its faults can have added), a
+ * process's memory is read from statm, not status: no high-water mark, the
+ * faults bound what it can have had between. */
+#define COLL_SAMPLE_SMALL_KIB 4096
 /* With events, orphans are reaped when one of ours exits, and this often. */
 #define COLLECTOR_REAP_NS 1000000000ull
 

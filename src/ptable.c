@@ -37,9 +37,9 @@ struct ptable *ptable_new(void)
 
 void ptable_close_fds(struct pentry *e)
 {
-	int *fds[] = {&e->fd_stat, &e->fd_status, &e->fd_smaps};
+	int *fds[] = {&e->fd_stat, &e->fd_statm, &e->fd_status, &e->fd_smaps};
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 		*fds[i] = -1;
@@ -140,7 +140,7 @@ struct pentry *ptable_add(struct ptable *pt, pid_t pid)
 	}
 	struct pentry *e = &pt->v[pt->n];
 	memset(e, 0, sizeof(*e));
-	e->fd_stat = e->fd_status = e->fd_smaps = -1;
+	e->fd_stat = e->fd_statm = e->fd_status = e->fd_smaps = -1;
 	e->rec.pid = pid;
 	insert_slot(pt, pid, (int32_t)pt->n);
 	pt->n++;

@@ -15,7 +15,7 @@ struct pentry {
 	uint64_t start_ticks;     /* stat starttime: with pid, the identity */
 	int fork_seen;            /* rec.start_ns is its fork event's time (netlink),
 				   * not when it was found */
-	int fd_stat, fd_status, fd_smaps;
+	int fd_stat, fd_statm, fd_status, fd_smaps;
 	/* PSS bookkeeping: the last smaps_rollup read and the RSS at that time */
 	uint64_t pss_t_ns;        /* 0: never read */
 	uint64_t rd_pss_anon, rd_pss_file, rd_pss_shmem;
