@@ -81,6 +81,12 @@ int coll_pss_forks_known(const struct collector *c, const struct pentry *e)
 	return c->sum.mode == COLLECTOR_NETLINK && !c->sum.lost_events && e->fork_seen;
 }
 
+/* When e's program started: its last exec, or its fork. */
+uint64_t coll_pss_program_start(const struct pentry *e)
+{
+	return e->exec_ns > e->rec.start_ns ? e->exec_ns : e->rec.start_ns;
+}
+
 /* Describes e to the PSS model and estimates it. */
 static void model_fill(struct collector *c, const struct pentry *e, struct pssmodel_proc *p)
 {
@@ -141,39 +147,62 @@ static uint64_t parent_hwm_now(struct collector *c, const struct pentry *e)
 
 /* e's program ends at t_ns, seen by a tick or not, for the peak between
  * samples (coll_top.h). At an exit, hw_kib (have_hw) is its high-water RSS
- * (taskstats): its most. What it gained since a tick saw it is its own new
- * pages and file pages it mapped; the file pages are no more than its
- * program's processes ever held (prog_ratio.file_kib, from their status) less
- * what it held when seen, and those may be others' too: its PSS at its top
- * is its figures then plus the gain, the file part at its program's shared
- * ratio (at least: none of it). One never seen by a tick is taken at its
- * high-water RSS less the shared part its program does not pay for, as a
- * read of it would say; a child that never exec'd shares its parent's
- * pages and added at most what it faulted in since it was forked (dfaults: a
- * page each for copies and allocations, a fault-around's for file pages).
- * At an exec (by_exec), the old program's high-water mark is gone with it:
- * what it had when last read and a fault-around's pages per fault since
- * (dfaults) bound it, and it makes no top. */
+ * (taskstats), of its program's whole life: the most it had since the tick
+ * that last saw it only when it rose past what that tick read of it (a
+ * forked child's starts at its parent's), else no more than what it had then
+ * plus a fault-around's pages per fault since (dfaults). What it gained is
+ * its own new pages and file pages it mapped; the file pages are no more than
+ * its program's processes ever held (prog_ratio.file_kib, from their status)
+ * less what it held when seen, and those may be others' too: its PSS at its
+ * top is its figures then plus the gain, the file part at its program's
+ * shared ratio; its own pages then (the exit sample's floor) its own when
+ * seen plus the gain beyond the file part, counted only when it rose. One
+ * never seen by a tick is taken at its high-water RSS less the shared part
+ * its program does not pay for, as a read of it would say; a child that
+ * never exec'd shares its parent's pages and added at most what it faulted
+ * in since it was forked (a page each for copies and allocations, a
+ * fault-around's for file pages). At an exec (by_exec), the old program's
+ * high-water mark is gone with it: what it had when last read and a
+ * fault-around's pages per fault since (dfaults; by_exec 2: its faults are
+ * not known) bound it, and it makes no top. */
 void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, uint64_t hw_kib,
 		   int have_hw, uint64_t dfaults, int by_exec)
 {
-	uint64_t pk = (uint64_t)procfs_page_kib(), top = 0, est = 0, lo = 0;
-	int seen = e->top.tick != 0, known = 1, can_top = 1;
+	uint64_t pk = (uint64_t)procfs_page_kib();
+	int seen = e->top.tick != 0;
+	struct coll_top_leave l = {.pid = e->rec.pid, .t_ns = t_ns, .start_ns = coll_pss_program_start(e),
+				   .top_known = 1, .can_top = 1};
 
 	if (coll_sample_vm_borrowed(c, e) || coll_sample_before_first_exec(c, e))
 		return;
 	const struct prog_ratio *r = e->rec.nexec ? prog_slot(c, e->rec.comm, 0) : NULL;
 	double ratio = r && r->shared >= 0 ? r->shared : c->shared_ratio;
+	if (ratio < 0)
+		ratio = 0;
+	if (ratio > 1)
+		ratio = 1;
+	/* pages its writes can have copied since it was seen: a page a fault,
+	 * no more than the pages it shared then */
+	if (seen) {
+		uint64_t shared = e->top.rss_kib > e->top.fig.own_kib ? e->top.rss_kib - e->top.fig.own_kib : 0;
+		l.copied_kib = dfaults * pk < shared ? dfaults * pk : shared;
+	}
 	if (have_hw && !by_exec) {
-		top = hw_kib;
+		l.top_kib = hw_kib;
 		if (seen) {
-			uint64_t gain = top > e->top.rss_kib ? top - e->top.rss_kib : 0;
+			uint64_t then = e->top.rss_kib, by_faults = then + dfaults * COLL_SAMPLE_FAULT_KIB;
+			int rose = e->hwm_read && hw_kib > e->hwm_kib;
+			if (!rose)
+				l.top_kib = by_faults < hw_kib ? by_faults : hw_kib;
+			if (l.top_kib < then)
+				l.top_kib = then;
+			uint64_t gain = l.top_kib - then, own_gain = rose ? gain : 0;
 			/* a child that never exec'd runs its parent's program: what
 			 * it gains is its own pages (copies, allocations) */
 			uint64_t room = r && r->file_kib > e->top.file_kib ? r->file_kib - e->top.file_kib : 0;
 			uint64_t file = !e->rec.nexec ? 0 : !r || !r->file_seen ? gain : room < gain ? room : gain;
-			est = e->top.fig.est_kib + (gain - file) + (uint64_t)((double)file * ratio);
-			lo = e->top.fig.own_kib + (gain - file);
+			l.est_kib = e->top.fig.est_kib + (gain - file) + (uint64_t)((double)file * ratio);
+			l.lo_kib = e->top.fig.own_kib + (own_gain > file ? own_gain - file : 0);
 		} else if (!e->rec.nexec) {
 			/* a child that never exec'd, never seen: what it has beyond
 			 * its parent's pages at the fork (no more than the parent's
@@ -181,29 +210,30 @@ void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, u
 			 * go (a page each: new, or copied on a write; a file page
 			 * it faulted in would be counted as its own, 4 KiB each) */
 			uint64_t by_faults = dfaults * COLL_SAMPLE_FAULT_KIB, own = dfaults * pk;
-			top = by_faults < hw_kib ? by_faults : hw_kib;
-			est = own < top ? own : top;
+			l.top_kib = by_faults < hw_kib ? by_faults : hw_kib;
+			l.est_kib = own < l.top_kib ? own : l.top_kib;
 			uint64_t inherit = parent_hwm_now(c, e);
-			lo = inherit == UINT64_MAX ? 0 : hw_kib > inherit ? hw_kib - inherit : 0;
-			if (lo > est)
-				lo = est;
+			l.lo_kib = inherit == UINT64_MAX ? 0 : hw_kib > inherit ? hw_kib - inherit : 0;
+			if (l.lo_kib > l.est_kib)
+				l.lo_kib = l.est_kib;
 		} else {
 			/* its program's file pages, as ticks saw them (or all of it);
 			 * the rest is its own when it forked no child to share it */
-			uint64_t shared = r && r->file_seen ? r->file_kib : top;
+			uint64_t top = l.top_kib, shared = r && r->file_seen ? r->file_kib : top;
 			if (shared > top)
 				shared = top;
-			est = top - (uint64_t)((double)shared * (1.0 - ratio));
-			lo = coll_pss_forks_known(c, e) && !e->forked_since_read ? top - shared : 0;
+			l.est_kib = top - (uint64_t)((double)shared * (1.0 - ratio));
+			l.lo_kib = coll_pss_forks_known(c, e) && !e->forked_since_read ? top - shared : 0;
 		}
 	} else if (by_exec) {
-		top = (seen ? e->top.rss_kib : 0) + dfaults * COLL_SAMPLE_FAULT_KIB;
-		est = lo = seen ? e->top.fig.est_kib : 0;
-		can_top = 0;
+		l.top_kib = (seen ? e->top.rss_kib : 0) + dfaults * COLL_SAMPLE_FAULT_KIB;
+		l.est_kib = l.lo_kib = seen ? e->top.fig.est_kib : 0;
+		l.can_top = 0;
+		l.top_known = by_exec != 2;
 	} else {
-		known = 0;
+		l.top_known = 0;
 	}
-	coll_top_gone(&c->top, &e->top, e->rec.pid, t_ns, top, known, est, lo, can_top, e->rec.start_ns);
+	coll_top_gone(&c->top, &e->top, &l);
 }
 
 /* Adds to the running total what e started mapping since the last tick: all
@@ -484,16 +514,18 @@ static uint64_t sum_hi_model(const struct collector *c, size_t m)
 }
 
 /* A forked child that has not exec'd inherited at most the RSS its parent had
- * at the fork: no more than the parent's high-water RSS read since (this
- * tick's, the child being there), if the parent runs the same program (its
- * high-water mark is its program's). Kept from the first tick that can tell. */
+ * at the fork: no more than the parent's high-water RSS read now (after the
+ * fork), if the parent runs the same program (its high-water mark is its
+ * program's). Kept from the first tick that can tell. */
 static void inherit_bound(struct collector *c, struct pentry *e)
 {
 	if (e->rec.nexec || e->inherit_max_kib != UINT64_MAX || !e->fork_seen)
 		return;
-	const struct pentry *p = ptable_get(c->pt, e->rec.ppid);
-	if (p && p->mem_known && p->rec.start_ns <= e->rec.start_ns && p->exec_ns <= e->rec.start_ns)
-		e->inherit_max_kib = p->hwm_kib > p->rec.rss_kib ? p->hwm_kib : p->rec.rss_kib;
+	struct pentry *p = ptable_get(c->pt, e->rec.ppid);
+	uint64_t hwm;
+	if (p && p->rec.start_ns <= e->rec.start_ns && p->exec_ns <= e->rec.start_ns &&
+	    coll_sample_hwm_now(c, p, &hwm) == 0)
+		e->inherit_max_kib = hwm;
 }
 
 /* Estimates every counted process; when the tree may be at a new peak, sweeps:
@@ -574,14 +606,27 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 		struct coll_top_fig f = {c->mp[j].est_kib, c->mp[j].lo_kib, c->mp[j].hi_kib, c->mp[j].own_kib};
 		/* one whose record came has left the reckoning (at its top):
 		 * no instant of it counts it among the living */
-		c->top_live[j] = (struct coll_top_live){.start_ns = e->top_gone ? UINT64_MAX : e->rec.start_ns,
-							.seen = e->top.tick && e->top.tick == c->top.tick,
-							.prev = e->top.fig, .now = seen_now ? f : e->top.fig};
+		uint64_t df = e->rec.minflt + e->rec.majflt > e->top_faults ? e->rec.minflt + e->rec.majflt - e->top_faults : 0;
+		c->top_live[j] = (struct coll_top_live){
+			.start_ns = e->top_gone ? UINT64_MAX : coll_pss_program_start(e),
+			.seen = e->top.tick && e->top.tick == c->top.tick, .prev = e->top.fig,
+			.now = seen_now ? f : e->top.fig, .moved_kib = df * COLL_SAMPLE_FAULT_KIB};
 		sum_hi += c->top_live[j].now.hi_kib;
 		if (e->mem_known)
 			prog_learn_file(c, e);
-		coll_top_seen(&c->top, &e->top, e->rec.rss_kib, e->shared_rss, e->top_max_kib, &f,
-			      e->mem_known && !e->top_gone, e->rec.start_ns);
+		struct coll_top_look look = {.rss_kib = e->rec.rss_kib, .file_kib = e->shared_rss,
+					     .max_kib = e->top_max_kib, .start_ns = coll_pss_program_start(e),
+					     .known = e->mem_known && !e->top_gone, .fig = f};
+		uint64_t pk = (uint64_t)procfs_page_kib();
+		if (e->top.tick) {
+			uint64_t shared = e->top.rss_kib > e->top.fig.own_kib ? e->top.rss_kib - e->top.fig.own_kib : 0;
+			look.copied_kib = df * pk < shared ? df * pk : shared;
+		} else if (!e->rec.nexec) {
+			look.copied_kib = df * pk < e->rec.rss_kib ? df * pk : e->rec.rss_kib;
+		}
+		coll_top_seen(&c->top, &e->top, &look);
+		if (look.known)
+			e->top_faults = e->rec.minflt + e->rec.majflt;
 		s->pss_anon_kib += e->est_anon_kib;
 		s->pss_file_kib += e->est_file_kib;
 		s->pss_shmem_kib += e->est_shmem_kib;

@@ -114,21 +114,23 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 		e->rec.valid |= PROC_V_ARGV;
 	else
 		e->rec.valid &= ~PROC_V_ARGV;
-	e->rec.nexec++;
 	c->total_execs++;
 	/* The old image's shared pages pass to the others that map them; the
 	 * most it had since the last tick: what it had then, and a fault's
-	 * pages for each fault since (its high-water mark went with it) */
+	 * pages for each fault since (its high-water mark went with it; its
+	 * faults too when its stat could not be read: then not known) */
 	uint64_t f = stat_ok ? ps.minflt + ps.majflt : 0;
 	uint64_t df = f > e->mem_at_faults ? f - e->mem_at_faults : 0;
 	if (coll_pss_counts(c, e))
 		coll_pss_leave(c, e);
-	/* (gone before its exec could be read: a child that lived a moment
-	 * in its parent's pages, what it copied within the bound's slack) */
 	if (!e->mm_gone)
-		coll_pss_gone(c, e, t_ns, 0, 0, df, 1);
+		coll_pss_gone(c, e, t_ns, 0, 0, df, stat_ok ? 1 : 2);
+	/* (the image before the command's first exec was never counted) */
+	e->rec.nexec++;
 	e->top = (struct coll_top_proc){0};
+	e->top_gone = 0; /* a thread's exec: its leader's record was no exit */
 	e->hwm_kib = 0;
+	e->hwm_read = 0;
 	e->mem_at_faults = stat_ok ? ps.minflt + ps.majflt : e->mem_at_faults;
 	if (c->sum.mode == COLLECTOR_NETLINK)
 		e->vm_state = PTABLE_VM_OWN; /* a new program has a memory of its own */
@@ -636,6 +638,7 @@ static int mem_read_small(struct collector *c, struct pentry *e, const struct pr
 		shr = res;
 	uint64_t most = then + df * COLL_SAMPLE_FAULT_KIB;
 	e->top_max_kib = most > res ? most : res;
+	e->hwm_read = 0;
 	e->anon_rss = res - shr;
 	e->shared_rss = shr;
 	e->rec.rss_kib = res;
@@ -687,13 +690,21 @@ static int mem_read(struct collector *c, struct pentry *e, const struct procfs_s
 	if (!(st.valid & PROCFS_STATUS_SPLIT) || shr > res)
 		shr = shr > res ? res : shr; /* an old kernel's: all of it taken as its own */
 	uint64_t hwm = (st.valid & PROCFS_STATUS_HWM) && st.hwm_kib >= res ? st.hwm_kib : res;
-	e->top_max_kib = (e->rec.valid & PROC_V_RSS) ? mem_max(then, e->hwm_kib, hwm, df) : hwm;
+	if (e->rec.valid & PROC_V_RSS)
+		e->top_max_kib = mem_max(then, e->hwm_kib, hwm, df);
+	else if (!e->rec.nexec && e->fork_seen)
+		/* a forked child's high-water mark starts at its parent's: what
+		 * it has and what its faults since the fork can have added */
+		e->top_max_kib = res + df * COLL_SAMPLE_FAULT_KIB < hwm ? res + df * COLL_SAMPLE_FAULT_KIB : hwm;
+	else
+		e->top_max_kib = hwm;
 	if (e->top_max_kib < res)
 		e->top_max_kib = res;
 	e->anon_rss = res - shr;
 	e->shared_rss = shr;
 	e->rec.rss_kib = res;
 	e->hwm_kib = hwm;
+	e->hwm_read = 1;
 	e->mem_at_rss_pages = ps->rss_pages;
 	e->mem_at_faults = faults;
 	e->rec.valid |= PROC_V_RSS;

@@ -116,39 +116,69 @@ static void add_gain(struct coll_top *t, const struct coll_top_proc *p, uint64_t
 		t->unknown = t->unresolved = 1;
 }
 
-void coll_top_seen(struct coll_top *t, struct coll_top_proc *p, uint64_t rss_kib, uint64_t file_kib,
-		   uint64_t max_kib, const struct coll_top_fig *f, int known, uint64_t start_ns)
+void coll_top_seen(struct coll_top *t, struct coll_top_proc *p, const struct coll_top_look *l)
 {
-	if (!known)
+	if (!l->known)
 		return;
-	if (max_kib < rss_kib)
-		max_kib = rss_kib;
+	uint64_t rss = l->rss_kib, max = l->max_kib > rss ? l->max_kib : rss;
 	/* backward: what it let go of since its most, in the open interval */
-	if (max_kib > rss_kib)
-		t->back_live_kib += max_kib - rss_kib + COLL_TOP_SLACK_KIB;
+	if (max > rss)
+		t->back_live_kib += max - rss + COLL_TOP_SLACK_KIB;
 	if (p->tick) {
-		/* its bound then, plus what it gained up to its most since */
-		uint64_t gain = max_kib > p->rss_kib ? max_kib - p->rss_kib : 0;
+		/* its bound then, plus what it gained up to its most since, and
+		 * the pages its writes can have copied */
+		uint64_t gain = (max > p->rss_kib ? max - p->rss_kib : 0) + l->copied_kib;
 		add_gain(t, p, gain ? gain + COLL_TOP_SLACK_KIB : 0, UINT64_MAX);
 	} else {
 		/* born (or first counted) since: its PSS never passed its RSS,
 		 * nor its bound now plus the RSS it has lost since its most */
-		uint64_t by_now = f->hi_kib + (max_kib - rss_kib);
-		add_span(t, start_ns, UINT64_MAX, (by_now < max_kib ? by_now : max_kib) + COLL_TOP_SLACK_KIB);
+		uint64_t by_now = l->fig.hi_kib + (max - rss);
+		add_span(t, l->start_ns, UINT64_MAX,
+			 (by_now < max ? by_now : max) + l->copied_kib + COLL_TOP_SLACK_KIB);
 	}
-	*p = (struct coll_top_proc){.tick = t->tick + 1, .rss_kib = rss_kib, .file_kib = file_kib, .fig = *f};
+	*p = (struct coll_top_proc){.tick = t->tick + 1, .rss_kib = rss, .file_kib = l->file_kib, .fig = l->fig};
 }
 
-void coll_top_gone(struct coll_top *t, const struct coll_top_proc *p, pid_t pid, uint64_t t_ns,
-		   uint64_t top_kib, int top_known, uint64_t est_kib, uint64_t lo_kib, int can_top,
-		   uint64_t start_ns)
+/* A process gone before the open interval began (told late): its most
+ * counts in the intervals kept that it can have been in, both ways; one
+ * older than those, or of an unknown most, leaves the run unresolved. */
+static void gone_before(struct coll_top *t, const struct coll_top_leave *l, uint64_t kib)
 {
-	struct coll_top_gone g = {.t_ns = t_ns, .pid = pid};
+	uint64_t oldest = UINT64_MAX;
 
-	if (!top_known) {
+	if (!l->top_known) {
+		t->unknown = t->unresolved = 1;
+		return;
+	}
+	for (size_t i = 0; i < COLL_TOP_HIST; i++) {
+		struct coll_top_hist *h = &t->hist[i];
+		if (!h->tick)
+			continue;
+		if (h->start_ns < oldest)
+			oldest = h->start_ns;
+		if (h->end_ns >= l->start_ns && h->start_ns <= l->t_ns) {
+			h->fwd_kib += kib;
+			h->back_kib += kib;
+		}
+	}
+	if (oldest == UINT64_MAX || l->start_ns < oldest)
+		t->unknown = t->unresolved = 1;
+	update_bound(t);
+}
+
+void coll_top_gone(struct coll_top *t, const struct coll_top_proc *p, const struct coll_top_leave *l)
+{
+	struct coll_top_gone g = {.t_ns = l->t_ns, .pid = l->pid};
+
+	if (l->t_ns < t->open_ns && !p->tick) {
+		gone_before(t, l, l->top_kib + l->copied_kib + COLL_TOP_SLACK_KIB);
+		return;
+	}
+	uint64_t to_ns = l->t_ns > t->open_ns ? l->t_ns : t->open_ns;
+	if (!l->top_known) {
 		/* its most is known at the run's end at best (coll_top_resolve):
 		 * the intervals it was there in wait for it */
-		put_span(t->uspan, &t->nuspan, t->open_ns, start_ns, t_ns, 1);
+		put_span(t->uspan, &t->nuspan, t->open_ns, l->start_ns, to_ns, 1);
 		t->uspan_all++;
 		if (p->tick && p->tick < t->tick) {
 			for (size_t i = 0; i < COLL_TOP_HIST; i++)
@@ -162,24 +192,28 @@ void coll_top_gone(struct coll_top *t, const struct coll_top_proc *p, pid_t pid,
 		return;
 	}
 	if (p->tick) {
-		uint64_t gain = top_kib > p->rss_kib ? top_kib - p->rss_kib : 0;
+		uint64_t gain = (l->top_kib > p->rss_kib ? l->top_kib - p->rss_kib : 0) + l->copied_kib;
 		g.prev_est_kib = p->fig.est_kib;
 		g.prev_own_kib = p->fig.own_kib;
+		/* its PSS never passed its RSS */
 		g.hi_kib = p->fig.hi_kib + gain;
-		g.est_kib = est_kib < g.hi_kib ? est_kib : g.hi_kib;
-		g.lo_kib = lo_kib < g.est_kib ? lo_kib : g.est_kib;
-		g.top = can_top && gain >= COLL_TOP_MIN_GAIN_KIB;
-		add_gain(t, p, gain ? gain + COLL_TOP_SLACK_KIB : 0, t_ns);
-		add_back_span(t, start_ns, t_ns, g.hi_kib + COLL_TOP_SLACK_KIB);
+		if (g.hi_kib > l->top_kib + l->copied_kib)
+			g.hi_kib = l->top_kib + l->copied_kib;
+		g.est_kib = l->est_kib < g.hi_kib ? l->est_kib : g.hi_kib;
+		g.lo_kib = l->lo_kib < g.est_kib ? l->lo_kib : g.est_kib;
+		g.top = l->can_top && gain >= COLL_TOP_MIN_GAIN_KIB;
+		add_gain(t, p, gain ? gain + COLL_TOP_SLACK_KIB : 0, to_ns);
+		add_back_span(t, l->start_ns, to_ns, g.hi_kib + COLL_TOP_SLACK_KIB);
 	} else {
 		/* never seen by a tick: what it can have added, and the
 		 * caller's figures of it at its top */
-		g.hi_kib = top_kib;
-		g.est_kib = est_kib < top_kib ? est_kib : top_kib;
-		g.lo_kib = lo_kib < g.est_kib ? lo_kib : g.est_kib;
-		g.top = can_top && g.est_kib >= COLL_TOP_MIN_GAIN_KIB;
-		add_span(t, start_ns, t_ns, top_kib + COLL_TOP_SLACK_KIB);
-		add_back_span(t, start_ns, t_ns, top_kib + COLL_TOP_SLACK_KIB);
+		uint64_t top = l->top_kib + l->copied_kib;
+		g.hi_kib = top;
+		g.est_kib = l->est_kib < top ? l->est_kib : top;
+		g.lo_kib = l->lo_kib < g.est_kib ? l->lo_kib : g.est_kib;
+		g.top = l->can_top && g.est_kib >= COLL_TOP_MIN_GAIN_KIB;
+		add_span(t, l->start_ns, to_ns, top + COLL_TOP_SLACK_KIB);
+		add_back_span(t, l->start_ns, to_ns, top + COLL_TOP_SLACK_KIB);
 	}
 	if (t->ngone < COLL_TOP_GONE)
 		t->gone[t->ngone++] = g;
@@ -209,10 +243,9 @@ int coll_top_exit_sample(const struct coll_top *t, const struct coll_top_live *l
 			const struct coll_top_gone *b = &t->gone[j];
 			if (j == i || b->t_ns < a->t_ns)
 				continue; /* itself, or gone before it */
-			/* its own pages: its shares of the rest passed on at
-			 * its exit, in the live's reads when prompt */
+			/* in the estimate at its last figures; in the floor not
+			 * at all: it may have let go of its pages before a's */
 			s.est_kib += b->prev_est_kib;
-			s.lo_kib += b->prev_own_kib;
 			s.hi_kib += b->hi_kib;
 		}
 		for (size_t j = 0; j < nlive; j++) {
@@ -224,10 +257,10 @@ int coll_top_exit_sample(const struct coll_top *t, const struct coll_top_live *l
 				s.lo_kib += l->now.lo_kib;
 				s.hi_kib += l->now.hi_kib;
 			} else if (l->seen) {
-				/* no read at the exit: at least what both ticks
-				 * say it had at least */
+				/* no read at the exit: at least its floor now, less
+				 * what its faults can have mapped since the last tick */
 				s.est_kib += l->prev.est_kib;
-				s.lo_kib += l->now.lo_kib < l->prev.lo_kib ? l->now.lo_kib : l->prev.lo_kib;
+				s.lo_kib += l->now.lo_kib > l->moved_kib ? l->now.lo_kib - l->moved_kib : 0;
 				s.hi_kib += l->now.hi_kib > l->prev.hi_kib ? l->now.hi_kib : l->prev.hi_kib;
 			} else {
 				s.hi_kib += l->now.hi_kib; /* born since the last tick: not read then */
@@ -247,12 +280,8 @@ uint64_t coll_top_exit_extra(const struct coll_top *t)
 	for (size_t i = 0; i < t->ngone; i++) {
 		if (!t->gone[i].top)
 			continue;
-		uint64_t add = t->gone[i].lo_kib;
-		for (size_t j = 0; j < t->ngone; j++)
-			if (j != i && t->gone[j].t_ns >= t->gone[i].t_ns)
-				add += t->gone[j].prev_own_kib;
-		if (add > best)
-			best = add;
+		if (t->gone[i].lo_kib > best)
+			best = t->gone[i].lo_kib;
 	}
 	return best;
 }
@@ -304,7 +333,7 @@ void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 	struct coll_top_hist *h = &t->hist[t->tick % COLL_TOP_HIST];
 	if (h->tick)
 		hist_leave(t, h);
-	*h = (struct coll_top_hist){.tick = t->tick, .end_ns = now_ns, .fwd_kib = fwd, .back_kib = back,
+	*h = (struct coll_top_hist){.tick = t->tick, .start_ns = t->open_ns, .end_ns = now_ns, .fwd_kib = fwd, .back_kib = back,
 				    .loss_kib = back - hi_kib, .eff_back_kib = back, .nunknown = nunknown};
 	update_bound(t);
 	t->prev_hi_kib = hi_kib;
@@ -339,10 +368,18 @@ void coll_top_resolve(struct coll_top *t, uint64_t max_rss_kib)
 		}
 		t->pend[n - 1].set = 0;
 	}
+	/* the kept ones now bound them too: each at that, both ways, and in
+	 * what the tree let go of (an earlier interval's backward bound goes
+	 * through them) */
 	for (uint64_t k = t->tick; k > 0 && t->tick - k < COLL_TOP_HIST; k--) {
 		struct coll_top_hist *h = &t->hist[k % COLL_TOP_HIST];
-		if (h->tick == k)
-			h->nunknown = 0;
+		if (h->tick != k || !h->nunknown)
+			continue;
+		uint64_t add = (uint64_t)h->nunknown * each;
+		h->fwd_kib += add;
+		h->back_kib += add;
+		h->loss_kib += add;
+		h->nunknown = 0;
 	}
 	update_bound(t);
 	t->unknown = 0;

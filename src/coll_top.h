@@ -97,7 +97,7 @@ struct coll_top_gone {
  * ticks lower its backward bound. */
 struct coll_top_hist {
 	uint64_t tick;     /* the interval closed by tick number tick (0: none) */
-	uint64_t end_ns;   /* when */
+	uint64_t start_ns, end_ns; /* when */
 	uint64_t fwd_kib;  /* its forward bound */
 	uint64_t back_kib; /* its backward bound from its closing tick */
 	uint64_t loss_kib; /* of that, what the tree let go of in it */
@@ -148,23 +148,34 @@ struct coll_top {
 	uint64_t final_kib, final_ns; /* the highest bound of the intervals no longer kept */
 };
 
-/* A tick saw p (alive since start_ns): rss_kib now, max_kib the most RSS it
- * can have had since it was last seen (>= rss_kib: its high-water mark, or its RSS when nothing
- * moved), and the model's figures now. known 0: its memory could not be read
- * (it is exiting): it keeps the figures it was last seen with, and what it
- * gained since counts when it is seen again or leaves. */
-void coll_top_seen(struct coll_top *t, struct coll_top_proc *p, uint64_t rss_kib, uint64_t file_kib,
-		   uint64_t max_kib, const struct coll_top_fig *f, int known, uint64_t start_ns);
-/* p left the tree at t_ns (its exit, or an exec replacing its program):
- * top_kib the most it can have added to the tree (its high-water RSS; for a
- * child that never exec'd, the pages it copied or allocated), when
- * top_known; est_kib and lo_kib its PSS at its top as the caller figures it
- * (the gain since it was seen split into its own new pages and shared file
- * pages it mapped), and can_top: whether it can have made a top the ticks
- * missed (not a child still in its parent's pages, nor an exec). */
-void coll_top_gone(struct coll_top *t, const struct coll_top_proc *p, pid_t pid, uint64_t t_ns,
-		   uint64_t top_kib, int top_known, uint64_t est_kib, uint64_t lo_kib, int can_top,
-		   uint64_t start_ns);
+/* What a tick saw of a process: its RSS now, of it its file and shared
+ * memory pages, the most RSS it can have had since it was last seen
+ * (>= rss_kib: its high-water mark, or its RSS and its faults' pages), what
+ * it can have copied on writes since (a page a fault, no more than the pages
+ * it shared: a copy is a page more in the tree, whichever sharer pays), when
+ * it started, and the model's figures now. known 0: its memory could not be
+ * read (it is exiting): it keeps the figures it was last seen with, and what
+ * it gained since counts when it is seen again or leaves. */
+struct coll_top_look {
+	uint64_t rss_kib, file_kib, max_kib, copied_kib, start_ns;
+	int known;
+	struct coll_top_fig fig;
+};
+void coll_top_seen(struct coll_top *t, struct coll_top_proc *p, const struct coll_top_look *l);
+/* A process leaving the tree (its exit, or an exec replacing its program),
+ * at t_ns: top_kib the most RSS it can have had since it was seen (for a
+ * child that never exec'd, seen by no tick: what it can have added, its
+ * parent's pages aside), when top_known; est_kib its PSS at its top as the
+ * caller figures it, lo_kib its own pages then at least (the exit sample's
+ * floor); copied_kib as for coll_top_look; can_top: whether it can have made
+ * a top the ticks missed (not a child still in its parent's pages, nor an
+ * exec). */
+struct coll_top_leave {
+	pid_t pid;
+	uint64_t t_ns, start_ns, top_kib, est_kib, lo_kib, copied_kib;
+	int top_known, can_top;
+};
+void coll_top_gone(struct coll_top *t, const struct coll_top_proc *p, const struct coll_top_leave *l);
 
 /* The tree just before the exits of a tick's interval (coll_top.h, 2.). */
 struct coll_top_sample {
@@ -172,12 +183,15 @@ struct coll_top_sample {
 	pid_t pid;   /* the process it holds at its top */
 	int tops;    /* how many it holds */
 };
-/* A process alive at the tick: when it started, and its figures at the last
- * tick (seen 0: it was not seen then) and now. */
+/* A process alive at the tick: when it started (its program: its last exec),
+ * its figures at the last tick (seen 0: it was not seen then) and now, and
+ * what its faults since the last tick can have mapped (its floor at any
+ * instant since is its floor now less that). */
 struct coll_top_live {
 	uint64_t start_ns;
 	int seen;
 	struct coll_top_fig prev, now;
+	uint64_t moved_kib;
 };
 /* The ghosts' part of the tree (pages of processes gone, that others pay for
  * unread) at the last tick and at this one, as the PSS model counts them. */
@@ -190,9 +204,11 @@ struct coll_top_ghosts {
  * figures now when the tick came within COLL_TOP_PROMPT_NS of the exit, or
  * the exit was told as the tick began (it was read at the exit, near enough;
  * the ghosts then are this tick's: what the reads now do not show), else at
- * its last tick's estimate, and at least the lesser of the two ticks' floors
- * (no read says more of it then; the ghosts the last tick's); one started
- * after the exit not at all. 1 and *out, or 0 when no process left at a top. */
+ * its last tick's estimate, and at least its floor now less what its faults
+ * can have mapped since the last tick (no read says more of it then; the
+ * ghosts the last tick's); one started after the exit not at all, nor, in
+ * the floor, one that left later in the interval (it may have let go of its
+ * pages first). 1 and *out, or 0 when no process left at a top. */
 int coll_top_exit_sample(const struct coll_top *t, const struct coll_top_live *live, size_t nlive,
 			 uint64_t now_ns, const struct coll_top_ghosts *g, struct coll_top_sample *out);
 /* How soon after an exit a tick reads the others at it. */

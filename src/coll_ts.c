@@ -13,8 +13,11 @@ static uint64_t exit_ns(struct collector *c, const struct pentry *e, const struc
 {
 	uint64_t now = collector_clock(c);
 
+	/* not known: no earlier than when the socket was last found empty
+	 * (the earliest it can have been: a late tick's sample is no prompt
+	 * one) */
 	if (!e->fork_seen || !x->etime_us)
-		return now;
+		return c->ts_empty_ns && c->ts_empty_ns < now ? c->ts_empty_ns : now;
 	uint64_t t = e->rec.start_ns + x->etime_us * 1000u;
 	return t < now ? t : now;
 }
@@ -35,7 +38,11 @@ static void ts_add(struct collector *c, struct pentry *e, const struct taskstats
 	 * made one with it: the exit sample is best made now, with the others
 	 * read now */
 	uint64_t seen = e->top.tick ? e->top.rss_kib : 0, peak = c->sum.peak.pss_kib;
-	if (x->hiwater_rss_kib >= seen + COLL_TOP_MIN_GAIN_KIB && !coll_sample_before_first_exec(c, e) &&
+	/* (its high-water mark is its program's whole life's: past what a tick
+	 * read of it only if it rose since; the main thread's record only) */
+	int rose = !e->top.tick || (e->hwm_read && x->hiwater_rss_kib > e->hwm_kib);
+	if (x->pid == x->tgid && rose && x->hiwater_rss_kib >= seen + COLL_TOP_MIN_GAIN_KIB &&
+	    !coll_sample_before_first_exec(c, e) &&
 	    x->hiwater_rss_kib >= COLLECTOR_TOP_MIN_KIB &&
 	    (double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >= (double)peak * COLLECTOR_TOP_NEAR)
 	{

@@ -395,6 +395,9 @@ static void *collector_main(void *arg)
 			c->top_due = c->top_due && !top_ready(c, now);
 			c->nl_empty_ns = nl_empty;
 			collector_tick(c);
+			/* the exit it drained was sampled by it */
+			if (c->top_due && top_ready(c, collector_now_ns()))
+				c->top_due = 0;
 			c->nl_empty_ns = 0;
 			/* orphans: no pidfd tells when they end, nor when the
 			 * tree left behind has (--wait-tree); with events, when

@@ -304,6 +304,7 @@ void coll_scan_tree(struct collector *c, uint64_t now);
 int coll_pss_counts(const struct collector *c, const struct pentry *e);
 void coll_pss_leave(struct collector *c, const struct pentry *e);
 int coll_pss_forks_known(const struct collector *c, const struct pentry *e);
+uint64_t coll_pss_program_start(const struct pentry *e);
 void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, uint64_t hw_kib,
 		   int have_hw, uint64_t dfaults, int by_exec);
 uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint64_t *clk);

@@ -17,11 +17,10 @@ void peak_of(const struct store_summary *s, struct peak *out)
 	out->at_exit_pid = s->peak_exit_pid;
 	out->at_exit_tops = s->peak_exit_tops;
 	out->sum_of_reads = s->peak_measured && !s->peak_exit_pid;
-	/* the bound: the run's, never below the figure's own upper bound */
+	/* the bound: the run's, as it is (below the figure would be a fault
+	 * of the bound, shown as such, not hidden) */
 	out->bound_known = s->peak_bound_kib && !s->peak_bound_unknown;
-	out->bound_kib = s->peak_bound_kib > s->peak.pss_hi_kib ? s->peak_bound_kib : s->peak.pss_hi_kib;
-	if (out->bound_kib < out->kib)
-		out->bound_kib = out->kib;
+	out->bound_kib = s->peak_bound_kib;
 	out->read = out->sum_of_reads && out->bound_known &&
 		    out->bound_kib <= out->kib + out->doubt_kib + out->kib / 100;
 }
@@ -30,7 +29,7 @@ double peak_bound_pct(const struct peak *p)
 {
 	if (!p->kib || !p->bound_known)
 		return -1;
-	return 100.0 * (double)(p->bound_kib - p->kib) / (double)p->kib;
+	return 100.0 * ((double)p->bound_kib - (double)p->kib) / (double)p->kib;
 }
 
 void peak_brief(const struct peak *p, char *buf, size_t cap)
@@ -50,5 +49,5 @@ void peak_brief(const struct peak *p, char *buf, size_t cap)
 	else if (p->read)
 		snprintf(buf, cap, "%s%s, read: none higher between samples", fig, at);
 	else
-		snprintf(buf, cap, "%s%s, at most %s (+%.1f%%)", fig, at, bound, peak_bound_pct(p));
+		snprintf(buf, cap, "%s%s, at most %s (%+.1f%%)", fig, at, bound, peak_bound_pct(p));
 }

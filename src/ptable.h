@@ -47,6 +47,8 @@ struct pentry {
 	int mem_known;                 /* this tick read its memory (not exiting, not gone) */
 	struct coll_top_proc top;      /* coll_top's: what the last tick saw of it */
 	int top_gone;                  /* it left coll_top's reckoning (its record came) */
+	uint64_t top_faults;           /* its minflt + majflt when coll_top last saw it */
+	int hwm_read;                  /* hwm_kib is of its last memory read (status, not statm) */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib; /* the current estimate */
 	uint32_t max_threads;
 	int thread_forked;        /* a fork event told of a thread of it */

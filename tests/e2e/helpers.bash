@@ -282,6 +282,30 @@ st_world_dir() {
 	fi
 }
 
+# st_as_nobody DIR: the next runs are uid 65534's with no capabilities (when
+# root; as they are otherwise), of DIR's copies (st_world_dir), writing into
+# DIR/out, from DIR.
+st_as_nobody() {
+	local d=$1
+	[ -n "$d" ] && [ -d "$d" ] || {
+		echo "could not make a world-readable copy of the binary and workloads" >&2
+		return 1
+	}
+	if st_is_root; then
+		ST_WRAP=("${ST_SETPRIV[@]}")
+		st_nobody_can_run "$d" || {
+			echo "uid $ST_NOBODY cannot run $d/spacetime, $d/workloads/fill or write $d/out" >&2
+			return 1
+		}
+	else
+		ST_WRAP=()
+	fi
+	ST_BIN="$d/spacetime"
+	WL="$d/workloads"
+	ST_OUTDIR="$d/out"
+	cd "$d"
+}
+
 # st_nobody_can_run DIR: uid 65534 can execute DIR/spacetime and DIR/workloads/fill.
 st_nobody_can_run() {
 	"${ST_SETPRIV[@]}" sh -c 'test -x "$1/spacetime" && test -x "$1/workloads/fill" && test -w "$1/out"' sh "$1"

@@ -175,21 +175,8 @@ pss_run() {
 # As in unprivileged.bats: the binary and workloads run from a world-readable
 # copy (no file capabilities), the JSON goes to a directory uid 65534 can write.
 @test "pss unprivileged poll: shmfork 400 3 64 as uid 65534: peak within 3% of 592 MiB, RSS sum > 1.5x" {
-	PSS_WORLD_DIR=$(st_world_dir) || {
-		echo "could not make a world-readable copy of the binary and workloads" >&2
-		return 1
-	}
-	if st_is_root; then
-		ST_WRAP=("${ST_SETPRIV[@]}")
-		st_nobody_can_run "$PSS_WORLD_DIR" || {
-			echo "uid $ST_NOBODY cannot run $PSS_WORLD_DIR/spacetime or write $PSS_WORLD_DIR/out" >&2
-			return 1
-		}
-	fi
-	ST_BIN="$PSS_WORLD_DIR/spacetime"
-	WL="$PSS_WORLD_DIR/workloads"
-	ST_OUTDIR="$PSS_WORLD_DIR/out"
-	cd "$PSS_WORLD_DIR"
+	PSS_WORLD_DIR=$(st_world_dir) || true
+	st_as_nobody "$PSS_WORLD_DIR"
 	pss_run poll shmfork 400 3 64
 	assert_json .taskstats = false
 }

@@ -28,23 +28,7 @@ teardown_file() {
 
 setup() {
 	st_require
-	[ -n "${ST_UNPRIV_DIR:-}" ] || {
-		echo "setup_file could not make a world-readable copy of the binary and workloads" >&2
-		return 1
-	}
-	if st_is_root; then
-		ST_WRAP=("${ST_SETPRIV[@]}")
-		st_nobody_can_run "$ST_UNPRIV_DIR" || {
-			echo "uid $ST_NOBODY cannot run $ST_UNPRIV_DIR/spacetime, $ST_UNPRIV_DIR/workloads/fill or write $ST_UNPRIV_DIR/out" >&2
-			return 1
-		}
-	else
-		ST_WRAP=()
-	fi
-	ST_BIN="$ST_UNPRIV_DIR/spacetime"
-	WL="$ST_UNPRIV_DIR/workloads"
-	ST_OUTDIR="$ST_UNPRIV_DIR/out"
-	cd "$ST_UNPRIV_DIR"
+	st_as_nobody "${ST_UNPRIV_DIR:-}"
 }
 
 @test "unprivileged: the command runs unprivileged (sanity check of the setup)" {
