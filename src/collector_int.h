@@ -59,7 +59,7 @@
 /* Records wake the collector while a process of this share of the peak lives
  * and the tree is at least COLLECTOR_TOP_ARM of it. */
 #define COLLECTOR_TOP_BIG 0.05
-#define COLLECTOR_TOP_ARM 0.5
+#define COLLECTOR_TOP_ARM 0.8
 /* Nor one under this size: a fork storm's tiny processes wake nothing. */
 #define COLLECTOR_TOP_MIN_KIB 4096
 /* How long such a tick waits for the exit event, sent after the record once
