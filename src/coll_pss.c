@@ -596,6 +596,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 		sure = pssmodel_observe(&c->model, &t, whole, 0);
 	}
 	uint64_t sum = 0, sum_hi = 0;
+	int have_mem = 0;
 	for (size_t j = 0; j < m; j++) {
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
 		model_apply(e, &c->mp[j], now);
@@ -632,6 +633,8 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 		s->pss_shmem_kib += e->est_shmem_kib;
 		s->rss_kib += e->rec.rss_kib;
 		sum += c->mp[j].est_kib;
+		/* one that had no memory to read (exiting) tells nothing of it */
+		have_mem |= e->rd_ok || e->anon_rss + e->shared_rss > 0;
 	}
 	/* half of the ghosts is in the estimate: spread over the split */
 	uint64_t g = t.est_kib > sum ? t.est_kib - sum : 0;
@@ -662,9 +665,9 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 			       (double)t.est_kib * 0.001;
 	c->prev_est_kib = t.est_kib;
 	c->mp_n = m;
-	c->model_seen |= m > 0;
+	c->model_seen |= have_mem;
 	/* a tree with no process left is 0, but that is no measurement of it */
-	return sure && m > 0;
+	return sure && have_mem;
 }
 
 /* Keeps the run's peak: the highest measured sample (a real figure: the true

@@ -630,6 +630,7 @@ static int mem_read_small(struct collector *c, struct pentry *e, const struct pr
 		return -ESRCH;
 	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0) {
 		e->anon_rss = e->shared_rss = 0;
+		e->rec.rss_kib = 0;
 		e->top_max_kib = 0;
 		return 0;
 	}
@@ -683,6 +684,7 @@ static int mem_read(struct collector *c, struct pentry *e, const struct procfs_s
 	    !(st.valid & PROCFS_STATUS_RSS)) {
 		/* exiting, a zombie or a kernel thread: no memory */
 		e->anon_rss = e->shared_rss = 0;
+		e->rec.rss_kib = 0;
 		e->top_max_kib = 0;
 		return 0;
 	}
