@@ -751,6 +751,7 @@ void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t 
 			if (c->sum.peak.t_ns == xs.t_ns)
 				coll_pss_peak_procs(c, xs.t_ns);
 			store_push_sample(c->st, &xs);
+			c->sum.exit_samples++;
 		}
 	}
 	coll_top_close(&c->top, s->valid & SAMPLE_PSS ? c->top_live_hi : 0, now);

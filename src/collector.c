@@ -392,6 +392,8 @@ static void *collector_main(void *arg)
 		    (now >= c->next_tick_ns || top_ready(c, now) ||
 		     (n > 0 && now + c->tick_slack_ns >= c->next_tick_ns))) {
 			/* a regular tick before the awaited exit event leaves it due */
+			if (now < c->next_tick_ns && top_ready(c, now))
+				c->sum.exit_ticks++;
 			c->top_due = c->top_due && !top_ready(c, now);
 			c->nl_empty_ns = nl_empty;
 			collector_tick(c);

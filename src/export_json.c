@@ -265,6 +265,8 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 	jsonw_u64(f, "pss_sweep_reads", s.pss_sweep_reads, &first);
 	jsonw_u64(f, "pss_sweeps_unstable", s.pss_sweeps_unstable, &first);
 	jsonw_u64(f, "fast_ticks", s.fast_ticks, &first);
+	jsonw_u64(f, "exit_ticks", s.exit_ticks, &first);
+	jsonw_u64(f, "exit_samples", s.exit_samples, &first);
 	jsonw_u64(f, "peak_rss_kib", s.ru_maxrss_kib, &first);
 	jsonw_u64(f, "peak_tree_rss_kib", s.peak.rss_kib, &first);
 	jsonw_u64(f, "max_tree_rss_kib", s.max_tree_rss_kib, &first);

@@ -148,6 +148,8 @@ struct store_summary {
 	uint64_t pss_sweep_reads;  /* smaps_rollup reads those sweeps made */
 	uint64_t pss_sweeps_unstable; /* sweeps whose processes moved while read (no measurement) */
 	uint64_t fast_ticks;       /* ticks brought forward because the tree was near its peak */
+	uint64_t exit_ticks;       /* ticks taken at once for an exit at a top (coll_top.h) */
+	uint64_t exit_samples;     /* exit samples stored: each a new peak between two ticks */
 	struct sample last;        /* the newest sample */
 	uint64_t lost_events;      /* netlink ENOBUFS occurrences */
 	uint64_t rescans;

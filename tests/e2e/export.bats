@@ -130,9 +130,12 @@ else:
     assert peak_ok(max(vals), snap["summary"]), "CSV peak"
 wall = snap["summary"]["wall_us"]; ival = snap["summary"]["interval_ms"] * 1000
 ticks = wall / ival + 1
-# ticks brought forward near the peak store a sample when it is a new peak
-fast = snap["summary"]["fast_ticks"]
-assert ticks - 3 <= len(data) <= ticks + fast + 3, "%d rows for %.1f ticks and %d fast ones" % (len(data), ticks, fast)
+# ticks brought forward near the peak, and those taken at an exit at a top,
+# store a sample when it is a new peak; so does an exit between ticks
+fast = snap["summary"]["fast_ticks"] + snap["summary"]["exit_ticks"]
+ex = snap["summary"]["exit_samples"]
+assert ticks - 3 <= len(data) <= ticks + fast + ex + 3, \
+    "%d rows for %.1f ticks, %d fast or exit ticks, %d exit samples" % (len(data), ticks, fast, ex)
 ' "$EXP_CSV" "$EXP_JSON"
 }
 

@@ -199,6 +199,8 @@ static void mk_summary(struct store_summary *s)
 	s->pss_sweep_reads = v++;
 	s->pss_sweeps_unstable = v++;
 	s->fast_ticks = v++;
+	s->exit_ticks = v++;
+	s->exit_samples = v++;
 	s->last = mk_sample(NSAMPLES - 1);
 	s->lost_events = v++;
 	s->rescans = v++;
@@ -253,6 +255,8 @@ static void assert_summary_equal(const struct store_summary *a, const struct sto
 	assert_int_equal(a->pss_sweep_reads, b->pss_sweep_reads);
 	assert_int_equal(a->pss_sweeps_unstable, b->pss_sweeps_unstable);
 	assert_int_equal(a->fast_ticks, b->fast_ticks);
+	assert_int_equal(a->exit_ticks, b->exit_ticks);
+	assert_int_equal(a->exit_samples, b->exit_samples);
 	assert_sample_equal(&a->last, &b->last);
 	assert_int_equal(a->lost_events, b->lost_events);
 	assert_int_equal(a->rescans, b->rescans);
