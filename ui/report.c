@@ -159,7 +159,7 @@ static void put_peak_doubt(FILE *f, const struct store_summary *s, int utf8)
 		fprintf(f, "; no instant between samples went higher");
 	} else {
 		report_size(hi, sizeof(hi), pk.bound_kib);
-		fprintf(f, "; the true peak is at most %s (+%.1f%%)", hi, peak_bound_pct(&pk));
+		fprintf(f, "; the true peak is at most %s (%+.1f%%)", hi, peak_bound_pct(&pk));
 	}
 	if (s->peak_unconfirmed_kib) {
 		report_size(hi, sizeof(hi), s->peak_unconfirmed_kib);
