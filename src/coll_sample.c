@@ -129,8 +129,9 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	e->rec.nexec++;
 	e->top = (struct coll_top_proc){0};
 	e->top_gone = 0; /* a thread's exec: its leader's record was no exit */
+	/* a new memory: its high-water mark starts at nothing */
 	e->hwm_kib = 0;
-	e->hwm_read = 0;
+	e->hwm_read = 1;
 	e->mem_at_faults = stat_ok ? ps.minflt + ps.majflt : e->mem_at_faults;
 	if (c->sum.mode == COLLECTOR_NETLINK)
 		e->vm_state = PTABLE_VM_OWN; /* a new program has a memory of its own */
@@ -639,7 +640,9 @@ static int mem_read_small(struct collector *c, struct pentry *e, const struct pr
 		shr = res;
 	uint64_t most = then + df * COLL_SAMPLE_FAULT_KIB;
 	e->top_max_kib = most > res ? most : res;
-	e->hwm_read = 0;
+	/* its high-water mark can have risen to that since */
+	if (e->top_max_kib > e->hwm_kib)
+		e->hwm_kib = e->top_max_kib;
 	e->anon_rss = res - shr;
 	e->shared_rss = shr;
 	e->rec.rss_kib = res;

@@ -42,13 +42,15 @@ struct pentry {
 	uint64_t inherit_max_kib;      /* not exec'd: at most this much of its anonymous RSS is
 					* its parent's (UINT64_MAX: not known) */
 	uint64_t exec_ns;              /* its last exec's time (0: none seen) */
-	uint64_t hwm_kib;              /* VmHWM then: the most RSS of its program's life */
+	uint64_t hwm_kib;              /* no less than the most RSS of its program's life, up to its
+					* last memory read (status: VmHWM; statm: that, and what it
+					* had plus its faults' pages since) */
 	uint64_t top_max_kib;          /* the most RSS it can have had since the last read */
 	int mem_known;                 /* this tick read its memory (not exiting, not gone) */
 	struct coll_top_proc top;      /* coll_top's: what the last tick saw of it */
 	int top_gone;                  /* it left coll_top's reckoning (its record came) */
 	uint64_t top_faults;           /* its minflt + majflt when coll_top last saw it */
-	int hwm_read;                  /* hwm_kib is of its last memory read (status, not statm) */
+	int hwm_read;                  /* hwm_kib holds (a status read, or its exec, since) */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib; /* the current estimate */
 	uint32_t max_threads;
 	int thread_forked;        /* a fork event told of a thread of it */
