@@ -258,23 +258,21 @@ void coll_ts_drain(struct collector *c)
 	}
 }
 
-/* Wakes the collector at each record (each exit) while the tree is at least
- * COLLECTOR_TOP_ARM of its peak and a process of it is big enough that its
- * exit at a top could make the peak: its exit sample is best made at once. Else records wait for the ticks (an overflow still wakes it:
- * EPOLLERR), and a fork storm's tiny processes cost no wakeup each. With
- * rare ticks every record always does. */
+/* Wakes the collector at each record (each exit) while a process of the
+ * tree lives that can be at a top: any but one in its parent's pages, or
+ * one whose record came. Whether its exit can make the peak only its record
+ * tells (its high-water mark): one read small at the last tick may have
+ * grown to hundreds of MiB since (the exit event, the other wakeup, comes
+ * only once its memory is freed, a few ms later for that much). With rare
+ * ticks every record always does. (An overflow wakes it too: EPOLLERR.) */
 void coll_ts_arm(struct collector *c)
 {
 	if (c->ts_fd < 0 || c->ep_fd < 0 || c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS)
 		return;
-	double big = (double)c->sum.peak.pss_kib * COLLECTOR_TOP_BIG;
-	uint64_t least = big > COLLECTOR_TOP_MIN_KIB ? (uint64_t)big : COLLECTOR_TOP_MIN_KIB;
 	int on = 0;
-	if ((double)c->sum.last.pss_kib < (double)c->sum.peak.pss_kib * COLLECTOR_TOP_ARM)
-		least = UINT64_MAX; /* far below the peak: no exit can reach it */
 	for (size_t i = 0; i < ptable_count(c->pt) && !on; i++) {
 		const struct pentry *e = ptable_at(c->pt, i);
-		on = e->rec.rss_kib >= least && !e->top_gone && !coll_sample_vm_borrowed(c, e);
+		on = !e->top_gone && !coll_sample_vm_borrowed(c, e);
 	}
 	if (on == c->ts_polled)
 		return;

@@ -29,6 +29,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -341,11 +342,39 @@ static int top_ready(struct collector *c, uint64_t now)
 	return !e || e->exit_pending || e->top_gone || now >= c->top_due_ns;
 }
 
+/* sched_setattr(2)'s argument (not in glibc's headers). */
+struct collector_sched_attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
+
+/* Asks for a short slice (kernels from 6.12, no privilege needed): the
+ * thread woken by a record, when a process exits at its top, then runs at
+ * once, before the others of a busy machine have used their slices up (a
+ * few ms, the others growing all the while), and reads them at that
+ * instant. Its nice value is kept. An older kernel ignores it or says no:
+ * the tick is then as late as the scheduler makes it, and the exit sample
+ * counts that (coll_top.h). */
+static void short_slice(void)
+{
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, 0); /* this thread's */
+	if (errno)
+		return;
+	struct collector_sched_attr a = {.size = sizeof(a), .policy = 0 /* SCHED_OTHER */, .nice = nice,
+					 .runtime = COLLECTOR_SLICE_NS};
+	(void)syscall(SYS_sched_setattr, 0, &a, 0);
+}
+
 static void *collector_main(void *arg)
 {
 	struct collector *c = arg;
 	struct epoll_event evs[8];
 
+	short_slice();
 	/* the first sample soon after the command starts, so one that runs for
 	 * a few ms still has its memory seen; then every interval */
 	collector_tick(c);

@@ -56,15 +56,14 @@
  * peak (the others may have grown since the last tick): its exit sample is
  * made at once (a tick taken then). */
 #define COLLECTOR_TOP_NEAR 0.9
-/* Records wake the collector while a process of this share of the peak lives
- * and the tree is at least COLLECTOR_TOP_ARM of it. */
-#define COLLECTOR_TOP_BIG 0.05
-#define COLLECTOR_TOP_ARM 0.8
-/* Nor one under this size: a fork storm's tiny processes wake nothing. */
+/* A record of a process under this size makes no tick at once (a fork
+ * storm's tiny processes). */
 #define COLLECTOR_TOP_MIN_KIB 4096
 /* How long such a tick waits for the exit event, sent after the record once
  * the process's memory is freed (a few ms for hundreds of MiB). */
 #define COLLECTOR_TOP_WAIT_NS (20 * 1000000ull)
+/* The collector thread's slice: short, so that a wakeup preempts at once. */
+#define COLLECTOR_SLICE_NS 100000ull
 /* Sweeps may cost this much CPU time, plus this share of the tree's CPU time,
  * before a climb is read less often (PSSMODEL_EPS_THRIFTY). */
 #define COLLECTOR_SWEEP_ALLOW_NS 50000000ull
