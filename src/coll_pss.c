@@ -184,7 +184,8 @@ void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, u
 	/* pages its writes can have copied since it was seen: a page a fault,
 	 * no more than the pages it shared then */
 	if (seen) {
-		uint64_t shared = e->top.rss_kib > e->top.fig.own_kib ? e->top.rss_kib - e->top.fig.own_kib : 0;
+		uint64_t anon = e->top.rss_kib > e->top.file_kib ? e->top.rss_kib - e->top.file_kib : 0;
+		uint64_t shared = anon > e->top.fig.own_kib ? anon - e->top.fig.own_kib : 0;
 		l.copied_kib = dfaults * pk < shared ? dfaults * pk : shared;
 	}
 	if (have_hw && !by_exec) {
@@ -620,10 +621,11 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 					     .known = e->mem_known && !e->top_gone, .fig = f};
 		uint64_t pk = (uint64_t)procfs_page_kib();
 		if (e->top.tick) {
-			uint64_t shared = e->top.rss_kib > e->top.fig.own_kib ? e->top.rss_kib - e->top.fig.own_kib : 0;
+			uint64_t anon = e->top.rss_kib > e->top.file_kib ? e->top.rss_kib - e->top.file_kib : 0;
+			uint64_t shared = anon > e->top.fig.own_kib ? anon - e->top.fig.own_kib : 0;
 			look.copied_kib = df * pk < shared ? df * pk : shared;
 		} else if (!e->rec.nexec) {
-			look.copied_kib = df * pk < e->rec.rss_kib ? df * pk : e->rec.rss_kib;
+			look.copied_kib = df * pk < e->anon_rss ? df * pk : e->anon_rss;
 		}
 		coll_top_seen(&c->top, &e->top, &look);
 		if (look.known)

@@ -280,8 +280,8 @@ uint64_t coll_top_exit_extra(const struct coll_top *t)
 	for (size_t i = 0; i < t->ngone; i++) {
 		if (!t->gone[i].top)
 			continue;
-		if (t->gone[i].lo_kib > best)
-			best = t->gone[i].lo_kib;
+		if (t->gone[i].est_kib > best)
+			best = t->gone[i].est_kib;
 	}
 	return best;
 }

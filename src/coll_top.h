@@ -151,8 +151,10 @@ struct coll_top {
 /* What a tick saw of a process: its RSS now, of it its file and shared
  * memory pages, the most RSS it can have had since it was last seen
  * (>= rss_kib: its high-water mark, or its RSS and its faults' pages), what
- * it can have copied on writes since (a page a fault, no more than the pages
- * it shared: a copy is a page more in the tree, whichever sharer pays), when
+ * it can have copied on writes since (a page a fault, no more than the
+ * anonymous pages it shared: a copy is a page more in the tree, whichever
+ * sharer pays; a written page of a private file mapping, a library's data,
+ * is within the slack), when
  * it started, and the model's figures now. known 0: its memory could not be
  * read (it is exiting): it keeps the figures it was last seen with, and what
  * it gained since counts when it is seen again or leaves. */
@@ -213,9 +215,10 @@ int coll_top_exit_sample(const struct coll_top *t, const struct coll_top_live *l
 			 uint64_t now_ns, const struct coll_top_ghosts *g, struct coll_top_sample *out);
 /* How soon after an exit a tick reads the others at it. */
 #define COLL_TOP_PROMPT_NS 2000000ull
-/* What the open interval's exits at tops add to the floor of the tree at
- * their instants, at most (their own pages: to tell a tick that its exit
- * sample may be a new peak, worth reading the others exactly for). */
+/* What the open interval's exits at tops add to the tree at their
+ * instants, at most, by the estimate (to tell a tick that its exit sample
+ * may be a new peak, worth reading the others exactly for: the floor counts
+ * them as read, and with them the shares the leaver passed on to them). */
 uint64_t coll_top_exit_extra(const struct coll_top *t);
 /* Closes the tick's interval at now_ns: the tree's upper bound now is hi_kib. */
 void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns);
