@@ -99,6 +99,9 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 {
 	struct pentry *e;
 
+	if (x->hiwater_rss_kib >= COLLECTOR_TOP_MIN_KIB)
+		c->ts_useful = 1;
+
 	if (x->aggr_tgid)
 		return;
 	e = ptable_get(c->pt, x->tgid);
@@ -259,18 +262,22 @@ void coll_ts_drain(struct collector *c)
 }
 
 /* Wakes the collector at each record (each exit) while a process of the
- * tree lives that can be at a top: any but one in its parent's pages, or
- * one whose record came. Whether its exit can make the peak only its record
- * tells (its high-water mark): one read small at the last tick may have
- * grown to hundreds of MiB since (the exit event, the other wakeup, comes
- * only once its memory is freed, a few ms later for that much). With rare
- * ticks every record always does. (An overflow wakes it too: EPOLLERR.) */
+ * tree lives that can be at a top (any but one in its parent's pages, or
+ * one whose record came): whether its exit can make the peak only its
+ * record tells (its high-water mark); one read small at the last tick may
+ * have grown to hundreds of MiB since, and its exit event, the other
+ * wakeup, comes only once its memory is freed, ms later. A wakeup whose
+ * records were all of small processes (under COLLECTOR_TOP_MIN_KIB) leaves
+ * them to wait until the collector wakes for anything else (a tick, an
+ * exec): a fork storm's tiny processes cost a wakeup a tick, not one each.
+ * With rare ticks every record always does. (An overflow wakes it too:
+ * EPOLLERR.) */
 void coll_ts_arm(struct collector *c)
 {
 	if (c->ts_fd < 0 || c->ep_fd < 0 || c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS)
 		return;
 	int on = 0;
-	for (size_t i = 0; i < ptable_count(c->pt) && !on; i++) {
+	for (size_t i = 0; i < ptable_count(c->pt) && !on && !c->ts_quiet; i++) {
 		const struct pentry *e = ptable_at(c->pt, i);
 		on = !e->top_gone && !coll_sample_vm_borrowed(c, e);
 	}

@@ -391,9 +391,13 @@ static void *collector_main(void *arg)
 		c->sum.collector_wakeups++;
 		/* the exec socket not ready now: it was empty, and a tick need
 		 * not read it to learn that (a system call saved per tick) */
-		int nl_ready = 0;
-		for (int i = 0; i < n; i++)
+		int nl_ready = 0, by_ts = 0, by_other = 0;
+		for (int i = 0; i < n; i++) {
 			nl_ready |= evs[i].data.fd == c->nl_fd;
+			by_ts |= evs[i].data.fd == c->ts_fd;
+			by_other |= evs[i].data.fd != c->ts_fd;
+		}
+		c->ts_useful = 0;
 		/* stamped a little before now: an exec queued between epoll's
 		 * look and this clock read is older than the stamp, and a
 		 * fork|exit event newer than the stamp has it read */
@@ -415,6 +419,10 @@ static void *collector_main(void *arg)
 				return NULL;
 			}
 		}
+		/* records of small processes only: theirs wait for the next
+		 * other wakeup; any other wakeup arms them again */
+		c->ts_quiet = by_ts && !by_other && !c->ts_useful;
+		coll_ts_arm(c);
 		/* the tick: due, or nearly and awake anyway, or an exit at a top */
 		uint64_t now = collector_now_ns();
 		if (!atomic_load(&c->finished) &&

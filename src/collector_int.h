@@ -56,8 +56,8 @@
  * peak (the others may have grown since the last tick): its exit sample is
  * made at once (a tick taken then). */
 #define COLLECTOR_TOP_NEAR 0.9
-/* A record of a process under this size makes no tick at once (a fork
- * storm's tiny processes). */
+/* A record of a process under this size makes no tick at once, and a
+ * wakeup with only such records disarms the records' wakeups (coll_ts_arm). */
 #define COLLECTOR_TOP_MIN_KIB 4096
 /* How long such a tick waits for the exit event, sent after the record once
  * the process's memory is freed (a few ms for hundreds of MiB). */
@@ -244,6 +244,9 @@ struct collector {
 	size_t tskid_next;
 	uint64_t ts_empty_ns;  /* when the taskstats socket was last found empty */
 	int ts_polled;         /* each record wakes the collector (coll_ts_arm) */
+	int ts_useful;         /* this wakeup read a record of a process that can make a top */
+	int ts_quiet;          /* the last records' wakeup was of small ones only: none until
+				* the collector wakes for anything else */
 	char rbuf[16384];
 	char argv[COLLECTOR_ARGV_MAX];
 };
