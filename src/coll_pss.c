@@ -165,6 +165,23 @@ static uint64_t parent_hwm_now(struct collector *c, const struct pentry *e)
  * high-water mark is gone with it: what it had when last read and a
  * fault-around's pages per fault since (dfaults; by_exec 2: its faults are
  * not known) bound it, and it makes no top. */
+/* The pages e's writes can have copied since coll_top last saw it (dfaults
+ * faults since): a page a fault, no more than the anonymous pages it shared
+ * then; a child never seen that never exec'd, no more than its anonymous
+ * pages now (its parent's, shared). 0 for any other never seen. */
+static uint64_t copies_since(const struct pentry *e, uint64_t dfaults)
+{
+	uint64_t most = dfaults * (uint64_t)procfs_page_kib(), shared = 0;
+
+	if (e->top.tick) {
+		uint64_t anon = e->top.rss_kib > e->top.file_kib ? e->top.rss_kib - e->top.file_kib : 0;
+		shared = anon > e->top.fig.own_kib ? anon - e->top.fig.own_kib : 0;
+	} else if (!e->rec.nexec) {
+		shared = e->anon_rss;
+	}
+	return most < shared ? most : shared;
+}
+
 void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, uint64_t hw_kib,
 		   int have_hw, uint64_t dfaults, int by_exec)
 {
@@ -181,13 +198,9 @@ void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, u
 		ratio = 0;
 	if (ratio > 1)
 		ratio = 1;
-	/* pages its writes can have copied since it was seen: a page a fault,
-	 * no more than the pages it shared then */
-	if (seen) {
-		uint64_t anon = e->top.rss_kib > e->top.file_kib ? e->top.rss_kib - e->top.file_kib : 0;
-		uint64_t shared = anon > e->top.fig.own_kib ? anon - e->top.fig.own_kib : 0;
-		l.copied_kib = dfaults * pk < shared ? dfaults * pk : shared;
-	}
+	/* pages its writes can have copied since it was seen */
+	if (seen)
+		l.copied_kib = copies_since(e, dfaults);
 	if (have_hw && !by_exec) {
 		l.top_kib = hw_kib;
 		if (seen) {
@@ -529,6 +542,35 @@ static void inherit_bound(struct collector *c, struct pentry *e)
 		e->inherit_max_kib = hwm;
 }
 
+/* Tells coll_top what this tick saw of e, the j-th counted process: for
+ * the exit samples its figures at the last tick and now (one this tick
+ * could not read, exiting, stands at what was last read of it; one whose
+ * record came has left the reckoning, at its top: no instant of it counts
+ * it among the living), and for the bound its RSS, its most since and its
+ * copies. Returns its upper bound now. */
+static uint64_t top_feed(struct collector *c, struct pentry *e, size_t j)
+{
+	int seen_now = e->mem_known || !e->top.tick;
+	struct coll_top_fig f = {c->mp[j].est_kib, c->mp[j].lo_kib, c->mp[j].hi_kib, c->mp[j].own_kib};
+	uint64_t faults = e->rec.minflt + e->rec.majflt;
+	uint64_t df = faults > e->top_faults ? faults - e->top_faults : 0;
+
+	c->top_live[j] = (struct coll_top_live){
+		.start_ns = e->top_gone ? UINT64_MAX : coll_pss_program_start(e),
+		.seen = e->top.tick && e->top.tick == c->top.tick, .prev = e->top.fig,
+		.now = seen_now ? f : e->top.fig, .moved_kib = df * COLL_SAMPLE_FAULT_KIB};
+	if (e->mem_known)
+		prog_learn_file(c, e);
+	struct coll_top_look look = {.rss_kib = e->rec.rss_kib, .file_kib = e->shared_rss,
+				     .max_kib = e->top_max_kib, .copied_kib = copies_since(e, df),
+				     .start_ns = coll_pss_program_start(e),
+				     .known = e->mem_known && !e->top_gone, .fig = f};
+	coll_top_seen(&c->top, &e->top, &look);
+	if (look.known)
+		e->top_faults = faults;
+	return c->top_live[j].now.hi_kib;
+}
+
 /* Estimates every counted process; when the tree may be at a new peak, sweeps:
  * reads the processes in doubt, most first, so that the sample is a sum of
  * reads. Fills the sample's PSS and RSS fields; returns 1 when it is measured. */
@@ -601,35 +643,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	for (size_t j = 0; j < m; j++) {
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
 		model_apply(e, &c->mp[j], now);
-		/* for the exit samples: its figures at the last tick and now; one
-		 * this tick could not read (it is exiting) stands at what was
-		 * last read of it */
-		int seen_now = e->mem_known || !e->top.tick;
-		struct coll_top_fig f = {c->mp[j].est_kib, c->mp[j].lo_kib, c->mp[j].hi_kib, c->mp[j].own_kib};
-		/* one whose record came has left the reckoning (at its top):
-		 * no instant of it counts it among the living */
-		uint64_t df = e->rec.minflt + e->rec.majflt > e->top_faults ? e->rec.minflt + e->rec.majflt - e->top_faults : 0;
-		c->top_live[j] = (struct coll_top_live){
-			.start_ns = e->top_gone ? UINT64_MAX : coll_pss_program_start(e),
-			.seen = e->top.tick && e->top.tick == c->top.tick, .prev = e->top.fig,
-			.now = seen_now ? f : e->top.fig, .moved_kib = df * COLL_SAMPLE_FAULT_KIB};
-		sum_hi += c->top_live[j].now.hi_kib;
-		if (e->mem_known)
-			prog_learn_file(c, e);
-		struct coll_top_look look = {.rss_kib = e->rec.rss_kib, .file_kib = e->shared_rss,
-					     .max_kib = e->top_max_kib, .start_ns = coll_pss_program_start(e),
-					     .known = e->mem_known && !e->top_gone, .fig = f};
-		uint64_t pk = (uint64_t)procfs_page_kib();
-		if (e->top.tick) {
-			uint64_t anon = e->top.rss_kib > e->top.file_kib ? e->top.rss_kib - e->top.file_kib : 0;
-			uint64_t shared = anon > e->top.fig.own_kib ? anon - e->top.fig.own_kib : 0;
-			look.copied_kib = df * pk < shared ? df * pk : shared;
-		} else if (!e->rec.nexec) {
-			look.copied_kib = df * pk < e->anon_rss ? df * pk : e->anon_rss;
-		}
-		coll_top_seen(&c->top, &e->top, &look);
-		if (look.known)
-			e->top_faults = e->rec.minflt + e->rec.majflt;
+		sum_hi += top_feed(c, e, j);
 		s->pss_anon_kib += e->est_anon_kib;
 		s->pss_file_kib += e->est_file_kib;
 		s->pss_shmem_kib += e->est_shmem_kib;
