@@ -93,6 +93,46 @@ static int ts_fits(struct collector *c, const struct pentry *e, const struct tas
 	return taskstats_belongs(x, &o, after_ns, read_ns);
 }
 
+/* Adds the record kept in slot k of tspend, of e's pid, to e if it is one of
+ * its tasks' and not too old; the slot is free then. */
+static void ts_adopt_one(struct collector *c, struct pentry *e, size_t k, uint64_t now)
+{
+	struct taskstats_exit *x = &c->tspend[k];
+	if (c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= now &&
+	    ts_fits(c, e, x, c->tspend_after_ns[k], c->tspend_ns[k])) {
+		ts_add(c, e, x);
+		x->tgid = c->tspend_tgid[k] = 0;
+	}
+}
+
+/* Whether the next record kept would take the place of one kept since the
+ * ring was last swept (ts_park_sweep), not yet too old: its process may be
+ * in the tree (a record is adopted at its process's exit, coll_sample.c, and
+ * a fork storm's exits come faster than the ticks). One kept before is a
+ * stranger's, or its fork event was lost: it makes room. */
+static int ts_park_full(const struct collector *c)
+{
+	size_t k = c->tspend_next % COLLECTOR_TSPEND;
+	return c->tspend_tgid[k] && c->tspend_ns[k] >= c->tspend_swept_ns &&
+	       c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= collector_clock(c);
+}
+
+/* Makes room in the ring: reads the netlink events (the fork events of the
+ * records kept) and gives each record kept whose process is in the tree now
+ * to it, at most once a ring's worth of records. */
+static void ts_park_sweep(struct collector *c)
+{
+	if (c->nl_fd >= 0)
+		coll_events_drain(c);
+	uint64_t now = collector_clock(c);
+	c->tspend_swept_ns = now;
+	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
+		struct pentry *e = c->tspend_tgid[k] ? ptable_get(c->pt, c->tspend_tgid[k]) : NULL;
+		if (e)
+			ts_adopt_one(c, e, k, now);
+	}
+}
+
 /* Applies one record to its process in the tree, or keeps it for a while
  * (its fork event may be unread, or it tells of a lost child). */
 void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
@@ -105,6 +145,10 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 	if (x->aggr_tgid)
 		return;
 	e = ptable_get(c->pt, x->tgid);
+	if (!e && ts_park_full(c)) {
+		ts_park_sweep(c);
+		e = ptable_get(c->pt, x->tgid);
+	}
 	if (e && !ts_fits(c, e, x, c->ts_empty_ns, collector_clock(c))) {
 		c->sum.ts_unfit++;
 		return;
@@ -139,16 +183,9 @@ void coll_ts_adopt(struct collector *c, struct pentry *e)
 {
 	uint64_t now = collector_clock(c);
 
-	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
-		if (c->tspend_tgid[k] != e->rec.pid)
-			continue;
-		struct taskstats_exit *x = &c->tspend[k];
-		if (c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= now &&
-		    ts_fits(c, e, x, c->tspend_after_ns[k], c->tspend_ns[k])) {
-			ts_add(c, e, x);
-			x->tgid = c->tspend_tgid[k] = 0;
-		}
-	}
+	for (size_t k = 0; k < COLLECTOR_TSPEND; k++)
+		if (c->tspend_tgid[k] == e->rec.pid)
+			ts_adopt_one(c, e, k, now);
 }
 
 /* Counts the children of the tree that only their taskstats records tell of:

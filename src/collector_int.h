@@ -236,6 +236,7 @@ struct collector {
 	uint64_t tspend_ns[COLLECTOR_TSPEND];
 	uint64_t tspend_after_ns[COLLECTOR_TSPEND]; /* the socket was empty then */
 	size_t tspend_next;
+	uint64_t tspend_swept_ns; /* when the full ring was last swept (coll_ts_apply) */
 	/* the records in tspend of leader tasks whose parent was in the tree
 	 * when they came, apart: the children a lost child's record can tell of
 	 * (tspend fills with strangers' records on a busy machine) */

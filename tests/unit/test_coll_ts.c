@@ -140,6 +140,40 @@ static void test_ts_adopted(void **state)
 	fp_free(f);
 }
 
+/* A fork storm's records, read before their fork events, faster than the
+ * ticks retire (and adopt) their processes: more than the ring holds. Once
+ * it is full of records whose processes are in the tree now (their fork
+ * events read since), the next record makes room by giving them to their
+ * processes; none is lost. */
+static void test_ts_ring_full_of_ours(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow_root();
+	uint64_t t = f->now_ns;
+	enum { N = COLLECTOR_TSPEND + COLLECTOR_TSPEND / 2 };
+
+	f->c->ts_empty_ns = t + 5 * MS;
+	f->now_ns = t + 20 * MS;
+	for (pid_t i = 0; i < N; i++) {
+		struct taskstats_exit x = record(K + i, R, 10 * MS, (uint64_t)i + 1);
+		coll_ts_apply(f->c, &x);
+		/* its fork event is read a while after its record */
+		if (i >= 64)
+			fork_event(f, K + i - 64, R, t + 8 * MS);
+	}
+	for (pid_t i = N - 64; i < N; i++)
+		fork_event(f, K + i, R, t + 8 * MS);
+	for (pid_t i = 0; i < N; i++) {
+		struct pentry *e = ptable_get(f->c->pt, K + i);
+		assert_non_null(e);
+		coll_ts_adopt(f->c, e);
+		assert_true(e->ts_leader);
+		assert_int_equal(e->ts_minflt, 4321);
+	}
+	assert_int_equal(f->c->sum.ts_records, N);
+	fp_free(f);
+}
+
 /* A child of R whose fork and exit events were both lost is counted from
  * its record once a netlink drain begun after the record has ended: named
  * by the record, ended when the record came, started its lifetime before. */
@@ -289,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_ts_applied),
 		cmocka_unit_test(test_ts_refused),
 		cmocka_unit_test(test_ts_adopted),
+		cmocka_unit_test(test_ts_ring_full_of_ours),
 		cmocka_unit_test(test_ts_lost_child),
 		cmocka_unit_test(test_ts_lost_child_of_later_parent),
 		cmocka_unit_test(test_ts_exit_sure),
