@@ -682,18 +682,47 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	c->prev_est_kib = t.est_kib;
 	c->mp_n = m;
 	c->model_seen |= have_mem;
+	/* the least the tree had now, whatever the estimates: every process
+	 * counted, its lower bound (a process read counts its read) */
+	c->tick_lo_kib = whole && have_mem ? t.lo_kib : 0;
 	/* a tree with no process left is 0, but that is no measurement of it */
 	return sure && have_mem;
+}
+
+/* An unsure tick's sample s (its estimate above what reads could settle) at
+ * its floor, the least the tree had then (c->tick_lo_kib: each process at its
+ * lower bound, the ones read at their reads), kept when the highest such. Its
+ * doubt is how far above the floor the tree may have been. */
+static void floor_keep(struct collector *c, const struct sample *s)
+{
+	uint64_t lo = c->tick_lo_kib < s->pss_kib ? c->tick_lo_kib : s->pss_kib;
+
+	if (!lo || (c->have_floor && lo <= c->peak_floor.pss_kib))
+		return;
+	struct sample fs = *s;
+	double k = (double)lo / (double)s->pss_kib;
+	fs.pss_kib = lo;
+	fs.pss_anon_kib = (uint64_t)((double)s->pss_anon_kib * k);
+	fs.pss_shmem_kib = (uint64_t)((double)s->pss_shmem_kib * k);
+	uint64_t as = fs.pss_anon_kib + fs.pss_shmem_kib;
+	fs.pss_file_kib = lo > as ? lo - as : 0;
+	uint64_t up = s->pss_hi_kib > lo ? s->pss_hi_kib - lo : 0;
+	fs.pss_est_kib = up < lo ? up : lo;
+	c->peak_floor = fs;
+	c->have_floor = 1;
 }
 
 /* Keeps the run's peak: the highest measured sample (a real figure: the true
  * peak is at least that), or the highest estimate while none was measured;
  * an estimate that passed the measured peak but could not be confirmed is
- * kept apart, as such. An exit sample (x non-NULL: the tree just before a
- * process left at a top the ticks missed, coll_top.h) is a floor, the least
- * the tree had at that instant: it is the peak when it is higher (no tick
- * could have read that instant), and the summary says so. And the
- * estimated share of the series. */
+ * kept apart, as such, and its floor (floor_keep) is the peak when higher
+ * than every measured one: a climb that sweeps could not catch still
+ * (processes moving as they are read) was at least that high. An exit
+ * sample (x non-NULL: the tree just before a process left at a top the
+ * ticks missed, coll_top.h) is a floor too, the least the tree had at that
+ * instant: it is the peak when it is higher (no tick could have read that
+ * instant). The summary says which it is. And the estimated share of the
+ * series. */
 void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64_t now,
 		   const struct coll_top_sample *x)
 {
@@ -704,6 +733,8 @@ void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64
 			c->have_exit = 1;
 		}
 	} else {
+		if (!sure)
+			floor_keep(c, s);
 		double dt = c->last_tick_ns && now > c->last_tick_ns ? (double)(now - c->last_tick_ns)
 								     : c->cfg.interval_ms * 1e6;
 		c->est_area += (double)s->pss_est_kib * dt;
@@ -717,9 +748,13 @@ void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64
 			c->peak_any = *s;
 	}
 	const struct sample *pk = c->have_meas ? &c->peak_meas : &c->peak_any;
+	int at_floor = c->have_floor && (!pk->t_ns || c->peak_floor.pss_kib > pk->pss_kib);
+	if (at_floor)
+		pk = &c->peak_floor;
 	int at_exit = c->have_exit && (!pk->t_ns || c->peak_exit.pss_kib > pk->pss_kib);
 	c->sum.peak = at_exit ? c->peak_exit : *pk;
-	c->sum.peak_measured = c->have_meas && !at_exit;
+	c->sum.peak_measured = c->have_meas && !at_exit && !at_floor;
+	c->sum.peak_floor = at_floor && !at_exit;
 	c->sum.peak_exit_pid = at_exit ? c->peak_exit_x.pid : 0;
 	c->sum.peak_exit_tops = at_exit ? (uint32_t)c->peak_exit_x.tops : 0;
 	c->sum.peak_unconfirmed_kib =

@@ -186,6 +186,9 @@ struct collector {
 	struct prog_ratio progs[COLLECTOR_PROGS];
 	struct sample peak_meas, peak_any; /* the highest measured and estimated samples */
 	struct sample peak_exit;           /* the highest exit sample (have_exit) */
+	struct sample peak_floor;          /* the highest tick floor (have_floor) */
+	int have_floor;
+	uint64_t tick_lo_kib;              /* the last tick's floor (coll_pss_tick; 0: none) */
 	struct coll_top_sample peak_exit_x; /* what it holds */
 	int have_exit;
 	int have_meas;

@@ -252,6 +252,9 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 		fprintf(f, "{\"pid\": %d, \"processes\": %u}", pk.at_exit_pid, pk.at_exit_tops);
 	else
 		fputs("null", f);
+	/* the figure is an unsure tick's floor (peak.h) */
+	jsonw_key(f, "peak_pss_floor", &first);
+	fputs(!pss ? "null" : pk.floor ? "true" : "false", f);
 	snap_u64(f, "peak_pss_estimated_bytes", s.peak.pss_est_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_upper_bytes", s.peak.pss_hi_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_unconfirmed_bytes", s.peak_unconfirmed_kib * 1024,

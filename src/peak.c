@@ -16,6 +16,7 @@ void peak_of(const struct store_summary *s, struct peak *out)
 	out->doubt_kib = s->peak.pss_est_kib;
 	out->at_exit_pid = s->peak_exit_pid;
 	out->at_exit_tops = s->peak_exit_tops;
+	out->floor = s->peak_floor && !s->peak_exit_pid;
 	out->sum_of_reads = s->peak_measured && !s->peak_exit_pid;
 	/* the bound: the run's, as it is. A sum of reads is no single instant
 	 * (a sweep reads one process after the other): a bound below it by no
@@ -48,6 +49,8 @@ void peak_brief(const struct peak *p, char *buf, size_t cap)
 	units_kib(bound, sizeof(bound), p->bound_kib);
 	if (p->at_exit_pid)
 		snprintf(at, sizeof(at), ", at pid %d's exit", p->at_exit_pid);
+	else if (p->floor)
+		snprintf(at, sizeof(at), " at least");
 	if (!p->bound_known)
 		snprintf(buf, cap, "%s%s, may be higher (no taskstats)", fig, at);
 	else if (p->read)

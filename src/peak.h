@@ -1,6 +1,9 @@
 /* peak: what a run's peak PSS figure is, for every reader alike (the summary,
  * the JSON, the dashboard): the figure, how it was had, and how far the true
- * peak can be from it. */
+ * peak can be from it. The figure is read (a sum of reads) or a floor (an
+ * exit sample, or a tick whose estimate passed every sum of reads and no
+ * sweep could settle: the least it had), never an estimate while any was
+ * read. */
 #ifndef SPACETIME_PEAK_H
 #define SPACETIME_PEAK_H
 
@@ -19,6 +22,7 @@ struct peak {
 			       * (PSSMODEL_SURE), not an exit sample */
 	int read;             /* and the true peak's instant is that one: the bound is
 			       * within the figure's own doubt (peak_pss_measured) */
+	int floor;            /* an unsure tick's floor: its processes' lower bounds */
 	int at_exit_pid;      /* an exit sample: the first process held at its top */
 	uint32_t at_exit_tops;
 };

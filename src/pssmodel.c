@@ -195,12 +195,13 @@ void pssmodel_add_ghost(struct pssmodel *m, uint64_t kib)
 void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,
 		    struct pssmodel_total *out)
 {
-	uint64_t est = 0, hi = 0, doubt = 0, inherit = 0;
+	uint64_t est = 0, hi = 0, lo = 0, doubt = 0, inherit = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct pssmodel_proc *p = &procs[i];
 		est += p->est_kib;
 		hi += p->hi_kib;
+		lo += p->lo_kib;
 		doubt += pssmodel_doubt(p);
 		/* the most the living can have inherited since their reads */
 		inherit += p->inherit_kib;
@@ -210,6 +211,7 @@ void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs,
 	out->est_kib = est + ghost / 2;
 	out->hi_kib = hi + ghost;
 	out->doubt_kib = doubt;
+	out->lo_kib = lo;
 }
 
 int pssmodel_need_sweep(const struct pssmodel *m, const struct pssmodel_total *t)

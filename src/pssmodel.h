@@ -127,6 +127,8 @@ struct pssmodel_total {
 	uint64_t hi_kib;    /* upper bound: the sum of bounds, plus the ghosts */
 	uint64_t doubt_kib; /* how far est_kib may be off: the processes' doubt (hi - lo
 			     * and what they may have inherited) */
+	uint64_t lo_kib;    /* a lower bound: the sum of the processes' (no ghost, which
+			     * may have passed to no one alive) */
 	uint64_t ghost_kib; /* ghosts in effect (no more than the living can have inherited) */
 };
 void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,

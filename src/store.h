@@ -130,6 +130,9 @@ struct store_summary {
 				    * measured one, or the highest estimate while none
 				    * was measured */
 	int peak_measured;         /* peak is a sum of reads (pss_est_kib within PSSMODEL_SURE) */
+	int peak_floor;            /* peak is a tick's floor: an estimate above every sum of
+				    * reads, no sweep could confirm, at the least its
+				    * processes' lower bounds say */
 	uint64_t peak_unconfirmed_kib; /* the highest estimate, when it passed the measured
 					* peak by more than STORE_PEAK_EST_MARGIN and no
 					* sweep could confirm it (0: none) */

@@ -193,6 +193,7 @@ static void mk_summary(struct store_summary *s)
 	s->ru_oublock = v++;
 	s->peak = mk_sample(17);
 	s->peak_measured = 1;
+	s->peak_floor = 1;
 	s->peak_unconfirmed_kib = v++;
 	s->pss_est_share = 0.1234567890123;
 	s->pss_sweeps = v++;
@@ -249,6 +250,7 @@ static void assert_summary_equal(const struct store_summary *a, const struct sto
 	assert_int_equal(a->ru_oublock, b->ru_oublock);
 	assert_sample_equal(&a->peak, &b->peak);
 	assert_int_equal(a->peak_measured, b->peak_measured);
+	assert_int_equal(a->peak_floor, b->peak_floor);
 	assert_int_equal(a->peak_unconfirmed_kib, b->peak_unconfirmed_kib);
 	assert_true(a->pss_est_share == b->pss_est_share);
 	assert_int_equal(a->pss_sweeps, b->pss_sweeps);
