@@ -133,16 +133,22 @@ void coll_pss_leave(struct collector *c, const struct pentry *e)
 
 /* The most RSS e's parent can have given it at its fork: the parent's
  * high-water RSS read now (after the fork), if it runs the program it ran
- * then; UINT64_MAX when not known. */
+ * then; gone, its high-water RSS at its exit (its record), in the table still
+ * or retired; UINT64_MAX when not known. */
 static uint64_t parent_hwm_now(struct collector *c, const struct pentry *e)
 {
 	struct pentry *p = ptable_get(c->pt, e->rec.ppid);
 	uint64_t hwm;
 
-	if (!e->fork_seen || !p || p->rec.start_ns > e->rec.start_ns || p->exec_ns > e->rec.start_ns ||
-	    coll_sample_hwm_now(c, p, &hwm) < 0)
+	if (!e->fork_seen)
 		return UINT64_MAX;
-	return hwm;
+	if (!p)
+		return coll_sample_retired_hwm(c, e->rec.ppid, e->rec.start_ns);
+	if (p->rec.start_ns > e->rec.start_ns || p->exec_ns > e->rec.start_ns)
+		return UINT64_MAX;
+	if (coll_sample_hwm_now(c, p, &hwm) == 0)
+		return hwm;
+	return p->ts_leader && p->ts_hiwater_kib ? p->ts_hiwater_kib : UINT64_MAX;
 }
 
 /* e's program ends at t_ns, seen by a tick or not, for the peak between

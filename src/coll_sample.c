@@ -443,6 +443,8 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	c->retired[k].start_ns = e->rec.start_ns;
 	c->retired[k].end_ns = e->rec.end_ns;
 	c->retired[k].fork_seen = e->fork_seen;
+	c->retired[k].exec_ns = e->exec_ns;
+	c->retired[k].hwm_kib = e->ts_leader ? e->ts_hiwater_kib : 0;
 	ptable_remove(c->pt, e->rec.pid);
 }
 
@@ -469,6 +471,26 @@ int coll_sample_was_retired(struct collector *c, pid_t pid)
 			return 1;
 	}
 	return 0;
+}
+
+/* The high-water RSS at its exit of ppid's program, retired lately, that
+ * forked a child at start_ns (alive then, with no exec since): the most of
+ * its pages the child can have had. UINT64_MAX when not known. */
+uint64_t coll_sample_retired_hwm(const struct collector *c, pid_t ppid, uint64_t start_ns)
+{
+	size_t n = c->nretired < COLLECTOR_RETIRED ? c->nretired : COLLECTOR_RETIRED;
+
+	for (size_t j = 0; j < n; j++) {
+		size_t i = (c->nretired - 1 - j) % COLLECTOR_RETIRED; /* newest first */
+		if (c->retired[i].pid != ppid || !c->retired[i].fork_seen)
+			continue;
+		if (start_ns < c->retired[i].start_ns || start_ns > c->retired[i].end_ns)
+			continue; /* another holder of the pid */
+		if (c->retired[i].exec_ns > start_ns || !c->retired[i].hwm_kib)
+			return UINT64_MAX;
+		return c->retired[i].hwm_kib;
+	}
+	return UINT64_MAX;
 }
 
 /* Whether pid is one of the processes retired lately (the pid alone: it may

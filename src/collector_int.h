@@ -206,6 +206,10 @@ struct collector {
 		uint64_t start_ticks; /* 0: never read */
 		uint64_t start_ns, end_ns;
 		int fork_seen; /* start_ns is its fork event's */
+		uint64_t exec_ns; /* its last exec (0: none seen) */
+		uint64_t hwm_kib; /* its program's high-water RSS at its exit (taskstats; 0:
+				   * unknown): the most a child it forked since that exec
+				   * can have had of its pages */
 	} retired[COLLECTOR_RETIRED]; /* a ring, the last retired */
 	size_t nretired;        /* retired ever; the next slot is nretired % COLLECTOR_RETIRED */
 	uint64_t ghost_cum_kib; /* KiB of shared parts of processes gone or exec'd */
@@ -286,6 +290,7 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 			const struct procfs_stat *last);
 int coll_sample_was_retired(struct collector *c, pid_t pid);
 int coll_sample_retired_lately(const struct collector *c, pid_t pid);
+uint64_t coll_sample_retired_hwm(const struct collector *c, pid_t ppid, uint64_t start_ns);
 int coll_sample_retired_exec(struct collector *c, pid_t pid, uint64_t t_ns);
 void coll_events_replay(struct collector *c, pid_t pid, uint64_t at_ns);
 uint64_t coll_events_early_ns(const struct collector *c);

@@ -538,6 +538,65 @@ static void test_unseen_top(void **state)
 	fp_free(f);
 }
 
+/* D (a program of its own, 10 MiB) forks C, which never execs, and exits;
+ * its tick retires it. C, never seen by a tick, then climbs on its own to
+ * 60 MiB and exits at its top: its record is all that tells, and of its 60
+ * MiB no more than D's 10 (D's high-water mark at its exit, from D's record,
+ * kept with D retired) can be D's pages. The exit sample holds C's 50 MiB
+ * of its own; it held none when D was gone from the table. */
+static void test_unexec_child_of_retired_parent(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow();
+	uint64_t t0 = f->now_ns;
+	const pid_t D = C + 1;
+
+	struct nlproc_event fd = {.type = NLPROC_FORK, .pid = D, .tgid = D, .ppid = R, .ptgid = R,
+				  .ts_ns = t0 + 10 * MS};
+	coll_events_on_event(f->c, &fd);
+	struct pentry *d = ptable_get(f->c->pt, D);
+	assert_non_null(d);
+	d->rec.nexec = 1;
+	d->vm_state = PTABLE_VM_OWN;
+	set_proc(f, D, "sh", 10 * MIB, 10 * MIB, 2600);
+	f->now_ns = t0 + 100 * MS;
+	tick(f);
+	/* D forks C, then exits: its record, its exit event, its tick */
+	struct nlproc_event fc = {.type = NLPROC_FORK, .pid = C, .tgid = C, .ppid = D, .ptgid = D,
+				  .ts_ns = t0 + 120 * MS};
+	coll_events_on_event(f->c, &fc);
+	struct pentry *e = ptable_get(f->c->pt, C);
+	assert_non_null(e);
+	e->vm_state = PTABLE_VM_OWN;
+	exit_at(f, D, t0 + 130 * MS, 10 * MIB, 2600);
+	f->now_ns = t0 + 131 * MS;
+	tick(f);
+	assert_null(ptable_get(f->c->pt, D));
+	/* C at its top, 60 MiB, gone before any tick saw it */
+	f->now_ns = t0 + 150 * MS;
+	f->c->ts_empty_ns = t0 + 149 * MS;
+	struct taskstats_exit x = {.pid = C, .tgid = C, .ppid = D, .comm = "sh", .minflt = 13000,
+				   .hiwater_rss_kib = 60 * MIB, .etime_us = 30000, .seq = 2};
+	coll_ts_apply(f->c, &x);
+	struct nlproc_event ex = {.type = NLPROC_EXIT, .pid = C, .tgid = C, .ppid = D, .ptgid = D,
+				  .ts_ns = t0 + 150 * MS};
+	coll_events_on_event(f->c, &ex);
+	fp_gone(f, C);
+	f->now_ns = t0 + 151 * MS;
+	tick(f);
+	struct store_summary s;
+	store_summary_get(f->st, &s);
+	/* R, A, B as read, and C's own 50 MiB */
+	uint64_t truth = 1 * MIB + 10 * MIB + 10 * MIB + 50 * MIB;
+	if (s.peak.pss_kib < truth * 97 / 100 || s.peak.pss_kib > truth)
+		fail_msg("peak %llu KiB, the tree had %llu at C's top", (unsigned long long)s.peak.pss_kib,
+			 (unsigned long long)truth);
+	assert_int_equal(s.peak_exit_pid, C);
+	assert_true(s.peak_bound_kib >= truth);
+	f->c->ts_fd = -1;
+	fp_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_old_high_water),
 		cmocka_unit_test(test_meet_between_ticks),
 		cmocka_unit_test(test_unseen_top),
+		cmocka_unit_test(test_unexec_child_of_retired_parent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
