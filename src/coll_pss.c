@@ -134,7 +134,9 @@ void coll_pss_leave(struct collector *c, const struct pentry *e)
 /* The most RSS e's parent can have given it at its fork: the parent's
  * high-water RSS read now (after the fork), if it runs the program it ran
  * then; gone, its high-water RSS at its exit (its record), in the table still
- * or retired; UINT64_MAX when not known. */
+ * or retired; exiting, its memory gone from its status and its record not
+ * read yet, the most it had at its last memory read and a fault-around's
+ * pages per fault since (its stat); UINT64_MAX when not known. */
 static uint64_t parent_hwm_now(struct collector *c, const struct pentry *e)
 {
 	struct pentry *p = ptable_get(c->pt, e->rec.ppid);
@@ -148,7 +150,13 @@ static uint64_t parent_hwm_now(struct collector *c, const struct pentry *e)
 		return UINT64_MAX;
 	if (coll_sample_hwm_now(c, p, &hwm) == 0)
 		return hwm;
-	return p->ts_leader && p->ts_hiwater_kib ? p->ts_hiwater_kib : UINT64_MAX;
+	if (p->ts_leader && p->ts_hiwater_kib)
+		return p->ts_hiwater_kib;
+	struct procfs_stat ps;
+	if (!p->hwm_read || coll_sample_read_stat(c, p, &ps) < 0)
+		return UINT64_MAX;
+	uint64_t f = ps.minflt + ps.majflt, since = f > p->mem_at_faults ? f - p->mem_at_faults : 0;
+	return p->hwm_kib + since * COLL_SAMPLE_FAULT_KIB;
 }
 
 /* e's program ends at t_ns, seen by a tick or not, for the peak between
