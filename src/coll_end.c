@@ -182,8 +182,11 @@ int coll_end_reap(struct collector *c)
 		if (e) {
 			/* its record, sent before it became a zombie, may be
 			 * unread: read before it leaves the table */
-			if (!e->ts_leader)
+			if (!e->ts_leader) {
+				c->ts_events_held = 1;
 				coll_ts_drain(c);
+				c->ts_events_held = 0;
+			}
 			if ((e = ptable_get(c->pt, r)))
 				coll_sample_retire(c, e, collector_clock(c), status, 1, COLL_SAMPLE_RETIRE_READ);
 		}

@@ -150,7 +150,9 @@ static uint64_t parent_hwm_now(struct collector *c, const struct pentry *e)
 		return UINT64_MAX;
 	if (coll_sample_hwm_now(c, p, &hwm) == 0)
 		return hwm;
-	if (p->ts_leader && p->ts_hiwater_kib)
+	/* (a record of its program's: not of an older one left by a thread's
+	 * exec, which may have been smaller) */
+	if (p->ts_leader && p->ts_hiwater_kib && p->rec.nexec <= 1)
 		return p->ts_hiwater_kib;
 	struct procfs_stat ps;
 	if (!p->hwm_read || coll_sample_read_stat(c, p, &ps) < 0)
@@ -626,6 +628,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 		for (size_t j = 0; j < m; j++)
 			model_fill(c, ptable_at(c->pt, c->mp_idx[j]), &c->mp[j]);
 	int whole = n == ptable_count(c->pt); /* every process counted */
+	int trusted = whole; /* and no read of a sweep moved */
 	pssmodel_total(&c->model, c->mp, m, &t);
 	c->model.thrifty = (double)c->sweep_cpu_ns >
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
@@ -642,7 +645,8 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 		int stable = sweep_stable(c, k, t.est_kib, now);
 		if (!stable)
 			c->sum.pss_sweeps_unstable++;
-		sure = pssmodel_observe(&c->model, &t, stable && whole, 1);
+		trusted = stable && whole;
+		sure = pssmodel_observe(&c->model, &t, trusted, 1);
 		/* a sweep is never put off for the budget, but it is paid from it */
 		pssched_budget_pay(&c->tokens, (double)spent);
 		c->sum.pss_cpu_ns += spent;
@@ -697,16 +701,20 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	c->mp_n = m;
 	c->model_seen |= have_mem;
 	/* the least the tree had now, whatever the estimates: every process
-	 * counted, its lower bound (a process read counts its read) */
-	c->tick_lo_kib = whole && have_mem ? t.lo_kib : 0;
+	 * counted, at its lower bound (one read, its read); none when a sweep's
+	 * reads moved (a process that exited as they were made leaves shared
+	 * pages counted at two ratios: more than the tree had) */
+	c->tick_lo_kib = trusted && have_mem ? t.lo_kib : 0;
 	/* a tree with no process left is 0, but that is no measurement of it */
 	return sure && have_mem;
 }
 
-/* An unsure tick's sample s (its estimate above what reads could settle) at
- * its floor, the least the tree had then (c->tick_lo_kib: each process at its
- * lower bound, the ones read at their reads), kept when the highest such. Its
- * doubt is how far above the floor the tree may have been. */
+/* An unsure tick's sample s (its estimate in doubt by more than
+ * PSSMODEL_SURE: processes unread, or read while they moved) at its floor,
+ * the least the tree had then (c->tick_lo_kib: each process at its lower
+ * bound, the ones read at their reads; none after a sweep that moved), kept
+ * when the highest such. Its doubt is how far above the floor the tree may
+ * have been. */
 static void floor_keep(struct collector *c, const struct sample *s)
 {
 	uint64_t lo = c->tick_lo_kib < s->pss_kib ? c->tick_lo_kib : s->pss_kib;
@@ -730,8 +738,8 @@ static void floor_keep(struct collector *c, const struct sample *s)
  * peak is at least that), or the highest estimate while none was measured;
  * an estimate that passed the measured peak but could not be confirmed is
  * kept apart, as such, and its floor (floor_keep) is the peak when higher
- * than every measured one: a climb that sweeps could not catch still
- * (processes moving as they are read) was at least that high. An exit
+ * than every measured one: the tree was at least that high (a climb that
+ * reads could not catch still, processes left unread). An exit
  * sample (x non-NULL: the tree just before a process left at a top the
  * ticks missed, coll_top.h) is a floor too, the least the tree had at that
  * instant: it is the peak when it is higher (no tick could have read that

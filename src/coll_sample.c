@@ -444,7 +444,7 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	c->retired[k].end_ns = e->rec.end_ns;
 	c->retired[k].fork_seen = e->fork_seen;
 	c->retired[k].exec_ns = e->exec_ns;
-	c->retired[k].hwm_kib = e->ts_leader ? e->ts_hiwater_kib : 0;
+	c->retired[k].hwm_kib = e->ts_leader && e->rec.nexec <= 1 ? e->ts_hiwater_kib : 0;
 	ptable_remove(c->pt, e->rec.pid);
 }
 

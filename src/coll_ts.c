@@ -118,11 +118,11 @@ static int ts_park_full(const struct collector *c)
 }
 
 /* Makes room in the ring: reads the netlink events (the fork events of the
- * records kept) and gives each record kept whose process is in the tree now
- * to it, at most once a ring's worth of records. */
+ * records kept; not while ts_events_held) and gives each record kept whose
+ * process is in the tree now to it, at most once a ring's worth of records. */
 static void ts_park_sweep(struct collector *c)
 {
-	if (c->nl_fd >= 0)
+	if (c->nl_fd >= 0 && !c->ts_events_held)
 		coll_events_drain(c);
 	uint64_t now = collector_clock(c);
 	c->tspend_swept_ns = now;

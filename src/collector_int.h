@@ -244,6 +244,9 @@ struct collector {
 	uint64_t tspend_after_ns[COLLECTOR_TSPEND]; /* the socket was empty then */
 	size_t tspend_next;
 	uint64_t tspend_swept_ns; /* when the full ring was last swept (coll_ts_apply) */
+	int ts_events_held;       /* that sweep reads no netlink events (an orphan reaped,
+				   * its entry still in the table: a fork event of its
+				   * pid's next holder would be taken for its own) */
 	/* the records in tspend of leader tasks whose parent was in the tree
 	 * when they came, apart: the children a lost child's record can tell of
 	 * (tspend fills with strangers' records on a busy machine) */

@@ -21,10 +21,12 @@ void peak_of(const struct store_summary *s, struct peak *out)
 	/* the bound: the run's, as it is. A sum of reads is no single instant
 	 * (a sweep reads one process after the other): a bound below it by no
 	 * more than its own error is the figure; below by more would be a
-	 * fault of the bound, shown as such, not hidden */
+	 * fault of the bound, shown as such, not hidden. A tick's floor has no
+	 * such error (its doubt is how far above it the tree may have been):
+	 * a bound below it is shown as it is */
 	out->bound_known = s->peak_bound_kib && !s->peak_bound_unknown;
 	out->bound_kib = s->peak_bound_kib;
-	if (out->bound_kib < out->kib && out->kib - out->bound_kib <= out->doubt_kib)
+	if (!out->floor && out->bound_kib < out->kib && out->kib - out->bound_kib <= out->doubt_kib)
 		out->bound_kib = out->kib;
 	out->read = out->sum_of_reads && out->bound_known &&
 		    out->bound_kib <= out->kib + out->doubt_kib + out->kib / 100;

@@ -148,8 +148,8 @@ static void put_peak_doubt(FILE *f, const struct store_summary *s, int utf8)
 		fprintf(f, "at least, at pid %d's exit: its own pages at its kernel high-water mark, the rest read then",
 			pk.at_exit_pid);
 	else if (pk.floor)
-		fprintf(f, "at least: a climb no sweep could settle, its processes at their lower bounds, "
-			   "those read at their reads");
+		fprintf(f, "at least: an estimate above every sum of reads, at its processes' lower bounds "
+			   "(those read at their reads)");
 	else if (pk.sum_of_reads)
 		fprintf(f, "measured: sum of reads, %s%.*f%%", utf8 ? "\u00b1" : "+-",
 			pct < 0.1 && pct > 0 ? 2 : 1, pct);
