@@ -181,6 +181,17 @@ static uint64_t parent_hwm_now(struct collector *c, const struct pentry *e)
  * high-water mark is gone with it: what it had when last read and a
  * fault-around's pages per fault since (dfaults; by_exec 2: its faults are
  * not known) bound it, and it makes no top. */
+/* Whether another process of the tree runs e's program now. */
+static int program_alive_besides(const struct collector *c, const struct pentry *e)
+{
+	for (size_t i = 0; i < ptable_count(c->pt); i++) {
+		const struct pentry *q = ptable_at(c->pt, i);
+		if (q != e && q->rec.nexec && !q->top_gone && strncmp(q->rec.comm, e->rec.comm, sizeof(q->rec.comm)) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The pages e's writes can have copied since coll_top last saw it (dfaults
  * faults since): a page a fault, no more than the anonymous pages it shared
  * then; a child never seen that never exec'd, no more than its anonymous
@@ -232,7 +243,12 @@ void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, u
 			uint64_t room = r && r->file_kib > e->top.file_kib ? r->file_kib - e->top.file_kib : 0;
 			uint64_t file = !e->rec.nexec ? 0 : !r || !r->file_seen ? gain : room < gain ? room : gain;
 			l.est_kib = e->top.fig.est_kib + (gain - file) + (uint64_t)((double)file * ratio);
-			l.lo_kib = e->top.fig.own_kib + (own_gain > file ? own_gain - file : 0);
+			/* its private file pages when read are another's too once a
+			 * process of its program runs (its text, mapped again) */
+			uint64_t own = e->top.fig.own_kib;
+			if (program_alive_besides(c, e))
+				own -= e->top.fig.own_file_kib < own ? e->top.fig.own_file_kib : own;
+			l.lo_kib = own + (own_gain > file ? own_gain - file : 0);
 		} else if (!e->rec.nexec) {
 			/* a child that never exec'd, never seen: what it has beyond
 			 * its parent's pages at the fork (no more than the parent's
@@ -567,7 +583,8 @@ static void inherit_bound(struct collector *c, struct pentry *e)
 static uint64_t top_feed(struct collector *c, struct pentry *e, size_t j)
 {
 	int seen_now = e->mem_known || !e->top.tick;
-	struct coll_top_fig f = {c->mp[j].est_kib, c->mp[j].lo_kib, c->mp[j].hi_kib, c->mp[j].own_kib};
+	struct coll_top_fig f = {c->mp[j].est_kib, c->mp[j].lo_kib, c->mp[j].hi_kib, c->mp[j].own_kib,
+				 c->mp[j].own_file_kib};
 	uint64_t faults = e->rec.minflt + e->rec.majflt;
 	uint64_t df = faults > e->top_faults ? faults - e->top_faults : 0;
 

@@ -72,6 +72,8 @@
  * estimate, its bounds, and its own anonymous pages at least. */
 struct coll_top_fig {
 	uint64_t est_kib, lo_kib, hi_kib, own_kib;
+	uint64_t own_file_kib; /* of own_kib, file pages it alone mapped when read (another
+				* process mapping the file since makes them shared) */
 };
 
 /* What the job keeps of one process (in its collector entry). */

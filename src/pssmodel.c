@@ -59,8 +59,9 @@ static void estimate_unread(struct pssmodel_proc *p)
  * new since (dilution: they may be others' now) nor did it unmap any. Never
  * read: the lower bound, which counts only its own anonymous pages. Nothing
  * once it forked: its pages are a child's too. */
-static uint64_t own_pages(const struct pssmodel_proc *p)
+static uint64_t own_pages(struct pssmodel_proc *p)
 {
+	p->own_file_kib = 0;
 	if (p->forked)
 		return 0;
 	if (!p->read)
@@ -75,6 +76,7 @@ static uint64_t own_pages(const struct pssmodel_proc *p)
 	uint64_t file = sub0(p->rd_private_kib, p->rd_anon_rss_kib);
 	if (p->diluted_kib || p->shared_rss_kib < p->rd_shared_rss_kib)
 		file = 0;
+	p->own_file_kib = file;
 	return anon + file;
 }
 
@@ -167,6 +169,8 @@ out:
 	p->own_kib = own_pages(p);
 	if (p->own_kib > p->lo_kib)
 		p->own_kib = p->lo_kib;
+	if (p->own_file_kib > p->own_kib)
+		p->own_file_kib = p->own_kib;
 }
 
 uint64_t pssmodel_doubt(const struct pssmodel_proc *p)

@@ -82,6 +82,8 @@ struct pssmodel_proc {
 	uint64_t est_kib;  /* the estimate: the three above */
 	uint64_t hi_kib;   /* an upper bound of its PSS now */
 	uint64_t lo_kib;   /* a lower bound */
+	uint64_t own_file_kib; /* of own_kib, private file pages of its read (others may
+				* map them since) */
 	uint64_t own_kib;  /* a lower bound of its own pages, mapped by no other
 			    * process: what leaves the tree with it, where its
 			    * shares of the rest pass to their other mappers */

@@ -613,6 +613,58 @@ static void test_unexec_child_of_gone_parent(void **state)
 	}
 }
 
+/* A (cc1) is read alone at a tick: 60 MiB of its own anonymous pages and
+ * 10 MiB of its program's text that no one else maps then (private). C, a
+ * second cc1, starts and maps the same text; A gains a last MiB and exits
+ * at that top. The tree just before: R 1, B 10, A 61 + half the text, C 20
+ * + the other half: 102 MiB. Read just after, C holds the whole text (A's
+ * share passed on). A's text is no longer its own: the exit sample counts
+ * A's anonymous pages and C read after, no more than the tree had (it said
+ * 112 when it counted the text twice). */
+static void test_exit_floor_shared_text(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow();
+	uint64_t t0 = f->now_ns, pk = (uint64_t)procfs_page_kib();
+
+	fp_stat(f, A, &(struct fp_stat){.ppid = R, .comm = "cc1", .start_ticks = 10, .rss_pages = 70 * MIB / pk,
+					.minflt = 18000});
+	fp_status(f, A, 70 * MIB, 10 * MIB, 70 * MIB);
+	fp_rollup(f, A, 70 * MIB, 60 * MIB, 60 * MIB, 10 * MIB, 0, 70 * MIB);
+	f->now_ns = t0 + 100 * MS;
+	tick(f);
+	/* C: forked by R, exec'd cc1 */
+	struct nlproc_event fc = {.type = NLPROC_FORK, .pid = C, .tgid = C, .ppid = R, .ptgid = R,
+				  .ts_ns = t0 + 110 * MS};
+	coll_events_on_event(f->c, &fc);
+	struct nlproc_event xc = {.type = NLPROC_EXEC, .pid = C, .tgid = C, .ts_ns = t0 + 111 * MS};
+	coll_events_on_event(f->c, &xc);
+	struct pentry *e = ptable_get(f->c->pt, C);
+	assert_non_null(e);
+	memcpy(e->rec.comm, "cc1", 4);
+	e->vm_state = PTABLE_VM_OWN;
+	fp_stat(f, C, &(struct fp_stat){.ppid = R, .comm = "cc1", .start_ticks = fp_ticks(t0 + 110 * MS),
+					.rss_pages = 30 * MIB / pk, .minflt = 7700});
+	fp_status(f, C, 30 * MIB, 10 * MIB, 30 * MIB);
+	fp_rollup(f, C, 30 * MIB, 20 * MIB, 20 * MIB, 10 * MIB, 0, 20 * MIB);
+	/* A's last MiB, then its exit at that top */
+	exit_at(f, A, t0 + 150 * MS, 71 * MIB, 18256);
+	f->now_ns = t0 + 151 * MS;
+	tick(f);
+	struct store_summary s;
+	store_summary_get(f->st, &s);
+	uint64_t truth = 1 * MIB + 10 * MIB + 66 * MIB + 25 * MIB;
+	if (s.peak.pss_kib > truth)
+		fail_msg("peak %llu KiB, the tree never had more than %llu", (unsigned long long)s.peak.pss_kib,
+			 (unsigned long long)truth);
+	assert_true(s.peak.pss_kib >= truth * 95 / 100);
+	assert_int_equal(s.peak_exit_pid, A);
+	/* (C's image before its exec was never read: the bound is unknown) */
+	assert_true(s.peak_bound_unknown || s.peak_bound_kib >= truth);
+	f->c->ts_fd = -1;
+	fp_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_meet_between_ticks),
 		cmocka_unit_test(test_unseen_top),
 		cmocka_unit_test(test_unexec_child_of_gone_parent),
+		cmocka_unit_test(test_exit_floor_shared_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
