@@ -76,7 +76,9 @@ static uint64_t own_pages(struct pssmodel_proc *p)
 	uint64_t file = sub0(p->rd_private_kib, p->rd_anon_rss_kib);
 	if (p->diluted_kib || p->shared_rss_kib < p->rd_shared_rss_kib)
 		file = 0;
-	p->own_file_kib = file;
+	/* (no more than its file RSS then: a climb between the two reads
+	 * makes private pages past anon RSS that are anonymous) */
+	p->own_file_kib = file < p->rd_shared_rss_kib ? file : p->rd_shared_rss_kib;
 	return anon + file;
 }
 
