@@ -103,7 +103,9 @@ static void taskstats_cputime(const struct taskstats *ts, size_t have, struct ta
 		} else if (!u) {
 			s = rt;
 		} else {
-			s = (uint64_t)((unsigned __int128)rt * s / (u + s));
+			/* (the sum in 128 bits: two fields near 2^64 must not
+			 * wrap it to 0) */
+			s = (uint64_t)((unsigned __int128)rt * s / ((unsigned __int128)u + s));
 			u = rt - s;
 		}
 	}
