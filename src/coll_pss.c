@@ -599,6 +599,7 @@ static uint64_t top_feed(struct collector *c, struct pentry *e, size_t j)
 				     .start_ns = coll_pss_program_start(e),
 				     .known = e->mem_known && !e->top_gone, .fig = f};
 	coll_top_seen(&c->top, &e->top, &look);
+	c->tick_copied_kib += look.copied_kib;
 	if (look.known)
 		e->top_faults = faults;
 	return c->top_live[j].now.hi_kib;
@@ -612,6 +613,8 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	size_t n = ptable_count(c->pt), m = 0;
 	struct pssmodel_total t;
 	int sure;
+
+	c->tick_copied_kib = 0;
 
 	if (model_room(c, n) < 0)
 		n = c->mp_cap; /* no memory: the first ones only, and not sure */
@@ -645,6 +648,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 		for (size_t j = 0; j < m; j++)
 			model_fill(c, ptable_at(c->pt, c->mp_idx[j]), &c->mp[j]);
 	int whole = n == ptable_count(c->pt); /* every process counted */
+	c->tick_whole = whole;
 	int trusted = whole; /* and no read of a sweep moved */
 	pssmodel_total(&c->model, c->mp, m, &t);
 	c->model.thrifty = (double)c->sweep_cpu_ns >
@@ -749,6 +753,30 @@ static void floor_keep(struct collector *c, const struct sample *s)
 	fs.pss_est_kib = up < lo ? up : lo;
 	c->peak_floor = fs;
 	c->have_floor = 1;
+	c->floor_traced = 0;
+}
+
+/* The run's peak from what is kept: the highest measured sample (or the
+ * highest estimate while none was measured), a floor above it, an exit
+ * sample above both. */
+static void peak_pick(struct collector *c)
+{
+	const struct sample *pk = c->have_meas ? &c->peak_meas : &c->peak_any;
+	int at_floor = c->have_floor && (!pk->t_ns || c->peak_floor.pss_kib > pk->pss_kib);
+	if (at_floor)
+		pk = &c->peak_floor;
+	int at_exit = c->have_exit && (!pk->t_ns || c->peak_exit.pss_kib > pk->pss_kib);
+	c->sum.peak = at_exit ? c->peak_exit : *pk;
+	c->sum.peak_measured = c->have_meas && !at_exit && !at_floor;
+	c->sum.peak_floor = at_floor && !at_exit;
+	c->sum.peak_traced = c->sum.peak_floor && c->floor_traced;
+	c->sum.peak_exit_pid = at_exit ? c->peak_exit_x.pid : 0;
+	c->sum.peak_exit_tops = at_exit ? (uint32_t)c->peak_exit_x.tops : 0;
+	c->sum.peak_unconfirmed_kib =
+		c->have_meas && (double)c->peak_any.pss_kib >
+					(double)c->sum.peak.pss_kib * (1.0 + STORE_PEAK_EST_MARGIN)
+			? c->peak_any.pss_kib
+			: 0;
 }
 
 /* Keeps the run's peak: the highest measured sample (a real figure: the true
@@ -786,21 +814,20 @@ void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64
 		if (!c->peak_any.t_ns || s->pss_kib > c->peak_any.pss_kib)
 			c->peak_any = *s;
 	}
-	const struct sample *pk = c->have_meas ? &c->peak_meas : &c->peak_any;
-	int at_floor = c->have_floor && (!pk->t_ns || c->peak_floor.pss_kib > pk->pss_kib);
-	if (at_floor)
-		pk = &c->peak_floor;
-	int at_exit = c->have_exit && (!pk->t_ns || c->peak_exit.pss_kib > pk->pss_kib);
-	c->sum.peak = at_exit ? c->peak_exit : *pk;
-	c->sum.peak_measured = c->have_meas && !at_exit && !at_floor;
-	c->sum.peak_floor = at_floor && !at_exit;
-	c->sum.peak_exit_pid = at_exit ? c->peak_exit_x.pid : 0;
-	c->sum.peak_exit_tops = at_exit ? (uint32_t)c->peak_exit_x.tops : 0;
-	c->sum.peak_unconfirmed_kib =
-		c->have_meas && (double)c->peak_any.pss_kib >
-					(double)c->sum.peak.pss_kib * (1.0 + STORE_PEAK_EST_MARGIN)
-			? c->peak_any.pss_kib
-			: 0;
+	peak_pick(c);
+}
+
+/* A traced floor fs (coll_rss.c: the least the tree had at an instant
+ * between two ticks) is kept as the tick floors are: the peak when higher
+ * than every measured one. */
+void coll_pss_traced_floor(struct collector *c, const struct sample *fs)
+{
+	if (c->have_floor && fs->pss_kib <= c->peak_floor.pss_kib)
+		return;
+	c->peak_floor = *fs;
+	c->have_floor = 1;
+	c->floor_traced = 1;
+	peak_pick(c);
 }
 
 /* The tree just before processes that left since the last tick at tops the
@@ -813,7 +840,7 @@ void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t 
 	struct coll_top_sample x;
 	struct coll_top_ghosts g = {c->top_ghost_prev_est, c->top_ghost_prev_hi, c->top_ghost_est,
 				    c->top_ghost_hi};
-	int got = (s->valid & SAMPLE_PSS) && coll_top_exit_sample(&c->top, c->top_live, c->mp_n, now, &g, &x);
+	int got = (s->valid & SAMPLE_PSS) && !c->rss_covered && coll_top_exit_sample(&c->top, c->top_live, c->mp_n, now, &g, &x);
 	/* an exit the last tick did not hear of yet (it came as the tick read)
 	 * is placed just after it, one this tick heard of as it began just
 	 * before it: the series' samples stay in time order */

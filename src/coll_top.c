@@ -324,11 +324,17 @@ void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 {
 	/* what the processes may add, at the one instant they add the most */
 	uint64_t fwd = t->prev_hi_kib + (t->nspan < COLL_TOP_SPANS ? spans_max(t->span, t->nspan) : t->add_kib);
+	int traced = t->traced_kib != 0;
+	if (traced && t->traced_kib < fwd)
+		fwd = t->traced_kib;
+	t->traced_kib = 0;
 	uint64_t back = hi_kib + t->back_live_kib +
 			(t->nbspan < COLL_TOP_SPANS ? spans_max(t->bspan, t->nbspan) : t->back_add_kib);
 
 	/* how many that left with their most unknown were there at once */
 	uint32_t nunknown = (uint32_t)(t->nuspan < COLL_TOP_SPANS ? spans_max(t->uspan, t->nuspan) : t->uspan_all);
+	if (traced)
+		nunknown = 0; /* the trace saw their tops */
 	t->tick++;
 	struct coll_top_hist *h = &t->hist[t->tick % COLL_TOP_HIST];
 	if (h->tick)
@@ -346,6 +352,11 @@ void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 	t->nuspan = 0;
 	t->uspan_all = 0;
 	t->ngone = 0;
+}
+
+void coll_top_traced(struct coll_top *t, uint64_t kib)
+{
+	t->traced_kib = kib ? kib : 1;
 }
 
 void coll_top_resolve(struct coll_top *t, uint64_t max_rss_kib)

@@ -148,6 +148,8 @@ struct coll_top {
 	size_t ngone;
 	struct coll_top_hist hist[COLL_TOP_HIST];
 	uint64_t final_kib, final_ns; /* the highest bound of the intervals no longer kept */
+	uint64_t traced_kib;   /* the open interval's bound from its traced RSS changes
+				* (coll_top_traced; 0: none) */
 };
 
 /* What a tick saw of a process: its RSS now, of it its file and shared
@@ -166,6 +168,9 @@ struct coll_top_look {
 	struct coll_top_fig fig;
 };
 void coll_top_seen(struct coll_top *t, struct coll_top_proc *p, const struct coll_top_look *l);
+/* The open interval is bounded by kib from its traced RSS changes
+ * (rssspan.h): its forward bound is no more than that. */
+void coll_top_traced(struct coll_top *t, uint64_t kib);
 /* A process leaving the tree (its exit, or an exec replacing its program),
  * at t_ns: top_kib the most RSS it can have had since it was seen (for a
  * child that never exec'd, seen by no tick: what it can have added, its

@@ -91,6 +91,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 	c->nl_quiet_fd = cfg->nl_fd >= 0 ? cfg->nl_quiet_fd : -1;
 	c->ts_fd = cfg->ts_fd;
 	c->ts_family = cfg->ts_family;
+	c->rss = cfg->rss;
 	c->ep_fd = c->wake_fd = c->notify_fd = c->pidfd = -1;
 	c->cost_ns_per_kib = PSSCHED_COST_NS_PER_KIB;
 	c->shared_ratio = 1.0;
@@ -113,6 +114,8 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 			    : (int)lim - COLLECTOR_FD_RESERVE;
 	c->sum.mode = c->nl_fd >= 0 ? COLLECTOR_NETLINK : COLLECTOR_POLL;
 	c->sum.taskstats = c->ts_fd >= 0;
+	if (coll_rss_start(c) < 0)
+		coll_rss_free(c); /* no memory for it: the ticks alone */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	c->ncpu = ncpu > 0 ? (double)ncpu : 1.0;
 	c->sum.interval_ms = c->cfg.interval_ms;
@@ -301,6 +304,7 @@ void collector_tick(struct collector *c)
 	if ((s.valid & SAMPLE_RSS) && s.rss_kib > c->sum.max_tree_rss_kib)
 		c->sum.max_tree_rss_kib = s.rss_kib;
 	uint64_t peak_t = c->sum.peak.t_ns, any_t = c->peak_any.t_ns;
+	coll_rss_tick(c, &s, now);        /* before the exit sample: it closes the interval */
 	coll_pss_exit_sample(c, &s, now); /* before s: it is older */
 	coll_pss_peak(c, &s, sure, now, NULL);
 	if (c->sum.peak.t_ns != peak_t && c->sum.peak.t_ns == s.t_ns)
@@ -542,6 +546,9 @@ int collector_attach(struct collector *c, const pid_t *pids, size_t n, uint64_t 
 	c->root = -1; /* no command: every process ends by its exit, not by wait4 */
 	c->sum.start_ns = start_ns;
 	c->sum.attached = 1;
+	/* the trace follows only what spacetime forks */
+	coll_rss_free(c);
+	c->sum.rss_traced = 0;
 	for (size_t i = 0; i < n && i < STORE_ATTACH_MAX; i++) {
 		struct procfs_stat ps;
 		ssize_t len = procfs_read_at(c->proc_root, pids[i], "stat", c->rbuf, sizeof(c->rbuf));
@@ -676,6 +683,7 @@ void collector_free(struct collector *c)
 	free(c->mp_pick);
 	free(c->top_live);
 	free(c->peak_procs);
+	coll_rss_free(c);
 	if (c->nl_fd >= 0)
 		nlproc_close(c->nl_fd); /* unsubscribes: the kernel counts listeners */
 	if (c->nl_quiet_fd >= 0)

@@ -14,6 +14,8 @@ enum collector_mode {
 	COLLECTOR_POLL = STORE_MODE_POLL,       /* /proc children polled each tick */
 };
 
+struct rsstrace;
+
 struct collector_config {
 	uint32_t interval_ms; /* sampling tick (default 100) */
 	double budget;        /* collector CPU budget, fraction of one core (default 0.01) */
@@ -23,6 +25,8 @@ struct collector_config {
 			       * exec rather than woken for; else -1 */
 	int ts_fd;            /* registered taskstats socket (taskstats_open), or -1 */
 	uint16_t ts_family;   /* its generic netlink family */
+	struct rsstrace *rss; /* the tree's RSS changes (rsstrace_open, before the
+			       * command's fork), or NULL */
 	char *const *root_argv; /* the command as started: its argv if it ends before
 				 * /proc shows it (may be NULL) */
 	int subreaper;        /* spacetime is the tree's subreaper: orphans are ours to reap */
@@ -46,7 +50,7 @@ struct collector_config {
 struct collector;
 
 /* Creates a collector writing into st; takes ownership of cfg->nl_fd,
- * cfg->nl_quiet_fd and cfg->ts_fd. */
+ * cfg->nl_quiet_fd, cfg->ts_fd and cfg->rss. */
 struct collector *collector_new(struct store *st, const struct collector_config *cfg);
 /* Starts the thread following the tree rooted at pid (already forked, not yet
  * exec'd); pidfd may be -1. start_ns is the command's start. Returns 0 or

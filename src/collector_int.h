@@ -11,6 +11,8 @@
 #include "procfs.h"
 #include "pssched.h"
 #include "pssmodel.h"
+#include "rssspan.h"
+#include "rsstrace.h"
 #include "coll_top.h"
 #include "ptable.h"
 
@@ -188,7 +190,21 @@ struct collector {
 	struct sample peak_exit;           /* the highest exit sample (have_exit) */
 	struct sample peak_floor;          /* the highest tick floor (have_floor) */
 	int have_floor;
+	int floor_traced;                  /* it is a traced one (coll_rss.c) */
 	uint64_t tick_lo_kib;              /* the last tick's floor (coll_pss_tick; 0: none) */
+	int tick_whole;                    /* the last tick's model counted every process */
+	uint64_t tick_copied_kib;          /* what copy-on-write breaks can have added since the
+					    * tick before (coll_top's copies, summed) */
+	/* the RSS changes traced between ticks (coll_rss.c; rss NULL: none) */
+	struct rsstrace *rss;
+	struct rssspan *rss_span;
+	struct rssspan_live *rss_live;
+	size_t rss_live_cap;
+	int rss_prev_lo_ok, rss_prev_hi_ok; /* the last tick's floor and bound hold */
+	uint64_t rss_prev_lo_kib, rss_prev_hi_kib;
+	int rss_skip;                      /* intervals left before the trace's counters are whole
+					    * again (records were lost) */
+	int rss_covered;                   /* this interval's tops are the trace's: no exit sample */
 	struct coll_top_sample peak_exit_x; /* what it holds */
 	int have_exit;
 	int have_meas;
@@ -328,6 +344,12 @@ void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64
 		   const struct coll_top_sample *x);
 void coll_pss_peak_procs(struct collector *c, uint64_t t_ns);
 void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t now);
+void coll_pss_traced_floor(struct collector *c, const struct sample *fs);
+/* coll_rss.c: the interval since the last tick, from its traced RSS changes
+ * (before coll_pss_exit_sample closes it) */
+void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now);
+int coll_rss_start(struct collector *c);
+void coll_rss_free(struct collector *c);
 
 /* coll_ts.c */
 void coll_ts_apply(struct collector *c, const struct taskstats_exit *x);

@@ -255,6 +255,18 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 	/* the figure is an unsure tick's floor (peak.h) */
 	jsonw_key(f, "peak_pss_floor", &first);
 	fputs(!pss ? "null" : pk.floor ? "true" : "false", f);
+	/* of it, a traced floor: an instant between two ticks (rssspan.h) */
+	jsonw_key(f, "peak_pss_traced", &first);
+	fputs(!pss ? "null" : pk.traced ? "true" : "false", f);
+	/* the tree's RSS changes were traced between samples: records read,
+	 * records the kernel lost, intervals the trace bounded of all */
+	jsonw_key(f, "rss_trace", &first);
+	if (s.rss_traced)
+		fprintf(f, "{\"records\": %llu, \"lost\": %llu, \"intervals\": %llu, \"bounded\": %llu}",
+			(unsigned long long)s.rss_records, (unsigned long long)s.rss_lost,
+			(unsigned long long)s.rss_intervals, (unsigned long long)s.rss_complete);
+	else
+		fputs("null", f);
 	snap_u64(f, "peak_pss_estimated_bytes", s.peak.pss_est_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_upper_bytes", s.peak.pss_hi_kib * 1024, pss, &first);
 	snap_u64(f, "peak_pss_unconfirmed_bytes", s.peak_unconfirmed_kib * 1024,

@@ -17,6 +17,7 @@ void peak_of(const struct store_summary *s, struct peak *out)
 	out->at_exit_pid = s->peak_exit_pid;
 	out->at_exit_tops = s->peak_exit_tops;
 	out->floor = s->peak_floor && !s->peak_exit_pid;
+	out->traced = out->floor && s->peak_traced;
 	out->sum_of_reads = s->peak_measured && !s->peak_exit_pid;
 	/* the bound: the run's, as it is. A sum of reads is no single instant
 	 * (a sweep reads one process after the other): a bound below it by no

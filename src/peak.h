@@ -23,6 +23,8 @@ struct peak {
 	int read;             /* and the true peak's instant is that one: the bound is
 			       * within the figure's own doubt (peak_pss_measured) */
 	int floor;            /* an unsure tick's floor: its processes' lower bounds */
+	int traced;           /* of it, a traced floor: an instant between two ticks, from
+			       * their figures and the RSS changes traced between them */
 	int at_exit_pid;      /* an exit sample: the first process held at its top */
 	uint32_t at_exit_tops;
 };

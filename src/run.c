@@ -5,6 +5,7 @@
 #include "collector.h"
 #include "recdb.h"
 #include "recorder.h"
+#include "rsstrace.h"
 #include "taskstats.h"
 
 #include <errno.h>
@@ -65,6 +66,10 @@ void run_sockets_open(struct run_sockets *s, int rcvbuf, int force)
 	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &s->ts_rcvbuf_bytes, &sl) < 0)
 		s->ts_rcvbuf_bytes = 0;
 	s->ts_err = fd >= 0 ? 0 : fd;
+	/* the tree's RSS changes, for the processes this thread forks from now
+	 * on: needs CAP_PERFMON */
+	s->rss = rsstrace_open();
+	s->rss_err = s->rss ? 0 : -errno;
 }
 
 void run_sockets_close(struct run_sockets *s, int err)
@@ -75,8 +80,10 @@ void run_sockets_close(struct run_sockets *s, int err)
 		nlproc_close(s->nl_fd);
 	if (s->nl_quiet_fd >= 0)
 		nlproc_close(s->nl_quiet_fd);
+	rsstrace_close(s->rss);
+	s->rss = NULL;
 	s->nl_fd = s->nl_quiet_fd = s->ts_fd = -1;
-	s->nl_err = s->ts_err = err;
+	s->nl_err = s->ts_err = s->rss_err = err;
 	memset(&s->ni, 0, sizeof(s->ni));
 }
 
@@ -124,7 +131,7 @@ struct run *run_new(const struct run_config *cfg)
 	int spawned = cfg->source == RUN_SPAWNED;
 	struct collector_config cc = {
 		.interval_ms = cfg->interval_ms, .budget = cfg->budget, .nl_fd = s->nl_fd,
-		.nl_quiet_fd = s->nl_quiet_fd, .ts_fd = s->ts_fd, .ts_family = s->ts_family,
+		.nl_quiet_fd = s->nl_quiet_fd, .ts_fd = s->ts_fd, .ts_family = s->ts_family, .rss = s->rss,
 		.root_argv = spawned ? cfg->argv : NULL, .wait_tree = spawned && cfg->wait_tree,
 		/* orphans of the tree become ours: followed, counted, reaped (an
 		 * attached tree's orphans go to whoever reaps them now) */
@@ -143,7 +150,7 @@ struct run *run_new(const struct run_config *cfg)
 	else
 		run_sockets_close(s, -ENOMEM); /* never handed over */
 	if (cfg->socks) /* the collector owns them now (or they were closed) */
-		*cfg->socks = (struct run_sockets){.nl_fd = -1, .nl_quiet_fd = -1, .ts_fd = -1};
+		*cfg->socks = (struct run_sockets){.nl_fd = -1, .nl_quiet_fd = -1, .ts_fd = -1, .rss = NULL};
 	if (!r->col) {
 		int e = errno > 0 ? errno : ENOMEM;
 		run_free(r);

@@ -38,7 +38,8 @@ struct run_sockets {
 	uint16_t ts_family;
 	struct nlproc_info ni;
 	int ts_rcvbuf_bytes; /* taskstats' receive buffer as the kernel set it */
-	int nl_err, ts_err;
+	struct rsstrace *rss; /* the RSS trace (rsstrace.h), on the opening thread */
+	int nl_err, ts_err, rss_err;
 };
 
 /* Opens the sockets (call while CAP_NET_ADMIN is effective, if held);

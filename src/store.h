@@ -153,6 +153,14 @@ struct store_summary {
 	uint64_t fast_ticks;       /* ticks brought forward because the tree was near its peak */
 	uint64_t exit_ticks;       /* ticks taken at once for an exit at a top (coll_top.h) */
 	uint64_t exit_samples;     /* exit samples stored: each a new peak between two ticks */
+	/* the RSS changes traced between ticks (kmem/rss_stat: rsstrace.h, rssspan.h) */
+	int rss_traced;            /* on for this run */
+	int peak_traced;           /* peak is a traced floor: the least the tree had at an
+				    * instant between two ticks, by the pages it mapped and let
+				    * go of from a tick's figures */
+	uint64_t rss_records;      /* records read */
+	uint64_t rss_lost;         /* records the kernel could not keep */
+	uint64_t rss_intervals, rss_complete; /* intervals, and those the trace bounded */
 	struct sample last;        /* the newest sample */
 	uint64_t lost_events;      /* netlink ENOBUFS occurrences */
 	uint64_t rescans;

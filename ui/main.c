@@ -8,6 +8,7 @@
 #include "recdir.h"
 #include "report.h"
 #include "run.h"
+#include "rsstrace.h"
 #include "spawn.h"
 #include "store.h"
 #include "tui.h"
@@ -42,7 +43,7 @@
 #define MAIN_COLLECTOR_BOOST 5
 
 struct options {
-	int summary, verbose, no_netlink, caps, wait_tree;
+	int summary, verbose, no_netlink, no_rss_trace, caps, wait_tree;
 	unsigned interval_ms;
 	double fps;
 	double budget;
@@ -107,6 +108,9 @@ static void usage(FILE *f)
 	      "                       past them the run is recorded as incomplete\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
 	      "                       (and use no taskstats exit records)\n"
+	      "      --no-rss-trace   do not trace the tree's RSS changes between samples\n"
+	      "                       (kmem/rss_stat; needs CAP_PERFMON): the peak between\n"
+	      "                       samples is then bounded from high-water marks alone\n"
 	      "      --caps           print which features privileges enable, and exit\n"
 	      "  -h, --help           this help\n"
 	      "  -V, --version        print the version\n"
@@ -183,7 +187,7 @@ static double parse_num(const char *s, double lo, double hi, const char *what)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
+	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_NO_RSS_TRACE, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
 	       OPT_FPS, OPT_WAIT_TREE,
 	       OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE };
 	static const struct option lo[] = {
@@ -195,6 +199,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"fps", required_argument, NULL, OPT_FPS},
 		{"verbose", no_argument, NULL, 'v'},
 		{"no-netlink", no_argument, NULL, OPT_NO_NETLINK},
+		{"no-rss-trace", no_argument, NULL, OPT_NO_RSS_TRACE},
 		{"wait-tree", no_argument, NULL, OPT_WAIT_TREE},
 		{"caps", no_argument, NULL, OPT_CAPS},
 		{"export", required_argument, NULL, OPT_EXPORT},
@@ -228,6 +233,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_FPS: o->fps = parse_num(optarg, 0.2, 30, "frame rate"); break;
 		case 'v': o->verbose = 1; break;
 		case OPT_NO_NETLINK: o->no_netlink = 1; break;
+		case OPT_NO_RSS_TRACE: o->no_rss_trace = 1; break;
 		case OPT_WAIT_TREE: o->wait_tree = 1; break;
 		case OPT_CAPS: o->caps = 1; break;
 		case 'p': parse_pids(optarg, o); break;
@@ -323,6 +329,13 @@ static int print_caps(const struct caps_state *cs, const struct run_sockets *so,
 		printf("taskstats:    off: %s;\n"
 		       "              finished processes keep the figures of their last sample\n",
 		       run_ts_reason(so->ts_err, by_option));
+	if (so->rss)
+		printf("RSS trace:    on: every change of the tree's RSS between samples (kmem/rss_stat)\n");
+	else
+		printf("RSS trace:    off: %s;\n"
+		       "              the peak between samples is bounded from high-water marks\n",
+		       so->rss_err == -ENOTSUP ? (by_option ? "--no-netlink" : "--no-rss-trace")
+					       : rsstrace_reason(-so->rss_err));
 	printf("command runs: as uid %d with no capabilities%s\n", (int)cs->uid,
 	       cs->kind == CAPS_ROOT ? " dropped (really root: it keeps root, as without spacetime)" : "");
 	printf("PSS:          smaps_rollup of your own processes, within a CPU budget\n");
@@ -592,6 +605,11 @@ int main(int argc, char **argv)
 	char **secure_env = spawn_secure_env(env_fd);
 	if (o.no_netlink)
 		run_sockets_close(&socks, -ENOTSUP);
+	if (o.no_rss_trace && socks.rss) {
+		rsstrace_close(socks.rss);
+		socks.rss = NULL;
+		socks.rss_err = -ENOTSUP;
+	}
 	if (o.caps) {
 		print_caps(&cs, &socks, o.no_netlink);
 		run_sockets_close(&socks, 0);

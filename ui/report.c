@@ -147,6 +147,9 @@ static void put_peak_doubt(FILE *f, const struct store_summary *s, int utf8)
 	if (pk.at_exit_pid)
 		fprintf(f, "at least, at pid %d's exit: its own pages at its kernel high-water mark, the rest read then",
 			pk.at_exit_pid);
+	else if (pk.traced)
+		fprintf(f, "at least: between two samples, from their reads and the RSS changes "
+			   "traced in between");
 	else if (pk.floor)
 		fprintf(f, "at least: an estimate above every sum of reads, at its processes' lower bounds "
 			   "(those read at their reads)");

@@ -1,0 +1,133 @@
+/* coll_rss.c: the tree between two ticks from its traced RSS changes
+ * (rsstrace.h, rssspan.h): a floor at the instant the tree was highest, and
+ * the interval's bound. */
+#include "collector_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The processes the tick's model counted, with their lower bounds. */
+static int live_list(struct collector *c, size_t *n)
+{
+	size_t m = c->mp_n;
+
+	if (m > c->rss_live_cap) {
+		struct rssspan_live *l = realloc(c->rss_live, m * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		c->rss_live = l;
+		c->rss_live_cap = m;
+	}
+	for (size_t j = 0; j < m; j++) {
+		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
+		c->rss_live[j] = (struct rssspan_live){e->rec.pid, c->mp[j].lo_kib};
+	}
+	*n = m;
+	return 0;
+}
+
+/* The floor f (an instant between the last tick and s's) as a sample: s's
+ * counts, the floor's PSS (its split as s's), its bound. */
+static void floor_sample(const struct sample *s, const struct rssspan_out *o, struct sample *fs)
+{
+	*fs = *s;
+	fs->t_ns = o->floor_t_ns;
+	fs->pss_kib = o->floor_kib;
+	double k = s->pss_kib ? (double)o->floor_kib / (double)s->pss_kib : 0;
+	fs->pss_anon_kib = (uint64_t)((double)s->pss_anon_kib * k);
+	fs->pss_shmem_kib = (uint64_t)((double)s->pss_shmem_kib * k);
+	uint64_t as = fs->pss_anon_kib + fs->pss_shmem_kib;
+	fs->pss_file_kib = o->floor_kib > as ? o->floor_kib - as : 0;
+	if (!s->pss_kib) {
+		fs->pss_anon_kib = o->floor_kib;
+		fs->pss_file_kib = 0;
+	}
+	uint64_t up = o->floor_hi_kib > o->floor_kib ? o->floor_hi_kib - o->floor_kib : 0;
+	fs->pss_est_kib = up < o->floor_kib ? up : o->floor_kib;
+	fs->pss_hi_kib = o->floor_hi_kib;
+}
+
+void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
+{
+	const struct rsstrace_rec *r;
+	uint64_t lost = 0;
+	size_t nlive = 0;
+
+	c->rss_covered = 0;
+	if (!c->rss)
+		return;
+	size_t n = rsstrace_read(c->rss, now, c->self, &r, &lost);
+	c->sum.rss_records += n;
+	c->sum.rss_lost += lost;
+	c->sum.rss_intervals++;
+	int has_pss = (s->valid & SAMPLE_PSS) != 0;
+	struct rssspan_in in = {
+		.open_ns = c->last_tick_ns, .close_ns = now,
+		.prev_lo_ok = c->rss_prev_lo_ok, .lo_prev_kib = c->rss_prev_lo_kib,
+		.prev_hi_ok = c->rss_prev_hi_ok, .hi_prev_kib = c->rss_prev_hi_kib,
+		.now_lo_ok = has_pss && c->tick_lo_kib != 0, .lo_now_kib = c->tick_lo_kib,
+		.now_hi_ok = has_pss && c->tick_whole, .hi_now_kib = s->pss_hi_kib,
+		.cow_kib = c->tick_copied_kib};
+	struct rssspan_out o;
+	int ok = !lost && !c->rss_skip && c->last_tick_ns && live_list(c, &nlive) == 0;
+	in.live = c->rss_live;
+	in.nlive = nlive;
+	if (lost || rssspan_interval(c->rss_span, r, n, &in, &o) < 0) {
+		/* the counters' last values are not the kernel's any more */
+		rssspan_reset(c->rss_span);
+		c->rss_skip = 2;
+		ok = 0;
+	}
+	if (c->rss_skip && !lost)
+		c->rss_skip--;
+	if (getenv("ST_TRACE"))
+		fprintf(stderr, "RSS n=%zu lost=%llu ok=%d prev lo %d %llu hi %d %llu now lo %d %llu hi %d %llu cow %llu -> floor %d %llu at %+.1f ms hi %llu; bound %d %llu\n", n, (unsigned long long)lost, ok,
+			in.prev_lo_ok, (unsigned long long)in.lo_prev_kib, in.prev_hi_ok, (unsigned long long)in.hi_prev_kib,
+			in.now_lo_ok, (unsigned long long)in.lo_now_kib, in.now_hi_ok, (unsigned long long)in.hi_now_kib,
+			(unsigned long long)in.cow_kib, o.floor_ok, (unsigned long long)o.floor_kib,
+			((double)o.floor_t_ns - (double)now) / 1e6, (unsigned long long)o.floor_hi_kib, o.bound_ok, (unsigned long long)o.bound_kib);
+	c->rss_prev_lo_ok = in.now_lo_ok;
+	c->rss_prev_lo_kib = in.lo_now_kib;
+	c->rss_prev_hi_ok = in.now_hi_ok;
+	c->rss_prev_hi_kib = in.hi_now_kib;
+	if (!ok)
+		return;
+	if (o.bound_ok) {
+		c->sum.rss_complete++;
+		coll_top_traced(&c->top, o.bound_kib);
+		/* every top of the interval is the trace's: its floor holds
+		 * them all, exits' included */
+		c->rss_covered = in.prev_lo_ok && in.now_lo_ok;
+	}
+	if (o.floor_ok && o.floor_kib > c->sum.peak.pss_kib) {
+		struct sample fs;
+		floor_sample(s, &o, &fs);
+		coll_pss_traced_floor(c, &fs);
+		if (c->sum.peak.t_ns == fs.t_ns) {
+			coll_pss_peak_procs(c, fs.t_ns);
+			store_push_sample(c->st, &fs);
+		}
+	}
+}
+
+int coll_rss_start(struct collector *c)
+{
+	if (!c->rss)
+		return 0;
+	if (!(c->rss_span = rssspan_new()))
+		return -ENOMEM;
+	c->sum.rss_traced = 1;
+	return 0;
+}
+
+void coll_rss_free(struct collector *c)
+{
+	rsstrace_close(c->rss);
+	rssspan_free(c->rss_span);
+	free(c->rss_live);
+	c->rss = NULL;
+	c->rss_span = NULL;
+	c->rss_live = NULL;
+}

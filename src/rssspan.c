@@ -1,0 +1,438 @@
+/* rssspan.c: the tree's PSS between two ticks from its traced RSS changes (rssspan.h). */
+#include "rssspan.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An mm's counters as the last record left them. */
+struct mmst {
+	uint64_t key; /* mm + 1 (0: empty) */
+	int64_t size[RSSTRACE_MEMBERS];
+	int32_t origin;   /* the task that made its first record: the exec'ing process
+			   * itself, or, for a fork's child, the parent copying */
+	int32_t user;     /* the first process whose own it was (a vfork's child
+			   * borrows its parent's: its exec tears nothing down) */
+	uint64_t args_kib; /* counted in the bound from others' records this interval */
+	uint64_t args_iv;
+};
+
+/* A process: its own mm, and whether it forked since that mm became its. */
+struct pidst {
+	uint64_t key; /* pid + 1 */
+	uint32_t mm;
+	int has_mm, forked;
+	uint64_t exit_iv;  /* the interval its exit record came in (0: none) */
+	uint64_t lo_last, lo_last_iv; /* its lower bound at a closing tick, which */
+	/* the interval's backward walk */
+	uint64_t iv;   /* the interval it was last touched in */
+	uint64_t lo, inc, anon, lo_exit;
+	int live;
+};
+
+struct table {
+	void *v;
+	size_t n, cap, sz; /* entries, slots (a power of two), entry size */
+};
+
+struct rssspan {
+	struct table mm, pid;
+	uint64_t iv;
+	/* per record of the interval */
+	struct step {
+		int64_t d;       /* the counter's change */
+		uint64_t drop;   /* an mm torn down at it (an exit, an exec's old one) */
+		uint64_t anon_before, anon_after; /* the pid's own anonymous pages around it */
+		uint64_t f_fwd, b_fwd; /* forward floor and bound just after it */
+		int own, inc, switched;
+	} *st;
+	size_t stcap;
+};
+
+static uint64_t hash64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return k;
+}
+
+static void *slot(const struct table *t, size_t i)
+{
+	return (char *)t->v + i * t->sz;
+}
+
+static uint64_t key_at(const struct table *t, size_t i)
+{
+	uint64_t k;
+	memcpy(&k, slot(t, i), sizeof(k));
+	return k;
+}
+
+static int grow(struct table *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256;
+	void *v = calloc(cap, t->sz);
+	if (!v)
+		return -ENOMEM;
+	struct table nt = {v, 0, cap, t->sz};
+	for (size_t i = 0; i < t->cap; i++) {
+		uint64_t k = key_at(t, i);
+		if (!k)
+			continue;
+		size_t j = hash64(k) & (cap - 1);
+		while (key_at(&nt, j))
+			j = (j + 1) & (cap - 1);
+		memcpy(slot(&nt, j), slot(t, i), t->sz);
+		nt.n++;
+	}
+	free(t->v);
+	*t = nt;
+	return 0;
+}
+
+/* The entry of key (key != 0): found, or added zeroed when add (NULL when
+ * absent, or no memory). */
+static void *get(struct table *t, uint64_t key, int add)
+{
+	if (t->cap) {
+		for (size_t j = hash64(key) & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
+			uint64_t k = key_at(t, j);
+			if (k == key)
+				return slot(t, j);
+			if (!k)
+				break;
+		}
+	}
+	if (!add)
+		return NULL;
+	if ((t->n + 1) * 2 > t->cap && grow(t) < 0)
+		return NULL;
+	size_t j = hash64(key) & (t->cap - 1);
+	while (key_at(t, j))
+		j = (j + 1) & (t->cap - 1);
+	void *e = slot(t, j);
+	memset(e, 0, t->sz);
+	memcpy(e, &key, sizeof(key));
+	t->n++;
+	return e;
+}
+
+/* Removes the entry e (linear probing: the run after it shifts back). */
+static void del(struct table *t, void *e)
+{
+	size_t i = (size_t)((char *)e - (char *)t->v) / t->sz;
+
+	memset(slot(t, i), 0, t->sz);
+	t->n--;
+	for (size_t j = (i + 1) & (t->cap - 1); key_at(t, j); j = (j + 1) & (t->cap - 1)) {
+		size_t h = hash64(key_at(t, j)) & (t->cap - 1);
+		/* j's entry may move to i when its home is not in (i, j] */
+		if ((j > i && (h <= i || h > j)) || (j < i && h <= i && h > j)) {
+			memcpy(slot(t, i), slot(t, j), t->sz);
+			memset(slot(t, j), 0, t->sz);
+			i = j;
+		}
+	}
+}
+
+struct rssspan *rssspan_new(void)
+{
+	struct rssspan *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->mm.sz = sizeof(struct mmst);
+	s->pid.sz = sizeof(struct pidst);
+	return s;
+}
+
+void rssspan_reset(struct rssspan *s)
+{
+	free(s->mm.v);
+	free(s->pid.v);
+	s->mm = (struct table){NULL, 0, 0, sizeof(struct mmst)};
+	s->pid = (struct table){NULL, 0, 0, sizeof(struct pidst)};
+}
+
+void rssspan_free(struct rssspan *s)
+{
+	if (!s)
+		return;
+	rssspan_reset(s);
+	free(s->st);
+	free(s);
+}
+
+size_t rssspan_mms(const struct rssspan *s)
+{
+	return s->mm.n;
+}
+
+/* A process's own anonymous pages, when they are its alone: its mm is one it
+ * made itself (an exec), and it has not forked since. */
+static uint64_t own_anon(struct rssspan *s, const struct pidst *p)
+{
+	if (!p || !p->has_mm || p->forked)
+		return 0;
+	const struct mmst *m = get(&s->mm, (uint64_t)p->mm + 1, 0);
+	if (!m || m->origin != (int32_t)(p->key - 1) || m->size[RSSTRACE_ANON] <= 0)
+		return 0;
+	return (uint64_t)m->size[RSSTRACE_ANON];
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* A process's part of the backward floor: its lower bound at the closing
+ * tick less what it mapped since, or its own anonymous pages. */
+static uint64_t back_part(const struct pidst *p)
+{
+	uint64_t a = sub0(p->lo, p->inc);
+	return a > p->anon ? a : p->anon;
+}
+
+/* The pid's entry for this interval's walk (lo and live set once). */
+static struct pidst *walk_pid(struct rssspan *s, int32_t pid)
+{
+	struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)pid + 1, 1);
+	if (p && p->iv != s->iv) {
+		p->iv = s->iv;
+		p->lo = p->inc = p->anon = 0;
+		p->live = 0;
+	}
+	return p;
+}
+
+/* The mm of process pid is torn down, when it is its own (not a vfork's
+ * parent's): returns the pages it had, now let go of. */
+static uint64_t teardown(struct rssspan *s, uint32_t mm, int32_t pid)
+{
+	struct mmst *m = get(&s->mm, (uint64_t)mm + 1, 0);
+	if (!m || (m->user && m->user != pid))
+		return 0;
+	uint64_t kib = 0;
+	for (int k = 0; k < RSSTRACE_SWAP; k++)
+		kib += m->size[k] > 0 ? (uint64_t)m->size[k] : 0;
+	kib += m->size[RSSTRACE_SHMEM] > 0 ? (uint64_t)m->size[RSSTRACE_SHMEM] : 0;
+	del(&s->mm, m);
+	return kib;
+}
+
+/* Forward: each record's change, what kind, and the forward floor and
+ * bound after it. Returns 0 or -ENOMEM. */
+static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in)
+{
+	int64_t f = (int64_t)in->lo_prev_kib;
+	uint64_t b = in->hi_prev_kib + in->cow_kib + RSSSPAN_SLACK_KIB;
+
+	/* the opening tick counted processes already gone (their exit events
+	 * were still on their way): not in the tree then */
+	for (size_t i = 0; i < s->pid.cap; i++) {
+		const struct pidst *p = slot(&s->pid, i);
+		if (p->key && p->exit_iv && p->exit_iv < s->iv && p->lo_last_iv == s->iv - 1)
+			f -= (int64_t)p->lo_last;
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		struct step *x = &s->st[i];
+		struct pidst *p = walk_pid(s, r[i].pid);
+		if (!p)
+			return -ENOMEM;
+		memset(x, 0, sizeof(*x));
+		x->anon_before = own_anon(s, p);
+		if (r[i].member == RSSTRACE_EXIT) {
+			/* its mm goes, all at once, with no record of it */
+			x->drop = p->has_mm ? teardown(s, p->mm, r[i].pid) : 0;
+			p->has_mm = 0;
+			p->exit_iv = s->iv;
+			f -= (int64_t)x->drop;
+			x->f_fwd = f > 0 ? (uint64_t)f : 0;
+			x->b_fwd = b;
+			continue;
+		}
+		struct mmst *m = get(&s->mm, (uint64_t)r[i].mm + 1, 1);
+		if (!m)
+			return -ENOMEM;
+		if (!m->origin && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3])
+			m->origin = r[i].pid;
+		if (r[i].curr && !m->user)
+			m->user = r[i].pid;
+		x->d = r[i].size_kib - m->size[r[i].member];
+		m->size[r[i].member] = r[i].size_kib;
+		if (r[i].curr && p->exit_iv)
+			p->exit_iv = 0; /* a new process of a pid reused */
+		if (r[i].curr && (!p->has_mm || p->mm != r[i].mm)) {
+			/* an exec: the old mm, its own, is torn down silently */
+			if (p->has_mm)
+				x->drop = teardown(s, p->mm, r[i].pid);
+			m = get(&s->mm, (uint64_t)r[i].mm + 1, 0); /* a teardown may move entries */
+			p->mm = r[i].mm;
+			p->has_mm = 1;
+			p->forked = 0;
+			x->switched = 1;
+			f -= (int64_t)x->drop;
+		}
+		x->own = r[i].curr || (p->has_mm && p->mm == r[i].mm);
+		if (!x->own && x->d > 0)
+			p->forked = 1; /* its pages copied into a new mm: a fork */
+		/* the forward floor: own new anonymous pages in full, every
+		 * page let go of in full */
+		if (x->d > 0 && x->own && r[i].member == RSSTRACE_ANON)
+			f += x->d;
+		if (x->d < 0)
+			f += x->d;
+		/* the forward bound: every new page in full; a fork's copies
+		 * none, but up to an exec's arguments */
+		if (x->d > 0 && x->own) {
+			b += (uint64_t)x->d;
+		} else if (x->d > 0) {
+			if (m->args_iv != s->iv) {
+				m->args_iv = s->iv;
+				m->args_kib = 0;
+			}
+			uint64_t room = sub0(RSSSPAN_EXEC_ARGS_KIB, m->args_kib);
+			uint64_t add = (uint64_t)x->d < room ? (uint64_t)x->d : room;
+			m->args_kib += add;
+			b += add;
+		}
+		x->inc = x->d > 0 && x->own;
+		x->f_fwd = f > 0 ? (uint64_t)f : 0;
+		x->b_fwd = b;
+		x->anon_after = own_anon(s, p);
+		/* an mm at nothing is gone (or as good as new): forgotten */
+		if (m && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3])
+			del(&s->mm, m);
+	}
+	return 0;
+}
+
+/* The bound at an instant: the lesser of the forward and the backward ones
+ * that hold (UINT64_MAX: neither). */
+static uint64_t bound_of(const struct rssspan_in *in, uint64_t fwd, uint64_t back)
+{
+	if (!in->prev_hi_ok)
+		return in->now_hi_ok ? back : UINT64_MAX;
+	if (!in->now_hi_ok)
+		return fwd;
+	return fwd < back ? fwd : back;
+}
+
+/* Drops the processes whose own mm is gone (exited, or never had one). */
+static void prune_pids(struct rssspan *s)
+{
+	for (size_t i = 0; i < s->pid.cap;) {
+		struct pidst *p = slot(&s->pid, i);
+		/* one that exited is kept for the interval after (the tick that
+		 * opens it may count it still) */
+		if (p->key && !(p->has_mm && get(&s->mm, (uint64_t)p->mm + 1, 0)) &&
+		    !(p->exit_iv && p->exit_iv + 1 >= s->iv)) {
+			del(&s->pid, p); /* another entry may have shifted into i */
+			continue;
+		}
+		i++;
+	}
+}
+
+int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
+		     struct rssspan_out *out)
+{
+	memset(out, 0, sizeof(*out));
+	s->iv++;
+	if (n > s->stcap) {
+		struct step *st = realloc(s->st, n * sizeof(*st));
+		if (!st)
+			return -ENOMEM;
+		s->st = st;
+		s->stcap = n;
+	}
+	/* the closing tick's processes first: their lower bounds */
+	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
+		struct pidst *p = walk_pid(s, in->live[i].pid);
+		if (!p)
+			return -ENOMEM;
+		p->lo = in->live[i].lo_kib;
+		p->live = 1;
+	}
+	if (forward(s, r, n, in) < 0)
+		return -ENOMEM;
+	/* backward: the walk starts at the closing tick, each process at its
+	 * own anonymous pages then */
+	uint64_t live_lo = 0, sb = 0, d = 0;
+	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++)
+		live_lo += in->live[i].lo_kib;
+	for (size_t i = 0; i < s->pid.cap; i++) {
+		struct pidst *p = slot(&s->pid, i);
+		if (!p->key || p->iv != s->iv)
+			continue;
+		p->anon = own_anon(s, p);
+		uint64_t lo0 = p->lo;
+		/* a process the closing tick counted that had ended (its exit
+		 * event still on its way) counts from its end back only */
+		if (p->exit_iv) {
+			p->lo_exit = p->exit_iv == s->iv ? p->lo : 0;
+			p->lo = 0;
+		}
+		sb += back_part(p) - lo0;
+	}
+	/* sb: the backward floor less live_lo (it may wrap below, and back) */
+	for (size_t k = n; k-- > 0;) {
+		const struct step *x = &s->st[k];
+		uint64_t fb = in->now_lo_ok ? live_lo + sb : 0;
+		uint64_t fl = in->prev_lo_ok && x->f_fwd > fb ? x->f_fwd : fb;
+		uint64_t bnd = bound_of(in, x->b_fwd, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
+		int any = in->prev_lo_ok || in->now_lo_ok;
+		if (r[k].t_ns > in->open_ns && r[k].t_ns < in->close_ns) {
+			if (any && fl > out->floor_kib) {
+				out->floor_kib = fl;
+				out->floor_t_ns = r[k].t_ns;
+				out->floor_hi_kib = bnd;
+				out->floor_ok = 1;
+			}
+			if (bnd > out->bound_kib) {
+				out->bound_kib = bnd;
+				out->bound_t_ns = r[k].t_ns;
+			}
+		}
+		/* to the instant before it */
+		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)r[k].pid + 1, 0);
+		if (p && p->iv == s->iv) {
+			uint64_t before = back_part(p);
+			if (x->inc)
+				p->inc += (uint64_t)x->d;
+			p->anon = x->anon_before;
+			if (x->switched)
+				p->lo = 0; /* before its own mm: not born, or another image */
+			if (r[k].member == RSSTRACE_EXIT)
+				p->lo = p->lo_exit; /* alive before its end */
+			sb += back_part(p) - before;
+		}
+		if (x->d < 0)
+			d += (uint64_t)-x->d;
+		d += x->drop;
+	}
+	/* the opening instant itself is the last tick's, and the closing one
+	 * this tick's: the bound of the interval's inside, with both ends */
+	uint64_t b0 = bound_of(in, in->hi_prev_kib + in->cow_kib + RSSSPAN_SLACK_KIB, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
+	if (b0 > out->bound_kib) {
+		out->bound_kib = b0;
+		out->bound_t_ns = in->open_ns;
+	}
+	if (in->now_hi_ok && in->hi_now_kib > out->bound_kib) {
+		out->bound_kib = in->hi_now_kib;
+		out->bound_t_ns = in->close_ns;
+	}
+	out->bound_ok = in->prev_hi_ok && in->now_hi_ok;
+	if (!in->prev_hi_ok && !in->now_hi_ok)
+		out->bound_kib = out->bound_t_ns = 0;
+	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
+		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)in->live[i].pid + 1, 0);
+		if (p) {
+			p->lo_last = in->live[i].lo_kib;
+			p->lo_last_iv = s->iv;
+		}
+	}
+	prune_pids(s);
+	return 0;
+}

@@ -1,0 +1,88 @@
+/* rssspan: the tree's PSS between two ticks, from the RSS changes traced in
+ * between (rsstrace.h). Pure: the collector gives it the interval's records
+ * and what the PSS model said at its two ticks; it keeps, across intervals,
+ * each mm's counters (a record carries a counter's new value) and which mm is
+ * each process's own.
+ *
+ * The tree's PSS T at an instant t of the interval is bounded from the model
+ * at either tick and the pages the tree mapped and let go of in between:
+ * - a new anonymous page of a process's own mm is a page of its own: T rises
+ *   by it exactly; any other new page (a file's, shared memory's) raises T
+ *   by at most a page, perhaps nothing (others of the tree map it);
+ * - a page let go of lowers T by at most a page (less when it is shared);
+ * - a fork copies the parent's counters into the child's mm (records on an
+ *   mm not the recording task's own): T does not move (the pages are
+ *   shared); an exec puts its arguments in the new mm the same way: those
+ *   count in the upper bound, up to RSSSPAN_EXEC_ARGS_KIB per mm;
+ * - copy-on-write breaks change no counter: the collector's fault counts
+ *   bound them (cow_kib);
+ * Forward from the opening tick: T(t) >= lo_prev + own anonymous pages
+ * mapped - pages let go of, up to t; T(t) <= hi_prev + cow + pages mapped.
+ * Backward from the closing tick: T(t) <= hi_now + pages let go of after t;
+ * T(t) >= the sum over the processes then of the larger of (their lower
+ * bound now less the pages they mapped after t) and (their anonymous pages
+ * then, when those are their own: exec'd, no fork since), a process born
+ * after t counting nothing (a leaver's shares pass to the others: counting
+ * the leaver's own pages alone counts nothing twice). The floor at t is the
+ * larger of the two, the bound the lesser; the interval's floor and bound
+ * are their highest. Sharers outside the tree (a library's pages) and the
+ * kernel's own reclaim (kswapd) move pages unseen: the collector says an
+ * interval with reclaim is not complete. */
+#ifndef SPACETIME_RSSSPAN_H
+#define SPACETIME_RSSSPAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rsstrace.h"
+
+#define RSSSPAN_EXEC_ARGS_KIB 512
+/* The ticks read the counters over a few milliseconds: changes in that time
+ * can count on either side; the bound allows this much for them. */
+#define RSSSPAN_SLACK_KIB 512
+
+/* A process the model counted at the closing tick, with its lower bound. */
+struct rssspan_live {
+	int32_t pid;
+	uint64_t lo_kib;
+};
+
+struct rssspan_in {
+	uint64_t open_ns, close_ns;
+	/* T at the opening tick: at least lo_prev (when prev_lo_ok), at most
+	 * hi_prev (prev_hi_ok); at the closing tick the same, live[] holding
+	 * the processes that make lo_now */
+	int prev_lo_ok, prev_hi_ok;
+	uint64_t lo_prev_kib, hi_prev_kib;
+	int now_lo_ok, now_hi_ok;
+	uint64_t lo_now_kib, hi_now_kib;
+	uint64_t cow_kib;             /* what copy-on-write breaks can have added in the interval */
+	const struct rssspan_live *live;
+	size_t nlive;
+};
+
+struct rssspan_out {
+	int floor_ok;                 /* a floor was found (an instant between the ticks) */
+	uint64_t floor_kib, floor_t_ns;
+	uint64_t floor_hi_kib;        /* the bound at that instant */
+	int bound_ok;                 /* bound_kib bounds T over the whole interval (both
+				       * ticks' bounds hold) */
+	uint64_t bound_kib, bound_t_ns;
+};
+
+struct rssspan;
+
+struct rssspan *rssspan_new(void);
+void rssspan_free(struct rssspan *s);
+/* Takes the interval's records (time order) and bounds the tree in it.
+ * Returns 0, or -ENOMEM (out says nothing then, and the counters are lost:
+ * call rssspan_reset). */
+int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
+		     struct rssspan_out *out);
+/* Forgets every counter (records were lost: the next values are not deltas
+ * of the last ones). */
+void rssspan_reset(struct rssspan *s);
+/* How many mm counters it keeps (a test's check that it forgets the gone). */
+size_t rssspan_mms(const struct rssspan *s);
+
+#endif

@@ -1,0 +1,415 @@
+/* rsstrace.c: the tree's RSS counter changes from kmem/rss_stat (rsstrace.h). */
+#include "rsstrace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Data pages of each CPU's ring, tried from the first down (a user holding
+ * only CAP_PERFMON is held to perf_event_mlock_kb). A short compile changes
+ * its counters ~30,000 times a second at most, 48 bytes a record: 256 pages
+ * keep a second of it. */
+#define RSSTRACE_PAGES_MAX 256
+#define RSSTRACE_PAGES_MIN 16
+#define RSSTRACE_CPUS 1024
+
+static const char *const fmt_roots[] = {
+	"/sys/kernel/tracing/events/",
+	"/sys/kernel/debug/tracing/events/",
+};
+
+struct ring {
+	int fd, xfd; /* the rss_stat event, sched_process_exit's (its output here) */
+	void *base;
+	size_t len;      /* of the mapping: a header page, then data_size */
+	uint64_t size;   /* data bytes, a power of two */
+	unsigned char *data;
+};
+
+/* sched_process_exit's fields: the whole group's end when group_dead is there */
+struct exit_fmt {
+	int id, dead_off, raw_size;
+};
+
+struct rsstrace {
+	struct rsstrace_fmt fmt;
+	struct exit_fmt xf;
+	struct ring *rings;
+	size_t nrings;
+	struct rsstrace_rec *buf;
+	size_t cap;
+};
+
+/* One "field:TYPE NAME;\toffset:N;\tsize:M;" line's offset and size. */
+static int fmt_field(const char *text, const char *name, int *off, int *size)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = text; (p = strstr(p, "field:")) != NULL; p++) {
+		const char *semi = strchr(p, ';');
+		if (!semi)
+			break;
+		/* the name ends the declaration, just before its ';' */
+		if ((size_t)(semi - p) < nl + 1 || memcmp(semi - nl, name, nl) != 0 ||
+		    (semi[-(long)nl - 1] != ' ' && semi[-(long)nl - 1] != '\t'))
+			continue;
+		const char *o = strstr(semi, "offset:"), *s = strstr(semi, "size:");
+		const char *eol = strchr(semi, '\n');
+		if (!o || !s || (eol && (o > eol || s > eol)))
+			return -EINVAL;
+		char *end;
+		long ov = strtol(o + 7, &end, 10), sv = strtol(s + 5, &end, 10);
+		if (ov < 0 || ov > 4096 || (sv != 4 && sv != 8))
+			return -EINVAL;
+		*off = (int)ov;
+		*size = (int)sv;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* sched_process_exit's group_dead, where the kernel has it (else -1: a
+ * process ends with its leader thread). */
+static void exit_fmt_parse(const char *text, struct exit_fmt *f)
+{
+	int size;
+
+	if (fmt_field(text, "group_dead", &f->dead_off, &size) < 0 || size != 1)
+		f->dead_off = -1;
+	f->raw_size = f->dead_off >= 0 ? f->dead_off + 1 : 8;
+}
+
+int rsstrace_fmt_parse(const char *text, struct rsstrace_fmt *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (!text || fmt_field(text, "mm_id", &f->mm_off, &f->mm_size) < 0 ||
+	    fmt_field(text, "curr", &f->curr_off, &f->curr_size) < 0 ||
+	    fmt_field(text, "member", &f->member_off, &f->member_size) < 0 ||
+	    fmt_field(text, "size", &f->size_off, &f->size_size) < 0)
+		return -EINVAL;
+	int end = 0;
+	const int o[4] = {f->mm_off + f->mm_size, f->curr_off + f->curr_size, f->member_off + f->member_size,
+			  f->size_off + f->size_size};
+	for (int i = 0; i < 4; i++)
+		end = o[i] > end ? o[i] : end;
+	f->raw_size = end;
+	return 0;
+}
+
+static int64_t field(const unsigned char *raw, int off, int size)
+{
+	if (size == 8) {
+		int64_t v;
+		memcpy(&v, raw + off, 8);
+		return v;
+	}
+	int32_t v;
+	memcpy(&v, raw + off, 4);
+	return v;
+}
+
+int rsstrace_decode(const struct rsstrace_fmt *f, const unsigned char *raw, size_t n, struct rsstrace_rec *r)
+{
+	if (!f->raw_size || n < (size_t)f->raw_size)
+		return -EINVAL;
+	int64_t member = field(raw, f->member_off, f->member_size);
+	if (member < 0 || member >= RSSTRACE_MEMBERS)
+		return -EINVAL;
+	int64_t size = field(raw, f->size_off, f->size_size);
+	r->mm = (uint32_t)field(raw, f->mm_off, f->mm_size);
+	r->curr = field(raw, f->curr_off, f->curr_size) != 0;
+	r->member = (uint8_t)member;
+	r->size_kib = size > 0 ? size / 1024 : 0;
+	return 0;
+}
+
+/* A tracepoint's id and its format ("kmem/rss_stat"), from tracefs. */
+static int tp_read(const char *name, char *fmt, size_t cap, long *id)
+{
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < sizeof(fmt_roots) / sizeof(fmt_roots[0]); i++) {
+		char path[160];
+		snprintf(path, sizeof(path), "%s%s/id", fmt_roots[i], name);
+		FILE *f = fopen(path, "re");
+		if (!f) {
+			if (errno == EACCES || errno == EPERM)
+				err = -EACCES;
+			continue;
+		}
+		int ok = fscanf(f, "%ld", id) == 1;
+		fclose(f);
+		snprintf(path, sizeof(path), "%s%s/format", fmt_roots[i], name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (!ok || fd < 0) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		ssize_t n = read(fd, fmt, cap - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		fmt[n] = '\0';
+		return 0;
+	}
+	return err;
+}
+
+static int event_open(long id, int cpu)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.sample_period = 1; /* every change: a top is a change */
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	a.inherit = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int ring_open(struct ring *r, long id, long xid, int cpu)
+{
+	int fd = event_open(id, cpu);
+	if (fd < 0)
+		return fd;
+	r->xfd = -1;
+	long pg = sysconf(_SC_PAGESIZE);
+	for (size_t pages = RSSTRACE_PAGES_MAX; pages >= RSSTRACE_PAGES_MIN; pages /= 2) {
+		size_t len = (pages + 1) * (size_t)pg;
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED)
+			continue;
+		struct perf_event_mmap_page *h = m;
+		r->fd = fd;
+		r->base = m;
+		r->len = len;
+		r->size = h->data_size ? h->data_size : pages * (uint64_t)pg;
+		r->data = (unsigned char *)m + (h->data_offset ? h->data_offset : (uint64_t)pg);
+		/* the exits into the same ring, in time order with the rest */
+		int x = event_open(xid, cpu);
+		if (x < 0 || ioctl(x, PERF_EVENT_IOC_SET_OUTPUT, fd) < 0) {
+			int e = x < 0 ? x : -errno;
+			if (x >= 0)
+				close(x);
+			munmap(m, len);
+			close(fd);
+			return e;
+		}
+		r->xfd = x;
+		return 0;
+	}
+	int e = -errno;
+	close(fd);
+	return e;
+}
+
+struct rsstrace *rsstrace_open(void)
+{
+	static char fmt[8192];
+	long id, xid;
+	int e = tp_read("sched/sched_process_exit", fmt, sizeof(fmt), &xid);
+	struct rsstrace *t = NULL;
+	struct exit_fmt xf = {.id = (int)xid};
+
+	if (e < 0)
+		goto fail;
+	exit_fmt_parse(fmt, &xf);
+	if ((e = tp_read("kmem/rss_stat", fmt, sizeof(fmt), &id)) < 0)
+		goto fail;
+	if (!(t = calloc(1, sizeof(*t)))) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	if ((e = rsstrace_fmt_parse(fmt, &t->fmt)) < 0) {
+		e = -ENOENT;
+		goto fail;
+	}
+	t->fmt.id = (int)id;
+	t->xf = xf;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	if (ncpu < 1 || ncpu > RSSTRACE_CPUS)
+		ncpu = ncpu < 1 ? 1 : RSSTRACE_CPUS;
+	if (!(t->rings = calloc((size_t)ncpu, sizeof(*t->rings)))) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		int r = ring_open(&t->rings[t->nrings], id, xid, cpu);
+		if (r == -ENODEV || r == -EINVAL)
+			continue; /* an offline CPU */
+		if (r < 0) {
+			e = r;
+			goto fail;
+		}
+		t->nrings++;
+	}
+	if (!t->nrings) {
+		e = -ENOENT;
+		goto fail;
+	}
+	return t;
+fail:
+	rsstrace_close(t);
+	errno = -e;
+	return NULL;
+}
+
+/* A process's end, from a sched_process_exit record: 0 when it is one and
+ * the process's last thread (a thread's own end is no record). */
+static int exit_decode(const struct exit_fmt *f, const unsigned char *raw, size_t n, int leader,
+		       struct rsstrace_rec *r)
+{
+	uint16_t type;
+
+	if (n < 2 || n < (size_t)f->raw_size)
+		return -EINVAL;
+	memcpy(&type, raw, 2);
+	if (type != f->id)
+		return -EINVAL;
+	int dead = f->dead_off >= 0 ? raw[f->dead_off] != 0 : leader;
+	if (!dead)
+		return -EAGAIN;
+	r->member = RSSTRACE_EXIT;
+	r->mm = 0;
+	r->curr = 0;
+	r->size_kib = 0;
+	return 0;
+}
+
+/* Either tracepoint's record, by its type. */
+static int raw_decode(const struct rsstrace *t, const unsigned char *raw, size_t n, int leader,
+		      struct rsstrace_rec *r)
+{
+	uint16_t type;
+
+	if (n < 2)
+		return -EINVAL;
+	memcpy(&type, raw, 2);
+	if (type == t->xf.id)
+		return exit_decode(&t->xf, raw, n, leader, r);
+	return type == t->fmt.id ? rsstrace_decode(&t->fmt, raw, n, r) : -EINVAL;
+}
+
+/* Copies len bytes at offset pos of r's data (wrapping) into dst. */
+static void ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t len)
+{
+	uint64_t off = pos & (r->size - 1);
+	size_t first = len < r->size - off ? len : (size_t)(r->size - off);
+	memcpy(dst, r->data + off, first);
+	if (first < len)
+		memcpy((unsigned char *)dst + first, r->data, len - first);
+}
+
+static int push(struct rsstrace *t, size_t n, const struct rsstrace_rec *rec)
+{
+	if (n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		struct rsstrace_rec *b = realloc(t->buf, cap * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		t->buf = b;
+		t->cap = cap;
+	}
+	t->buf[n] = *rec;
+	return 0;
+}
+
+/* One ring's records up to until_ns, appended from n; returns the new n. */
+static size_t ring_drain(struct rsstrace *t, struct ring *r, uint64_t until_ns, pid_t self, size_t n, uint64_t *lost)
+{
+	struct perf_event_mmap_page *h = r->base;
+	uint64_t head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = h->data_tail;
+	unsigned char rec[512];
+
+	while (tail < head) {
+		struct perf_event_header eh;
+		ring_copy(r, tail, &eh, sizeof(eh));
+		if (eh.size < sizeof(eh) || eh.size > head - tail)
+			break; /* torn: never, but never loop on it */
+		size_t len = eh.size < sizeof(rec) ? eh.size : sizeof(rec);
+		ring_copy(r, tail, rec, len);
+		if (eh.type == PERF_RECORD_SAMPLE && len >= sizeof(eh) + 20) {
+			uint32_t pid, raw_len;
+			uint64_t time;
+			memcpy(&pid, rec + 8, 4);
+			memcpy(&time, rec + 16, 8);
+			memcpy(&raw_len, rec + 24, 4);
+			if (time > until_ns)
+				break; /* the next interval's */
+			uint32_t tid;
+			memcpy(&tid, rec + 12, 4);
+			struct rsstrace_rec x = {.t_ns = time, .pid = (int32_t)pid};
+			if ((pid_t)pid != self && 28 + (size_t)raw_len <= len &&
+			    raw_decode(t, rec + 28, raw_len, tid == pid, &x) == 0) {
+				if (push(t, n, &x) == 0)
+					n++;
+				else
+					(*lost)++;
+			}
+		} else if (eh.type == PERF_RECORD_LOST && len >= sizeof(eh) + 16) {
+			uint64_t k;
+			memcpy(&k, rec + 16, 8);
+			*lost += k;
+		}
+		tail += eh.size;
+	}
+	__atomic_store_n(&h->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct rsstrace_rec *x = a, *y = b;
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+size_t rsstrace_read(struct rsstrace *t, uint64_t until_ns, pid_t self, const struct rsstrace_rec **out,
+		     uint64_t *lost)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nrings; i++)
+		n = ring_drain(t, &t->rings[i], until_ns, self, n, lost);
+	if (t->nrings > 1 && n > 1)
+		qsort(t->buf, n, sizeof(*t->buf), by_time);
+	*out = t->buf;
+	return n;
+}
+
+void rsstrace_close(struct rsstrace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrings; i++) {
+		munmap(t->rings[i].base, t->rings[i].len);
+		close(t->rings[i].xfd);
+		close(t->rings[i].fd);
+	}
+	free(t->rings);
+	free(t->buf);
+	free(t);
+}
+
+const char *rsstrace_reason(int err)
+{
+	if (err == EACCES || err == EPERM)
+		return "tracing RSS changes needs CAP_PERFMON (sudo)";
+	if (err == ENOENT)
+		return "the kernel offers no kmem/rss_stat tracepoint here (no tracefs)";
+	return strerror(err);
+}
