@@ -100,6 +100,7 @@ static void model_fill(struct collector *c, const struct pentry *e, struct pssmo
 	if (e->rd_ok) {
 		uint64_t d = c->dil_cum_kib - e->rd_dil_cum_kib;
 		p->diluted_kib = d > e->own_dil_kib ? d - e->own_dil_kib : 0;
+		p->mapped_since_kib = d;
 		uint64_t g = c->ghost_cum_kib - e->rd_ghost_cum_kib;
 		p->ghosted_kib = g > e->own_ghost_kib ? g - e->own_ghost_kib : 0;
 	}
@@ -726,6 +727,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	 * reads moved (a process that exited as they were made leaves shared
 	 * pages counted at two ratios: more than the tree had) */
 	c->tick_lo_kib = trusted && have_mem ? t.lo_kib : 0;
+	c->tick_dil_tree_kib = t.dil_tree_kib;
 	/* a tree with no process left is 0, but that is no measurement of it */
 	return sure && have_mem;
 }
@@ -762,7 +764,9 @@ static void floor_keep(struct collector *c, const struct sample *s)
 static void peak_pick(struct collector *c)
 {
 	const struct sample *pk = c->have_meas ? &c->peak_meas : &c->peak_any;
-	int at_floor = c->have_floor && (!pk->t_ns || c->peak_floor.pss_kib > pk->pss_kib);
+	/* a traced floor within a measured peak's own error is that peak, read */
+	uint64_t within = c->floor_traced && c->have_meas ? pk->pss_est_kib : 0;
+	int at_floor = c->have_floor && (!pk->t_ns || c->peak_floor.pss_kib > pk->pss_kib + within);
 	if (at_floor)
 		pk = &c->peak_floor;
 	int at_exit = c->have_exit && (!pk->t_ns || c->peak_exit.pss_kib > pk->pss_kib);

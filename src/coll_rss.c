@@ -4,7 +4,6 @@
 #include "collector_int.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +21,7 @@ static int live_list(struct collector *c, size_t *n)
 	}
 	for (size_t j = 0; j < m; j++) {
 		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
-		c->rss_live[j] = (struct rssspan_live){e->rec.pid, c->mp[j].lo_kib};
+		c->rss_live[j] = (struct rssspan_live){e->rec.pid, c->mp[j].lo_kib, c->mp[j].dil_kib};
 	}
 	*n = m;
 	return 0;
@@ -69,7 +68,7 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 		.prev_hi_ok = c->rss_prev_hi_ok, .hi_prev_kib = c->rss_prev_hi_kib,
 		.now_lo_ok = has_pss && c->tick_lo_kib != 0, .lo_now_kib = c->tick_lo_kib,
 		.now_hi_ok = has_pss && c->tick_whole, .hi_now_kib = s->pss_hi_kib,
-		.cow_kib = c->tick_copied_kib};
+		.cow_kib = c->tick_copied_kib, .dil_tree_kib = c->tick_dil_tree_kib};
 	struct rssspan_out o;
 	int ok = !lost && !c->rss_skip && c->last_tick_ns && live_list(c, &nlive) == 0;
 	in.live = c->rss_live;
@@ -82,12 +81,6 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 	}
 	if (c->rss_skip && !lost)
 		c->rss_skip--;
-	if (getenv("ST_TRACE"))
-		fprintf(stderr, "RSS n=%zu lost=%llu ok=%d prev lo %d %llu hi %d %llu now lo %d %llu hi %d %llu cow %llu -> floor %d %llu at %+.1f ms hi %llu; bound %d %llu\n", n, (unsigned long long)lost, ok,
-			in.prev_lo_ok, (unsigned long long)in.lo_prev_kib, in.prev_hi_ok, (unsigned long long)in.hi_prev_kib,
-			in.now_lo_ok, (unsigned long long)in.lo_now_kib, in.now_hi_ok, (unsigned long long)in.hi_now_kib,
-			(unsigned long long)in.cow_kib, o.floor_ok, (unsigned long long)o.floor_kib,
-			((double)o.floor_t_ns - (double)now) / 1e6, (unsigned long long)o.floor_hi_kib, o.bound_ok, (unsigned long long)o.bound_kib);
 	c->rss_prev_lo_ok = in.now_lo_ok;
 	c->rss_prev_lo_kib = in.lo_now_kib;
 	c->rss_prev_hi_ok = in.now_hi_ok;

@@ -193,6 +193,7 @@ struct collector {
 	int floor_traced;                  /* it is a traced one (coll_rss.c) */
 	uint64_t tick_lo_kib;              /* the last tick's floor (coll_pss_tick; 0: none) */
 	int tick_whole;                    /* the last tick's model counted every process */
+	uint64_t tick_dil_tree_kib;        /* its pssmodel_total.dil_tree_kib */
 	uint64_t tick_copied_kib;          /* what copy-on-write breaks can have added since the
 					    * tick before (coll_top's copies, summed) */
 	/* the RSS changes traced between ticks (coll_rss.c; rss NULL: none) */

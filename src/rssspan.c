@@ -13,6 +13,9 @@ struct mmst {
 			   * itself, or, for a fork's child, the parent copying */
 	int32_t user;     /* the first process whose own it was (a vfork's child
 			   * borrows its parent's: its exec tears nothing down) */
+	int64_t shared_anon; /* of its anonymous pages, those a fork shares (a fork's
+			      * child's copied ones, or what its user had at its
+			      * last fork): the rest, new since, are its own */
 	uint64_t args_kib; /* counted in the bound from others' records this interval */
 	uint64_t args_iv;
 };
@@ -21,12 +24,12 @@ struct mmst {
 struct pidst {
 	uint64_t key; /* pid + 1 */
 	uint32_t mm;
-	int has_mm, forked;
+	int has_mm;
 	uint64_t exit_iv;  /* the interval its exit record came in (0: none) */
 	uint64_t lo_last, lo_last_iv; /* its lower bound at a closing tick, which */
 	/* the interval's backward walk */
 	uint64_t iv;   /* the interval it was last touched in */
-	uint64_t lo, inc, anon, lo_exit;
+	uint64_t lo, inc, anon, lo_exit, dil;
 	int live;
 };
 
@@ -168,16 +171,17 @@ size_t rssspan_mms(const struct rssspan *s)
 	return s->mm.n;
 }
 
-/* A process's own anonymous pages, when they are its alone: its mm is one it
- * made itself (an exec), and it has not forked since. */
+/* A process's own anonymous pages, its alone: those of its own mm (not a
+ * vfork's parent's) past what a fork shares (copy-on-write breaks only
+ * make shared pages its own: no counter moves). */
 static uint64_t own_anon(struct rssspan *s, const struct pidst *p)
 {
-	if (!p || !p->has_mm || p->forked)
+	if (!p || !p->has_mm)
 		return 0;
 	const struct mmst *m = get(&s->mm, (uint64_t)p->mm + 1, 0);
-	if (!m || m->origin != (int32_t)(p->key - 1) || m->size[RSSTRACE_ANON] <= 0)
+	if (!m || m->user != (int32_t)(p->key - 1) || m->size[RSSTRACE_ANON] <= m->shared_anon)
 		return 0;
-	return (uint64_t)m->size[RSSTRACE_ANON];
+	return (uint64_t)(m->size[RSSTRACE_ANON] - (m->shared_anon > 0 ? m->shared_anon : 0));
 }
 
 static uint64_t sub0(uint64_t a, uint64_t b)
@@ -186,10 +190,17 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 }
 
 /* A process's part of the backward floor: its lower bound at the closing
- * tick less what it mapped since, or its own anonymous pages. */
+ * tick less what it mapped since, or its own anonymous pages; and the same
+ * with its bound free of the dilution charge (the tree pays that once). */
 static uint64_t back_part(const struct pidst *p)
 {
 	uint64_t a = sub0(p->lo, p->inc);
+	return a > p->anon ? a : p->anon;
+}
+
+static uint64_t back_part2(const struct pidst *p)
+{
+	uint64_t a = sub0(p->lo + p->dil, p->inc);
 	return a > p->anon ? a : p->anon;
 }
 
@@ -199,7 +210,7 @@ static struct pidst *walk_pid(struct rssspan *s, int32_t pid)
 	struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)pid + 1, 1);
 	if (p && p->iv != s->iv) {
 		p->iv = s->iv;
-		p->lo = p->inc = p->anon = 0;
+		p->lo = p->inc = p->anon = p->dil = 0;
 		p->live = 0;
 	}
 	return p;
@@ -257,8 +268,12 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, co
 			return -ENOMEM;
 		if (!m->origin && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3])
 			m->origin = r[i].pid;
-		if (r[i].curr && !m->user)
+		if (r[i].curr && !m->user) {
 			m->user = r[i].pid;
+			/* a fork's child: what its parent copied in is shared */
+			if (m->origin != r[i].pid)
+				m->shared_anon = m->size[RSSTRACE_ANON];
+		}
 		x->d = r[i].size_kib - m->size[r[i].member];
 		m->size[r[i].member] = r[i].size_kib;
 		if (r[i].curr && p->exit_iv)
@@ -270,13 +285,18 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, co
 			m = get(&s->mm, (uint64_t)r[i].mm + 1, 0); /* a teardown may move entries */
 			p->mm = r[i].mm;
 			p->has_mm = 1;
-			p->forked = 0;
 			x->switched = 1;
 			f -= (int64_t)x->drop;
 		}
 		x->own = r[i].curr || (p->has_mm && p->mm == r[i].mm);
-		if (!x->own && x->d > 0)
-			p->forked = 1; /* its pages copied into a new mm: a fork */
+		if (!x->own && x->d > 0 && p->has_mm) {
+			/* its pages copied into a new mm: a fork; what it has
+			 * now is shared with the child */
+			struct mmst *own = get(&s->mm, (uint64_t)p->mm + 1, 0);
+			if (own && own->user == r[i].pid)
+				own->shared_anon = own->size[RSSTRACE_ANON];
+			m = get(&s->mm, (uint64_t)r[i].mm + 1, 0);
+		}
 		/* the forward floor: own new anonymous pages in full, every
 		 * page let go of in full */
 		if (x->d > 0 && x->own && r[i].member == RSSTRACE_ANON)
@@ -353,33 +373,41 @@ int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, 
 		if (!p)
 			return -ENOMEM;
 		p->lo = in->live[i].lo_kib;
+		p->dil = in->live[i].dil_kib;
 		p->live = 1;
 	}
 	if (forward(s, r, n, in) < 0)
 		return -ENOMEM;
 	/* backward: the walk starts at the closing tick, each process at its
 	 * own anonymous pages then */
-	uint64_t live_lo = 0, sb = 0, d = 0;
-	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++)
+	uint64_t live_lo = 0, live_lo2 = 0, sb = 0, sb2 = 0, d = 0;
+	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
 		live_lo += in->live[i].lo_kib;
+		live_lo2 += in->live[i].lo_kib + in->live[i].dil_kib;
+	}
 	for (size_t i = 0; i < s->pid.cap; i++) {
 		struct pidst *p = slot(&s->pid, i);
 		if (!p->key || p->iv != s->iv)
 			continue;
 		p->anon = own_anon(s, p);
-		uint64_t lo0 = p->lo;
+		uint64_t lo0 = p->lo, lo02 = p->lo + p->dil;
 		/* a process the closing tick counted that had ended (its exit
 		 * event still on its way) counts from its end back only */
 		if (p->exit_iv) {
 			p->lo_exit = p->exit_iv == s->iv ? p->lo : 0;
 			p->lo = 0;
+			p->dil = 0;
 		}
 		sb += back_part(p) - lo0;
+		sb2 += back_part2(p) - lo02;
 	}
 	/* sb: the backward floor less live_lo (it may wrap below, and back) */
 	for (size_t k = n; k-- > 0;) {
 		const struct step *x = &s->st[k];
 		uint64_t fb = in->now_lo_ok ? live_lo + sb : 0;
+		uint64_t fb2 = in->now_lo_ok ? sub0(live_lo2 + sb2, in->dil_tree_kib) : 0;
+		if (fb2 > fb)
+			fb = fb2;
 		uint64_t fl = in->prev_lo_ok && x->f_fwd > fb ? x->f_fwd : fb;
 		uint64_t bnd = bound_of(in, x->b_fwd, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
 		int any = in->prev_lo_ok || in->now_lo_ok;
@@ -398,15 +426,18 @@ int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, 
 		/* to the instant before it */
 		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)r[k].pid + 1, 0);
 		if (p && p->iv == s->iv) {
-			uint64_t before = back_part(p);
+			uint64_t before = back_part(p), before2 = back_part2(p);
 			if (x->inc)
 				p->inc += (uint64_t)x->d;
 			p->anon = x->anon_before;
 			if (x->switched)
 				p->lo = 0; /* before its own mm: not born, or another image */
+			if (x->switched)
+				p->dil = 0;
 			if (r[k].member == RSSTRACE_EXIT)
-				p->lo = p->lo_exit; /* alive before its end */
+				p->lo = p->lo_exit; /* alive before its end (its charge: none) */
 			sb += back_part(p) - before;
+			sb2 += back_part2(p) - before2;
 		}
 		if (x->d < 0)
 			d += (uint64_t)-x->d;

@@ -45,6 +45,7 @@
 struct rssspan_live {
 	int32_t pid;
 	uint64_t lo_kib;
+	uint64_t dil_kib; /* what others' new mappings took off lo_kib (pssmodel.h) */
 };
 
 struct rssspan_in {
@@ -57,6 +58,9 @@ struct rssspan_in {
 	int now_lo_ok, now_hi_ok;
 	uint64_t lo_now_kib, hi_now_kib;
 	uint64_t cow_kib;             /* what copy-on-write breaks can have added in the interval */
+	uint64_t dil_tree_kib;        /* the tree's charge for new mappings, once for all
+				       * (pssmodel_total.dil_tree_kib): the backward floor
+				       * also takes the processes' bounds without their own */
 	const struct rssspan_live *live;
 	size_t nlive;
 };

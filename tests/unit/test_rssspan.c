@@ -1,0 +1,254 @@
+/* Tests of the tree between two ticks from traced RSS changes (rssspan.h),
+ * and of the tracepoint format's parse (rsstrace.h): records made here, as
+ * the kernel would send them, with a truth the test knows. Sizes in KiB,
+ * times in ms. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "rssspan.h"
+#include "rsstrace.h"
+
+#define MIB 1024ll
+#define MS 1000000ull
+
+struct recs {
+	struct rsstrace_rec r[4096];
+	size_t n;
+};
+
+static void put(struct recs *x, uint64_t t_ms, int pid, uint32_t mm, int curr, int member, int64_t kib)
+{
+	assert_true(x->n < 4096);
+	x->r[x->n++] = (struct rsstrace_rec){.t_ns = t_ms * MS, .pid = pid, .mm = mm, .curr = (uint8_t)curr,
+					     .member = (uint8_t)member, .size_kib = kib};
+}
+
+/* pid's anonymous counter climbing from `from` to `to` KiB between two
+ * instants, a MiB a record (its own mm). */
+static void climb(struct recs *x, int pid, uint32_t mm, uint64_t t0, uint64_t t1, int64_t from, int64_t to)
+{
+	int64_t steps = (to - from) / MIB;
+	for (int64_t i = 1; i <= steps; i++)
+		put(x, t0 + (t1 - t0) * (uint64_t)i / (uint64_t)steps, pid, mm, 1, RSSTRACE_ANON, from + i * MIB);
+}
+
+static void bye(struct recs *x, uint64_t t_ms, int pid)
+{
+	put(x, t_ms, pid, 0, 0, RSSTRACE_EXIT, 0);
+}
+
+/* Records must be in time order, as rsstrace_read gives them. */
+static int by_time(const void *a, const void *b)
+{
+	const struct rsstrace_rec *x = a, *y = b;
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+#include <stdlib.h>
+
+static void sorted(struct recs *x)
+{
+	qsort(x->r, x->n, sizeof(x->r[0]), by_time);
+}
+
+/* Two exec'd processes climbing at different rates meet at their tops
+ * between two ticks (40 + 30 MiB at 90 ms), and the second exits at its top
+ * before the closing tick: the floor is the meeting's, the bound holds it
+ * and stays within the slack above it. */
+static void test_meet_between_ticks(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	/* before the interval: both exec'd (their first records) */
+	put(&x, 1, 101, 11, 1, RSSTRACE_ANON, 0);
+	put(&x, 1, 102, 12, 1, RSSTRACE_ANON, 0);
+	struct rssspan_out o;
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
+	x.n = 0;
+	climb(&x, 101, 11, 10, 80, 0, 40 * MIB);
+	climb(&x, 102, 12, 60, 90, 0, 30 * MIB);
+	bye(&x, 95, 102);
+	sorted(&x);
+	/* the closing tick read 101 at 40 MiB; 102 is gone */
+	struct rssspan_live live[] = {{101, 40 * MIB, 0}};
+	struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 40 * MIB, .hi_now_kib = 40 * MIB,
+				.live = live, .nlive = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in, &o), 0);
+	assert_true(o.floor_ok);
+	assert_int_equal(o.floor_kib, 70 * MIB);
+	assert_int_equal(o.floor_t_ns, 90 * MS);
+	assert_true(o.bound_ok);
+	assert_true(o.bound_kib >= 70 * MIB);
+	assert_true(o.bound_kib <= 70 * MIB + RSSSPAN_SLACK_KIB);
+	assert_true(o.floor_hi_kib >= o.floor_kib);
+	rssspan_free(s);
+}
+
+/* A fork's child: its parent copies 10 MiB of its own into the child's mm
+ * (shared pages: the tree does not grow), the child adds 20 MiB of its own
+ * and exits at its top; the parent was read at 10 MiB at both ticks. The
+ * floor is 30 MiB (not 40: the copied pages are the parent's too), the
+ * bound does not count the copies. */
+static void test_fork_child_own_pages(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	struct rssspan_out o;
+	climb(&x, 200, 20, 1, 2, 0, 10 * MIB);
+	struct rssspan_live l0[] = {{200, 10 * MIB, 0}};
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 3 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 10 * MIB, .hi_now_kib = 10 * MIB,
+				 .live = l0, .nlive = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
+	x.n = 0;
+	put(&x, 10, 200, 21, 0, RSSTRACE_ANON, 10 * MIB); /* the fork's copy, in the parent */
+	put(&x, 11, 201, 21, 1, RSSTRACE_ANON, 10 * MIB + 4);
+	climb(&x, 201, 21, 12, 50, 10 * MIB + 4, 30 * MIB + 4);
+	bye(&x, 60, 201);
+	sorted(&x);
+	struct rssspan_in in = {.open_ns = 3 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.lo_prev_kib = 10 * MIB, .hi_prev_kib = 10 * MIB, .now_lo_ok = 1, .now_hi_ok = 1,
+				.lo_now_kib = 10 * MIB, .hi_now_kib = 10 * MIB, .live = l0, .nlive = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in, &o), 0);
+	assert_true(o.floor_ok);
+	/* the parent's 10 MiB and the child's own 20 MiB (and its first page) */
+	assert_true(o.floor_kib >= 30 * MIB && o.floor_kib <= 30 * MIB + 8);
+	assert_true(o.bound_kib >= o.floor_kib);
+	assert_true(o.bound_kib <= 30 * MIB + RSSSPAN_EXEC_ARGS_KIB + 2 * RSSSPAN_SLACK_KIB);
+	rssspan_free(s);
+}
+
+/* An exec tears its old mm down silently (no record of the counters
+ * falling): the forward floor lets the old pages go at the new image's
+ * first record, so a tree that did not grow is not found growing. A vfork's
+ * child borrowing its parent's mm tears nothing down at its exec. */
+static void test_exec_teardown_and_vfork(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	struct rssspan_out o;
+	climb(&x, 300, 30, 1, 2, 0, 20 * MIB); /* a process of 20 MiB */
+	climb(&x, 310, 31, 1, 2, 0, 5 * MIB);  /* a parent of 5 MiB */
+	sorted(&x);
+	struct rssspan_live l0[] = {{300, 20 * MIB, 0}, {310, 5 * MIB, 0}};
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 3 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 25 * MIB, .hi_now_kib = 25 * MIB,
+				 .live = l0, .nlive = 2};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
+	x.n = 0;
+	/* 300 execs: a new mm growing to 10 MiB */
+	climb(&x, 300, 32, 10, 20, 0, 10 * MIB);
+	/* 311, a vfork child of 310: a page of its parent's mm, then its exec */
+	put(&x, 30, 311, 31, 1, RSSTRACE_ANON, 5 * MIB + 4);
+	climb(&x, 311, 33, 40, 50, 0, 2 * MIB);
+	sorted(&x);
+	struct rssspan_live l1[] = {{300, 10 * MIB, 0}, {310, 5 * MIB + 4, 0}, {311, 2 * MIB, 0}};
+	struct rssspan_in in = {.open_ns = 3 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.lo_prev_kib = 25 * MIB, .hi_prev_kib = 25 * MIB, .now_lo_ok = 1, .now_hi_ok = 1,
+				.lo_now_kib = 17 * MIB + 4, .hi_now_kib = 17 * MIB + 4, .live = l1, .nlive = 3};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in, &o), 0);
+	/* the old image's 20 MiB went at the exec: the most the tree had at a
+	 * record is at the end, 5 + 10 MiB, the vfork child's page and its new
+	 * 2 MiB (never 25 + 10; and the parent's 5 MiB still count after its
+	 * vfork child's exec: not 12 MiB) */
+	assert_true(o.floor_ok);
+	assert_int_equal(o.floor_kib, 17 * MIB + 4);
+	assert_int_equal(o.floor_t_ns, 50 * MS);
+	assert_true(o.bound_kib >= 25 * MIB); /* the opening instant's */
+	assert_true(rssspan_mms(s) == 3); /* 31 (the parent's), 32, 33: 30 was torn down */
+	rssspan_free(s);
+}
+
+/* A process the closing tick still counts (its exit event was on its way)
+ * that had exited before that tick counts only up to its exit. */
+static void test_counted_after_exit(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	struct rssspan_out o;
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 3 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1};
+	put(&x, 1, 400, 40, 1, RSSTRACE_ANON, 4);
+	put(&x, 1, 401, 41, 1, RSSTRACE_ANON, 4);
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
+	x.n = 0;
+	climb(&x, 400, 40, 10, 20, 4, 50 * MIB + 4); /* exits at 50 MiB at 30 ms */
+	bye(&x, 30, 400);
+	climb(&x, 401, 41, 40, 60, 4, 50 * MIB + 4); /* climbs after it */
+	sorted(&x);
+	/* the tick counts 400 at a stale 50 MiB besides 401's 50 */
+	struct rssspan_live l1[] = {{400, 50 * MIB, 0}, {401, 50 * MIB, 0}};
+	struct rssspan_in in = {.open_ns = 3 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.lo_prev_kib = 8, .hi_prev_kib = 8, .now_lo_ok = 1, .now_hi_ok = 1,
+				.lo_now_kib = 100 * MIB, .hi_now_kib = 100 * MIB, .live = l1, .nlive = 2};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in, &o), 0);
+	/* never both at once */
+	assert_true(o.floor_kib <= 50 * MIB + 8);
+	assert_true(o.floor_kib >= 50 * MIB);
+	rssspan_free(s);
+}
+
+/* The tracepoint's format, as tracefs gives it on this kernel. */
+static void test_fmt_parse(void **state)
+{
+	(void)state;
+	const char *fmt = "name: rss_stat\nID: 646\nformat:\n"
+			  "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			  "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+			  "\tfield:unsigned int mm_id;\toffset:8;\tsize:4;\tsigned:0;\n"
+			  "\tfield:unsigned int curr;\toffset:12;\tsize:4;\tsigned:0;\n"
+			  "\tfield:int member;\toffset:16;\tsize:4;\tsigned:1;\n"
+			  "\tfield:long size;\toffset:24;\tsize:8;\tsigned:1;\n";
+	struct rsstrace_fmt f;
+	assert_int_equal(rsstrace_fmt_parse(fmt, &f), 0);
+	assert_int_equal(f.mm_off, 8);
+	assert_int_equal(f.curr_off, 12);
+	assert_int_equal(f.member_off, 16);
+	assert_int_equal(f.size_off, 24);
+	assert_int_equal(f.raw_size, 32);
+	unsigned char raw[32] = {0};
+	uint32_t mm = 77, curr = 1;
+	int32_t member = RSSTRACE_ANON;
+	int64_t size = 8 << 20;
+	memcpy(raw + 8, &mm, 4);
+	memcpy(raw + 12, &curr, 4);
+	memcpy(raw + 16, &member, 4);
+	memcpy(raw + 24, &size, 8);
+	struct rsstrace_rec r = {0};
+	assert_int_equal(rsstrace_decode(&f, raw, sizeof(raw), &r), 0);
+	assert_int_equal(r.mm, 77);
+	assert_int_equal(r.curr, 1);
+	assert_int_equal(r.member, RSSTRACE_ANON);
+	assert_int_equal(r.size_kib, 8192);
+	assert_int_equal(rsstrace_decode(&f, raw, 20, &r), -EINVAL); /* short */
+	member = 9;
+	memcpy(raw + 16, &member, 4);
+	assert_int_equal(rsstrace_decode(&f, raw, sizeof(raw), &r), -EINVAL);
+	/* a field gone: refused */
+	assert_int_equal(rsstrace_fmt_parse("field:int member;\toffset:16;\tsize:4;\n", &f), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_meet_between_ticks),
+		cmocka_unit_test(test_fork_child_own_pages),
+		cmocka_unit_test(test_exec_teardown_and_vfork),
+		cmocka_unit_test(test_counted_after_exit),
+		cmocka_unit_test(test_fmt_parse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
