@@ -100,7 +100,6 @@ static void model_fill(struct collector *c, const struct pentry *e, struct pssmo
 	if (e->rd_ok) {
 		uint64_t d = c->dil_cum_kib - e->rd_dil_cum_kib;
 		p->diluted_kib = d > e->own_dil_kib ? d - e->own_dil_kib : 0;
-		p->mapped_since_kib = d;
 		uint64_t g = c->ghost_cum_kib - e->rd_ghost_cum_kib;
 		p->ghosted_kib = g > e->own_ghost_kib ? g - e->own_ghost_kib : 0;
 	}
@@ -660,7 +659,11 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	uint64_t extra = coll_top_exit_extra(&c->top);
 	tx.est_kib += extra;
 	tx.hi_kib += extra;
-	if (pssmodel_need_sweep(&c->model, &t) || (extra && pssmodel_need_sweep(&c->model, &tx))) {
+	/* a process's end traced between the ticks that can have been a top
+	 * above the peak: the others are read now, so that the tree before
+	 * it is bounded from their reads (coll_rss.c) */
+	int traced_top = c->rss_exit_kib && t.doubt_kib && t.hi_kib + c->rss_exit_kib > c->model.peak_kib;
+	if (pssmodel_need_sweep(&c->model, &t) || (extra && pssmodel_need_sweep(&c->model, &tx)) || traced_top) {
 		struct sweep_ctx sw = {c, now, 0};
 		size_t k = pssmodel_sweep(&c->model, c->mp, m, &t, c->mp_pick, sweep_read, &sw);
 		uint64_t spent = sw.spent;
@@ -727,7 +730,6 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	 * reads moved (a process that exited as they were made leaves shared
 	 * pages counted at two ratios: more than the tree had) */
 	c->tick_lo_kib = trusted && have_mem ? t.lo_kib : 0;
-	c->tick_dil_tree_kib = t.dil_tree_kib;
 	/* a tree with no process left is 0, but that is no measurement of it */
 	return sure && have_mem;
 }

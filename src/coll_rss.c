@@ -21,7 +21,7 @@ static int live_list(struct collector *c, size_t *n)
 	}
 	for (size_t j = 0; j < m; j++) {
 		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
-		c->rss_live[j] = (struct rssspan_live){e->rec.pid, c->mp[j].lo_kib, c->mp[j].dil_kib};
+		c->rss_live[j] = (struct rssspan_live){e->rec.pid, c->mp[j].lo_kib};
 	}
 	*n = m;
 	return 0;
@@ -48,19 +48,43 @@ static void floor_sample(const struct sample *s, const struct rssspan_out *o, st
 	fs->pss_hi_kib = o->floor_hi_kib;
 }
 
+/* The interval's records, taken in with the opening tick's figures, before
+ * the tick reads: an exit of many pages may have been a top, and then the
+ * tick reads the others (coll_pss_tick) so that the floor before it holds
+ * what they had. */
+void coll_rss_begin(struct collector *c, uint64_t now)
+{
+	uint64_t lost = 0;
+
+	c->rss_exit_kib = 0;
+	c->rss_fwd = 0;
+	if (!c->rss)
+		return;
+	c->rss_n = rsstrace_read(c->rss, now, c->self, &c->rss_r, &lost);
+	c->rss_lost = lost;
+	c->sum.rss_records += c->rss_n;
+	c->sum.rss_lost += lost;
+	c->sum.rss_intervals++;
+	struct rssspan_in in = {.open_ns = c->last_tick_ns, .close_ns = now,
+				.prev_lo_ok = c->rss_prev_lo_ok, .lo_prev_kib = c->rss_prev_lo_kib,
+				.prev_hi_ok = c->rss_prev_hi_ok, .hi_prev_kib = c->rss_prev_hi_kib};
+	if (lost || rssspan_forward(c->rss_span, c->rss_r, c->rss_n, &in, &c->rss_exit_kib) < 0) {
+		/* the counters' last values are not the kernel's any more */
+		rssspan_reset(c->rss_span);
+		c->rss_skip = 2;
+		c->rss_exit_kib = 0;
+		return;
+	}
+	c->rss_fwd = 1;
+}
+
 void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 {
-	const struct rsstrace_rec *r;
-	uint64_t lost = 0;
 	size_t nlive = 0;
 
 	c->rss_covered = 0;
 	if (!c->rss)
 		return;
-	size_t n = rsstrace_read(c->rss, now, c->self, &r, &lost);
-	c->sum.rss_records += n;
-	c->sum.rss_lost += lost;
-	c->sum.rss_intervals++;
 	int has_pss = (s->valid & SAMPLE_PSS) != 0;
 	struct rssspan_in in = {
 		.open_ns = c->last_tick_ns, .close_ns = now,
@@ -68,31 +92,31 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 		.prev_hi_ok = c->rss_prev_hi_ok, .hi_prev_kib = c->rss_prev_hi_kib,
 		.now_lo_ok = has_pss && c->tick_lo_kib != 0, .lo_now_kib = c->tick_lo_kib,
 		.now_hi_ok = has_pss && c->tick_whole, .hi_now_kib = s->pss_hi_kib,
-		.cow_kib = c->tick_copied_kib, .dil_tree_kib = c->tick_dil_tree_kib};
+		.cow_kib = c->tick_copied_kib};
 	struct rssspan_out o;
-	int ok = !lost && !c->rss_skip && c->last_tick_ns && live_list(c, &nlive) == 0;
+	int ok = c->rss_fwd && !c->rss_skip && c->last_tick_ns && live_list(c, &nlive) == 0;
 	in.live = c->rss_live;
 	in.nlive = nlive;
-	if (lost || rssspan_interval(c->rss_span, r, n, &in, &o) < 0) {
-		/* the counters' last values are not the kernel's any more */
+	if (c->rss_fwd && rssspan_backward(c->rss_span, c->rss_r, c->rss_n, &in, &o) < 0) {
 		rssspan_reset(c->rss_span);
 		c->rss_skip = 2;
 		ok = 0;
 	}
-	if (c->rss_skip && !lost)
+	if (c->rss_skip && !c->rss_lost)
 		c->rss_skip--;
 	c->rss_prev_lo_ok = in.now_lo_ok;
 	c->rss_prev_lo_kib = in.lo_now_kib;
 	c->rss_prev_hi_ok = in.now_hi_ok;
 	c->rss_prev_hi_kib = in.hi_now_kib;
+	/* every record of the interval came: its tops are the trace's, exits'
+	 * included (an exit sample from a high-water mark counts a leaver's
+	 * shares the others took over twice) */
+	c->rss_covered = c->rss_fwd && !c->rss_skip;
 	if (!ok)
 		return;
 	if (o.bound_ok) {
 		c->sum.rss_complete++;
 		coll_top_traced(&c->top, o.bound_kib);
-		/* every top of the interval is the trace's: its floor holds
-		 * them all, exits' included */
-		c->rss_covered = in.prev_lo_ok && in.now_lo_ok;
 	}
 	if (o.floor_ok && o.floor_kib > c->sum.peak.pss_kib) {
 		struct sample fs;

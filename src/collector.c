@@ -248,6 +248,7 @@ void collector_tick(struct collector *c)
 		}
 		i++;
 	}
+	coll_rss_begin(c, now); /* an exit at a top there has the tick read the others */
 	coll_pss_schedule(c, now);
 	int sure = coll_pss_tick(c, &s, now);
 	s.minflt = c->gone_minflt;

@@ -193,7 +193,6 @@ struct collector {
 	int floor_traced;                  /* it is a traced one (coll_rss.c) */
 	uint64_t tick_lo_kib;              /* the last tick's floor (coll_pss_tick; 0: none) */
 	int tick_whole;                    /* the last tick's model counted every process */
-	uint64_t tick_dil_tree_kib;        /* its pssmodel_total.dil_tree_kib */
 	uint64_t tick_copied_kib;          /* what copy-on-write breaks can have added since the
 					    * tick before (coll_top's copies, summed) */
 	/* the RSS changes traced between ticks (coll_rss.c; rss NULL: none) */
@@ -206,6 +205,11 @@ struct collector {
 	int rss_skip;                      /* intervals left before the trace's counters are whole
 					    * again (records were lost) */
 	int rss_covered;                   /* this interval's tops are the trace's: no exit sample */
+	const struct rsstrace_rec *rss_r;  /* the interval's records (coll_rss_begin) */
+	size_t rss_n;
+	uint64_t rss_lost;
+	int rss_fwd;                       /* taken in with the opening tick's figures */
+	uint64_t rss_exit_kib;             /* the most one process's end let go of in it */
 	struct coll_top_sample peak_exit_x; /* what it holds */
 	int have_exit;
 	int have_meas;
@@ -348,6 +352,7 @@ void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t 
 void coll_pss_traced_floor(struct collector *c, const struct sample *fs);
 /* coll_rss.c: the interval since the last tick, from its traced RSS changes
  * (before coll_pss_exit_sample closes it) */
+void coll_rss_begin(struct collector *c, uint64_t now);
 void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now);
 int coll_rss_start(struct collector *c);
 void coll_rss_free(struct collector *c);

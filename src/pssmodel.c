@@ -44,7 +44,6 @@ static void estimate_unread(struct pssmodel_proc *p)
 	p->est_shmem_kib = 0;
 	p->hi_kib = p->anon_rss_kib + p->shared_rss_kib;
 	p->lo_kib = own;
-	p->dil_kib = 0;
 	p->unpaid_kib = 0; /* never read: its doubt is already all of it */
 	p->inherit_kib = 0;
 	p->released_kib = 0;
@@ -144,7 +143,6 @@ void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
 	est_a = sub0(est_a, dil_a / 2);
 	est_s = sub0(est_s, dil_s / 2);
 	uint64_t dil = dil_a + dil_s;
-	p->dil_kib = dil;
 	if (est_a > hi_a)
 		est_a = hi_a;
 	if (est_a < lo_a)
@@ -166,10 +164,8 @@ out:
 	p->est_kib = p->est_anon_kib + p->est_file_kib + p->est_shmem_kib;
 	if (p->hi_kib < p->est_kib)
 		p->hi_kib = p->est_kib;
-	if (p->lo_kib > p->est_kib) {
-		p->dil_kib = sub0(p->dil_kib, p->lo_kib - p->est_kib);
+	if (p->lo_kib > p->est_kib)
 		p->lo_kib = p->est_kib;
-	}
 	if (p->exact)
 		p->hi_kib = p->lo_kib = p->est_kib;
 	p->own_kib = own_pages(p);
@@ -205,18 +201,13 @@ void pssmodel_add_ghost(struct pssmodel *m, uint64_t kib)
 void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,
 		    struct pssmodel_total *out)
 {
-	uint64_t est = 0, hi = 0, lo = 0, doubt = 0, inherit = 0, dil = 0, dmax = 0;
+	uint64_t est = 0, hi = 0, lo = 0, doubt = 0, inherit = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct pssmodel_proc *p = &procs[i];
 		est += p->est_kib;
 		hi += p->hi_kib;
 		lo += p->lo_kib;
-		/* the mappings since the earliest read whose share they lowered */
-		dil += p->dil_kib;
-		uint64_t since = p->mapped_since_kib > p->diluted_kib ? p->mapped_since_kib : p->diluted_kib;
-		if (p->dil_kib && since > dmax)
-			dmax = since;
 		doubt += pssmodel_doubt(p);
 		/* the most the living can have inherited since their reads */
 		inherit += p->inherit_kib;
@@ -226,11 +217,7 @@ void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs,
 	out->est_kib = est + ghost / 2;
 	out->hi_kib = hi + ghost;
 	out->doubt_kib = doubt;
-	out->dil_tree_kib = dmax / 2;
-	out->dil_back_kib = sub0(dil, dmax / 2);
-	out->lo_kib = lo + out->dil_back_kib;
-	if (out->lo_kib > out->est_kib)
-		out->lo_kib = out->est_kib;
+	out->lo_kib = lo;
 }
 
 int pssmodel_need_sweep(const struct pssmodel *m, const struct pssmodel_total *t)

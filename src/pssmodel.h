@@ -65,8 +65,6 @@ struct pssmodel_proc {
 	 * and lower its share; and shared parts of processes that exited, which
 	 * it may inherit */
 	uint64_t diluted_kib, ghosted_kib;
-	uint64_t mapped_since_kib; /* every page the tree's processes started mapping since
-				    * its read, its own included (>= diluted_kib) */
 	/* in: for a never-read process, the PSS/RSS ratios of its program's reads
 	 * (anonymous, shared), or negative when none was read */
 	double prog_anon_ratio, prog_shared_ratio;
@@ -84,9 +82,6 @@ struct pssmodel_proc {
 	uint64_t est_kib;  /* the estimate: the three above */
 	uint64_t hi_kib;   /* an upper bound of its PSS now */
 	uint64_t lo_kib;   /* a lower bound */
-	uint64_t dil_kib;  /* of what lo_kib took off, what others' new mappings can have
-			    * taken from its share (the tree's lower bound charges them
-			    * once: pssmodel_total) */
 	uint64_t own_file_kib; /* of own_kib, private file pages of its read (others may
 				* map them since) */
 	uint64_t own_kib;  /* a lower bound of its own pages, mapped by no other
@@ -135,14 +130,7 @@ struct pssmodel_total {
 	uint64_t doubt_kib; /* how far est_kib may be off: the processes' doubt (hi - lo
 			     * and what they may have inherited) */
 	uint64_t lo_kib;    /* a lower bound: the sum of the processes' (no ghost, which
-			     * may have passed to no one alive), less what new mappings
-			     * can have taken from the shares read, once for the tree:
-			     * a page one more process maps lowers its other mappers'
-			     * shares by half a page at most, all of them together */
-	uint64_t dil_back_kib; /* of lo_kib, what the tree's charge gave back over the
-				* processes' own (their dil_kib, less the tree's) */
-	uint64_t dil_tree_kib; /* the tree's charge: half the pages mapped since the
-				* earliest read that was charged */
+			     * may have passed to no one alive) */
 	uint64_t ghost_kib; /* ghosts in effect (no more than the living can have inherited) */
 };
 void pssmodel_total(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,

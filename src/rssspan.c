@@ -29,7 +29,7 @@ struct pidst {
 	uint64_t lo_last, lo_last_iv; /* its lower bound at a closing tick, which */
 	/* the interval's backward walk */
 	uint64_t iv;   /* the interval it was last touched in */
-	uint64_t lo, inc, anon, lo_exit, dil;
+	uint64_t lo, inc, anon, lo_exit;
 	int live;
 };
 
@@ -190,19 +190,13 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 }
 
 /* A process's part of the backward floor: its lower bound at the closing
- * tick less what it mapped since, or its own anonymous pages; and the same
- * with its bound free of the dilution charge (the tree pays that once). */
+ * tick less what it mapped since, or its own anonymous pages. */
 static uint64_t back_part(const struct pidst *p)
 {
 	uint64_t a = sub0(p->lo, p->inc);
 	return a > p->anon ? a : p->anon;
 }
 
-static uint64_t back_part2(const struct pidst *p)
-{
-	uint64_t a = sub0(p->lo + p->dil, p->inc);
-	return a > p->anon ? a : p->anon;
-}
 
 /* The pid's entry for this interval's walk (lo and live set once). */
 static struct pidst *walk_pid(struct rssspan *s, int32_t pid)
@@ -210,7 +204,7 @@ static struct pidst *walk_pid(struct rssspan *s, int32_t pid)
 	struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)pid + 1, 1);
 	if (p && p->iv != s->iv) {
 		p->iv = s->iv;
-		p->lo = p->inc = p->anon = p->dil = 0;
+		p->lo = p->inc = p->anon = 0;
 		p->live = 0;
 	}
 	return p;
@@ -233,10 +227,11 @@ static uint64_t teardown(struct rssspan *s, uint32_t mm, int32_t pid)
 
 /* Forward: each record's change, what kind, and the forward floor and
  * bound after it. Returns 0 or -ENOMEM. */
-static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in)
+static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
+		   uint64_t *exit_kib)
 {
 	int64_t f = (int64_t)in->lo_prev_kib;
-	uint64_t b = in->hi_prev_kib + in->cow_kib + RSSSPAN_SLACK_KIB;
+	uint64_t b = in->hi_prev_kib + RSSSPAN_SLACK_KIB; /* the copies' allowance: backward */
 
 	/* the opening tick counted processes already gone (their exit events
 	 * were still on their way): not in the tree then */
@@ -259,6 +254,8 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, co
 			p->has_mm = 0;
 			p->exit_iv = s->iv;
 			f -= (int64_t)x->drop;
+			if (x->drop > *exit_kib)
+				*exit_kib = x->drop;
 			x->f_fwd = f > 0 ? (uint64_t)f : 0;
 			x->b_fwd = b;
 			continue;
@@ -355,10 +352,10 @@ static void prune_pids(struct rssspan *s)
 	}
 }
 
-int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
-		     struct rssspan_out *out)
+int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
+		    uint64_t *exit_kib)
 {
-	memset(out, 0, sizeof(*out));
+	*exit_kib = 0;
 	s->iv++;
 	if (n > s->stcap) {
 		struct step *st = realloc(s->st, n * sizeof(*st));
@@ -367,49 +364,59 @@ int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, 
 		s->st = st;
 		s->stcap = n;
 	}
-	/* the closing tick's processes first: their lower bounds */
+	return forward(s, r, n, in, exit_kib);
+}
+
+int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
+		     struct rssspan_out *out)
+{
+	uint64_t x;
+	int e = rssspan_forward(s, r, n, in, &x);
+
+	if (e < 0) {
+		memset(out, 0, sizeof(*out));
+		return e;
+	}
+	return rssspan_backward(s, r, n, in, out);
+}
+
+int rssspan_backward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
+		     struct rssspan_out *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* the closing tick's processes: their lower bounds */
 	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
 		struct pidst *p = walk_pid(s, in->live[i].pid);
 		if (!p)
 			return -ENOMEM;
 		p->lo = in->live[i].lo_kib;
-		p->dil = in->live[i].dil_kib;
 		p->live = 1;
 	}
-	if (forward(s, r, n, in) < 0)
-		return -ENOMEM;
 	/* backward: the walk starts at the closing tick, each process at its
 	 * own anonymous pages then */
-	uint64_t live_lo = 0, live_lo2 = 0, sb = 0, sb2 = 0, d = 0;
-	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
+	uint64_t live_lo = 0, sb = 0, d = 0;
+	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++)
 		live_lo += in->live[i].lo_kib;
-		live_lo2 += in->live[i].lo_kib + in->live[i].dil_kib;
-	}
 	for (size_t i = 0; i < s->pid.cap; i++) {
 		struct pidst *p = slot(&s->pid, i);
 		if (!p->key || p->iv != s->iv)
 			continue;
 		p->anon = own_anon(s, p);
-		uint64_t lo0 = p->lo, lo02 = p->lo + p->dil;
+		uint64_t lo0 = p->lo;
 		/* a process the closing tick counted that had ended (its exit
 		 * event still on its way) counts from its end back only */
 		if (p->exit_iv) {
 			p->lo_exit = p->exit_iv == s->iv ? p->lo : 0;
 			p->lo = 0;
-			p->dil = 0;
 		}
 		sb += back_part(p) - lo0;
-		sb2 += back_part2(p) - lo02;
 	}
 	/* sb: the backward floor less live_lo (it may wrap below, and back) */
 	for (size_t k = n; k-- > 0;) {
 		const struct step *x = &s->st[k];
 		uint64_t fb = in->now_lo_ok ? live_lo + sb : 0;
-		uint64_t fb2 = in->now_lo_ok ? sub0(live_lo2 + sb2, in->dil_tree_kib) : 0;
-		if (fb2 > fb)
-			fb = fb2;
 		uint64_t fl = in->prev_lo_ok && x->f_fwd > fb ? x->f_fwd : fb;
-		uint64_t bnd = bound_of(in, x->b_fwd, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
+		uint64_t bnd = bound_of(in, x->b_fwd + in->cow_kib, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
 		int any = in->prev_lo_ok || in->now_lo_ok;
 		if (r[k].t_ns > in->open_ns && r[k].t_ns < in->close_ns) {
 			if (any && fl > out->floor_kib) {
@@ -426,18 +433,15 @@ int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, 
 		/* to the instant before it */
 		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)r[k].pid + 1, 0);
 		if (p && p->iv == s->iv) {
-			uint64_t before = back_part(p), before2 = back_part2(p);
+			uint64_t before = back_part(p);
 			if (x->inc)
 				p->inc += (uint64_t)x->d;
 			p->anon = x->anon_before;
 			if (x->switched)
 				p->lo = 0; /* before its own mm: not born, or another image */
-			if (x->switched)
-				p->dil = 0;
 			if (r[k].member == RSSTRACE_EXIT)
-				p->lo = p->lo_exit; /* alive before its end (its charge: none) */
+				p->lo = p->lo_exit; /* alive before its end */
 			sb += back_part(p) - before;
-			sb2 += back_part2(p) - before2;
 		}
 		if (x->d < 0)
 			d += (uint64_t)-x->d;

@@ -45,7 +45,6 @@
 struct rssspan_live {
 	int32_t pid;
 	uint64_t lo_kib;
-	uint64_t dil_kib; /* what others' new mappings took off lo_kib (pssmodel.h) */
 };
 
 struct rssspan_in {
@@ -58,9 +57,6 @@ struct rssspan_in {
 	int now_lo_ok, now_hi_ok;
 	uint64_t lo_now_kib, hi_now_kib;
 	uint64_t cow_kib;             /* what copy-on-write breaks can have added in the interval */
-	uint64_t dil_tree_kib;        /* the tree's charge for new mappings, once for all
-				       * (pssmodel_total.dil_tree_kib): the backward floor
-				       * also takes the processes' bounds without their own */
 	const struct rssspan_live *live;
 	size_t nlive;
 };
@@ -82,6 +78,15 @@ void rssspan_free(struct rssspan *s);
  * Returns 0, or -ENOMEM (out says nothing then, and the counters are lost:
  * call rssspan_reset). */
 int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
+		     struct rssspan_out *out);
+/* The same in two halves, for a tick that reads between them: the records
+ * taken in with the opening tick's figures (in: the prev_ fields), which
+ * sets *exit_kib to the most pages one process's end let go of (a top may
+ * have been there: the closing tick reads the others before it closes);
+ * then the closing tick's (in: all of it, the same records). */
+int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
+		    uint64_t *exit_kib);
+int rssspan_backward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
 		     struct rssspan_out *out);
 /* Forgets every counter (records were lost: the next values are not deltas
  * of the last ones). */

@@ -79,7 +79,7 @@ static void test_meet_between_ticks(void **state)
 	bye(&x, 95, 102);
 	sorted(&x);
 	/* the closing tick read 101 at 40 MiB; 102 is gone */
-	struct rssspan_live live[] = {{101, 40 * MIB, 0}};
+	struct rssspan_live live[] = {{101, 40 * MIB}};
 	struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
 				.now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 40 * MIB, .hi_now_kib = 40 * MIB,
 				.live = live, .nlive = 1};
@@ -106,7 +106,7 @@ static void test_fork_child_own_pages(void **state)
 	struct recs x = {.n = 0};
 	struct rssspan_out o;
 	climb(&x, 200, 20, 1, 2, 0, 10 * MIB);
-	struct rssspan_live l0[] = {{200, 10 * MIB, 0}};
+	struct rssspan_live l0[] = {{200, 10 * MIB}};
 	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 3 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
 				 .now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 10 * MIB, .hi_now_kib = 10 * MIB,
 				 .live = l0, .nlive = 1};
@@ -142,7 +142,7 @@ static void test_exec_teardown_and_vfork(void **state)
 	climb(&x, 300, 30, 1, 2, 0, 20 * MIB); /* a process of 20 MiB */
 	climb(&x, 310, 31, 1, 2, 0, 5 * MIB);  /* a parent of 5 MiB */
 	sorted(&x);
-	struct rssspan_live l0[] = {{300, 20 * MIB, 0}, {310, 5 * MIB, 0}};
+	struct rssspan_live l0[] = {{300, 20 * MIB}, {310, 5 * MIB}};
 	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 3 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
 				 .now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 25 * MIB, .hi_now_kib = 25 * MIB,
 				 .live = l0, .nlive = 2};
@@ -154,7 +154,7 @@ static void test_exec_teardown_and_vfork(void **state)
 	put(&x, 30, 311, 31, 1, RSSTRACE_ANON, 5 * MIB + 4);
 	climb(&x, 311, 33, 40, 50, 0, 2 * MIB);
 	sorted(&x);
-	struct rssspan_live l1[] = {{300, 10 * MIB, 0}, {310, 5 * MIB + 4, 0}, {311, 2 * MIB, 0}};
+	struct rssspan_live l1[] = {{300, 10 * MIB}, {310, 5 * MIB + 4}, {311, 2 * MIB}};
 	struct rssspan_in in = {.open_ns = 3 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
 				.lo_prev_kib = 25 * MIB, .hi_prev_kib = 25 * MIB, .now_lo_ok = 1, .now_hi_ok = 1,
 				.lo_now_kib = 17 * MIB + 4, .hi_now_kib = 17 * MIB + 4, .live = l1, .nlive = 3};
@@ -190,7 +190,7 @@ static void test_counted_after_exit(void **state)
 	climb(&x, 401, 41, 40, 60, 4, 50 * MIB + 4); /* climbs after it */
 	sorted(&x);
 	/* the tick counts 400 at a stale 50 MiB besides 401's 50 */
-	struct rssspan_live l1[] = {{400, 50 * MIB, 0}, {401, 50 * MIB, 0}};
+	struct rssspan_live l1[] = {{400, 50 * MIB}, {401, 50 * MIB}};
 	struct rssspan_in in = {.open_ns = 3 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
 				.lo_prev_kib = 8, .hi_prev_kib = 8, .now_lo_ok = 1, .now_hi_ok = 1,
 				.lo_now_kib = 100 * MIB, .hi_now_kib = 100 * MIB, .live = l1, .nlive = 2};
@@ -198,6 +198,42 @@ static void test_counted_after_exit(void **state)
 	/* never both at once */
 	assert_true(o.floor_kib <= 50 * MIB + 8);
 	assert_true(o.floor_kib >= 50 * MIB);
+	rssspan_free(s);
+}
+
+/* The two halves the collector calls around its reads: the forward one
+ * tells the most pages one process's end let go of (the exit that may have
+ * been a top: the tick reads the others then), and the backward one, with
+ * the tick's reads, finds the same floor as the whole. */
+static void test_halves_tell_the_exit(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	struct rssspan_out o;
+	uint64_t exit_kib = 1;
+	put(&x, 1, 501, 51, 1, RSSTRACE_ANON, 4);
+	put(&x, 1, 502, 52, 1, RSSTRACE_ANON, 4);
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1};
+	assert_int_equal(rssspan_forward(s, x.r, x.n, &in0, &exit_kib), 0);
+	assert_int_equal(exit_kib, 0);
+	assert_int_equal(rssspan_backward(s, x.r, x.n, &in0, &o), 0);
+	x.n = 0;
+	climb(&x, 501, 51, 10, 50, 4, 20 * MIB + 4);
+	climb(&x, 502, 52, 10, 60, 4, 35 * MIB + 4);
+	bye(&x, 55, 501);
+	bye(&x, 70, 502);
+	sorted(&x);
+	struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.lo_prev_kib = 8, .hi_prev_kib = 8, .now_lo_ok = 1, .now_hi_ok = 1};
+	assert_int_equal(rssspan_forward(s, x.r, x.n, &in, &exit_kib), 0);
+	assert_int_equal(exit_kib, 35 * MIB + 4);
+	assert_int_equal(rssspan_backward(s, x.r, x.n, &in, &o), 0);
+	assert_true(o.floor_ok);
+	/* 501 held its 20 MiB until its end at 55 ms, when 502 had reached 32 */
+	assert_int_equal(o.floor_kib, 20 * MIB + 4 + 32 * MIB + 4);
+	assert_int_equal(o.floor_t_ns, 55 * MS);
 	rssspan_free(s);
 }
 
@@ -248,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_fork_child_own_pages),
 		cmocka_unit_test(test_exec_teardown_and_vfork),
 		cmocka_unit_test(test_counted_after_exit),
+		cmocka_unit_test(test_halves_tell_the_exit),
 		cmocka_unit_test(test_fmt_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
