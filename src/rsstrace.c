@@ -44,8 +44,9 @@ struct rsstrace {
 	struct exit_fmt xf;
 	struct ring *rings;
 	size_t nrings;
-	struct rsstrace_rec *buf;
+	struct rsstrace_rec *buf, *tmp; /* the records; the merge's room (cap each) */
 	size_t cap;
+	size_t *runs;   /* where each ring's records begin in buf (nrings + 1) */
 };
 
 /* One "field:TYPE NAME;\toffset:N;\tsize:M;" line's offset and size. */
@@ -243,7 +244,8 @@ struct rsstrace *rsstrace_open(void)
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	if (ncpu < 1 || ncpu > RSSTRACE_CPUS)
 		ncpu = ncpu < 1 ? 1 : RSSTRACE_CPUS;
-	if (!(t->rings = calloc((size_t)ncpu, sizeof(*t->rings)))) {
+	if (!(t->rings = calloc((size_t)ncpu, sizeof(*t->rings))) ||
+	    !(t->runs = calloc((size_t)ncpu + 1, sizeof(*t->runs)))) {
 		e = -ENOMEM;
 		goto fail;
 	}
@@ -322,6 +324,10 @@ static int push(struct rsstrace *t, size_t n, const struct rsstrace_rec *rec)
 		if (!b)
 			return -ENOMEM;
 		t->buf = b;
+		struct rsstrace_rec *m = realloc(t->tmp, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM; /* buf is larger, cap still what tmp holds */
+		t->tmp = m;
 		t->cap = cap;
 	}
 	t->buf[n] = *rec;
@@ -372,10 +378,31 @@ static size_t ring_drain(struct rsstrace *t, struct ring *r, uint64_t until_ns, 
 	return n;
 }
 
-static int by_time(const void *a, const void *b)
+/* Merges the sorted runs a[r[0]..r[1]), a[r[1]..r[2]), ... (k of them)
+ * pairwise until one is left, through tmp; returns where the result is. */
+static struct rsstrace_rec *merge_runs(struct rsstrace_rec *a, struct rsstrace_rec *tmp, size_t *r, size_t k)
 {
-	const struct rsstrace_rec *x = a, *y = b;
-	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+	while (k > 1) {
+		size_t w = 0, j = 0;
+		for (size_t i = 0; i < k; i += 2) {
+			size_t lo = r[i], mid = r[i + 1], hi = i + 2 <= k ? r[i + 2] : mid;
+			size_t x = lo, y = mid, o = lo;
+			while (x < mid && y < hi)
+				tmp[o++] = a[y].t_ns < a[x].t_ns ? a[y++] : a[x++];
+			while (x < mid)
+				tmp[o++] = a[x++];
+			while (y < hi)
+				tmp[o++] = a[y++];
+			r[j++] = lo;
+			w = hi;
+		}
+		r[j] = w;
+		k = j;
+		struct rsstrace_rec *sw = a;
+		a = tmp;
+		tmp = sw;
+	}
+	return a;
 }
 
 size_t rsstrace_read(struct rsstrace *t, uint64_t until_ns, pid_t self, const struct rsstrace_rec **out,
@@ -383,11 +410,13 @@ size_t rsstrace_read(struct rsstrace *t, uint64_t until_ns, pid_t self, const st
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < t->nrings; i++)
+	/* each ring's records are in time order: their runs are merged */
+	for (size_t i = 0; i < t->nrings; i++) {
+		t->runs[i] = n;
 		n = ring_drain(t, &t->rings[i], until_ns, self, n, lost);
-	if (t->nrings > 1 && n > 1)
-		qsort(t->buf, n, sizeof(*t->buf), by_time);
-	*out = t->buf;
+	}
+	t->runs[t->nrings] = n;
+	*out = t->nrings > 1 && n > 1 ? merge_runs(t->buf, t->tmp, t->runs, t->nrings) : t->buf;
 	return n;
 }
 
@@ -401,7 +430,9 @@ void rsstrace_close(struct rsstrace *t)
 		close(t->rings[i].fd);
 	}
 	free(t->rings);
+	free(t->runs);
 	free(t->buf);
+	free(t->tmp);
 	free(t);
 }
 
