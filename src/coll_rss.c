@@ -4,8 +4,36 @@
 #include "collector_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Pages the kernel reclaimed or swapped so far (/proc/vmstat); the same
+ * value at each call when it cannot be read. */
+static uint64_t reclaim_count(struct collector *c)
+{
+	static const char *const keys[] = {"pswpin ", "pswpout ", "pgsteal_kswapd ", "pgsteal_direct ",
+					   "pgsteal_khugepaged ", "thp_collapse_alloc "};
+	char path[256];
+	snprintf(path, sizeof(path), "%s/vmstat", c->proc_root);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return c->rss_reclaim_seen;
+	ssize_t n = read(fd, c->rss_vmstat, sizeof(c->rss_vmstat) - 1);
+	close(fd);
+	if (n <= 0)
+		return c->rss_reclaim_seen;
+	c->rss_vmstat[n] = '\0';
+	uint64_t sum = 0;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const char *p = strstr(c->rss_vmstat, keys[k]);
+		if (p && (p == c->rss_vmstat || p[-1] == '\n'))
+			sum += strtoull(p + strlen(keys[k]), NULL, 10);
+	}
+	return sum;
+}
 
 /* The processes the tick's model counted, with their lower bounds. */
 static int live_list(struct collector *c, size_t *n)
@@ -60,6 +88,11 @@ void coll_rss_begin(struct collector *c, uint64_t now)
 	c->rss_fwd = 0;
 	if (!c->rss)
 		return;
+	/* the kernel's own reclaim and swap move the tree's pages with no
+	 * record: an interval with any bounds nothing */
+	uint64_t moved = reclaim_count(c);
+	c->rss_reclaim = moved != c->rss_reclaim_seen;
+	c->rss_reclaim_seen = moved;
 	c->rss_n = rsstrace_read(c->rss, now, c->self, &c->rss_r, &lost);
 	c->rss_lost = lost;
 	c->sum.rss_records += c->rss_n;
@@ -94,14 +127,32 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 		.now_hi_ok = has_pss && c->tick_whole, .hi_now_kib = s->pss_hi_kib,
 		.cow_kib = c->tick_copied_kib};
 	struct rssspan_out o;
-	int ok = c->rss_fwd && !c->rss_skip && c->last_tick_ns && live_list(c, &nlive) == 0;
+	/* the records that came as the tick read: the tick's figures hold
+	 * them, the next interval starts after them */
+	if (c->rss_fwd) {
+		const struct rsstrace_rec *r2;
+		uint64_t lost = 0;
+		size_t n2 = rsstrace_read(c->rss, collector_clock(c), c->self, &r2, &lost);
+		c->sum.rss_records += n2;
+		c->sum.rss_lost += lost;
+		if (lost || rssspan_more(c->rss_span, r2, n2) < 0) {
+			rssspan_reset(c->rss_span);
+			c->rss_skip = 2;
+			c->rss_lost += lost ? lost : 1;
+			c->rss_fwd = 0;
+		}
+	}
+	int listed = !in.now_lo_ok || live_list(c, &nlive) == 0; /* even when skipped: lo_last */
+	int ok = c->rss_fwd && !c->rss_skip && c->last_tick_ns && listed && !c->rss_reclaim;
 	in.live = c->rss_live;
 	in.nlive = nlive;
-	if (c->rss_fwd && rssspan_backward(c->rss_span, c->rss_r, c->rss_n, &in, &o) < 0) {
+	if (c->rss_fwd && rssspan_backward(c->rss_span, &in, &o) < 0) {
 		rssspan_reset(c->rss_span);
 		c->rss_skip = 2;
 		ok = 0;
 	}
+	if (ok && o.conflict)
+		c->sum.rss_conflicts++;
 	if (c->rss_skip && !c->rss_lost)
 		c->rss_skip--;
 	c->rss_prev_lo_ok = in.now_lo_ok;
@@ -111,7 +162,7 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 	/* every record of the interval came: its tops are the trace's, exits'
 	 * included (an exit sample from a high-water mark counts a leaver's
 	 * shares the others took over twice) */
-	c->rss_covered = c->rss_fwd && !c->rss_skip;
+	c->rss_covered = c->rss_fwd && !c->rss_skip && !c->rss_reclaim;
 	if (!ok)
 		return;
 	if (o.bound_ok) {

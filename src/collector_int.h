@@ -210,6 +210,9 @@ struct collector {
 	uint64_t rss_lost;
 	int rss_fwd;                       /* taken in with the opening tick's figures */
 	uint64_t rss_exit_kib;             /* the most one process's end let go of in it */
+	int rss_reclaim;                   /* the kernel reclaimed or swapped pages in it */
+	uint64_t rss_reclaim_seen;         /* /proc/vmstat's count of those at the last tick */
+	char rss_vmstat[8192];
 	struct coll_top_sample peak_exit_x; /* what it holds */
 	int have_exit;
 	int have_meas;

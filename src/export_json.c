@@ -262,9 +262,11 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 	 * records the kernel lost, intervals the trace bounded of all */
 	jsonw_key(f, "rss_trace", &first);
 	if (s.rss_traced)
-		fprintf(f, "{\"records\": %llu, \"lost\": %llu, \"intervals\": %llu, \"bounded\": %llu}",
+		fprintf(f, "{\"records\": %llu, \"lost\": %llu, \"intervals\": %llu, \"bounded\": %llu, "
+			   "\"conflicts\": %llu}",
 			(unsigned long long)s.rss_records, (unsigned long long)s.rss_lost,
-			(unsigned long long)s.rss_intervals, (unsigned long long)s.rss_complete);
+			(unsigned long long)s.rss_intervals, (unsigned long long)s.rss_complete,
+			(unsigned long long)s.rss_conflicts);
 	else
 		fputs("null", f);
 	snap_u64(f, "peak_pss_estimated_bytes", s.peak.pss_est_kib * 1024, pss, &first);

@@ -18,6 +18,10 @@ struct mmst {
 			      * last fork): the rest, new since, are its own */
 	uint64_t args_kib; /* counted in the bound from others' records this interval */
 	uint64_t args_iv;
+	uint8_t known;    /* the counters whose value before its first record here is
+			   * known: all of an mm made under watch; after records were
+			   * lost, those recorded since */
+	uint8_t blind;    /* first seen after records were lost: it may be older */
 };
 
 /* A process: its own mm, and whether it forked since that mm became its. */
@@ -41,6 +45,8 @@ struct table {
 struct rssspan {
 	struct table mm, pid;
 	uint64_t iv;
+	int blind;          /* records were lost: an mm first seen now may be older */
+	int iv_blind;       /* this interval met an mm's counter it did not know */
 	/* per record of the interval */
 	struct step {
 		int64_t d;       /* the counter's change */
@@ -48,8 +54,15 @@ struct rssspan {
 		uint64_t anon_before, anon_after; /* the pid's own anonymous pages around it */
 		uint64_t f_fwd, b_fwd; /* forward floor and bound just after it */
 		int own, inc, switched;
+		uint64_t t_ns;
+		int32_t pid;
+		uint8_t exit;
 	} *st;
-	size_t stcap;
+	size_t stcap, nst;
+	int64_t f_run;      /* the forward floor and bound so far in the interval */
+	uint64_t b_run;
+	uint64_t carry_kib; /* pages mapped in the last tick's reads (after its instant):
+			     * its bound may not hold them */
 };
 
 static uint64_t hash64(uint64_t k)
@@ -155,6 +168,7 @@ void rssspan_reset(struct rssspan *s)
 	free(s->pid.v);
 	s->mm = (struct table){NULL, 0, 0, sizeof(struct mmst)};
 	s->pid = (struct table){NULL, 0, 0, sizeof(struct pidst)};
+	s->blind = 1;
 }
 
 void rssspan_free(struct rssspan *s)
@@ -217,6 +231,8 @@ static uint64_t teardown(struct rssspan *s, uint32_t mm, int32_t pid)
 	struct mmst *m = get(&s->mm, (uint64_t)mm + 1, 0);
 	if (!m || (m->user && m->user != pid))
 		return 0;
+	if (m->known != 0xf)
+		s->iv_blind = 1; /* what it let go of is not all known */
 	uint64_t kib = 0;
 	for (int k = 0; k < RSSTRACE_SWAP; k++)
 		kib += m->size[k] > 0 ? (uint64_t)m->size[k] : 0;
@@ -227,26 +243,35 @@ static uint64_t teardown(struct rssspan *s, uint32_t mm, int32_t pid)
 
 /* Forward: each record's change, what kind, and the forward floor and
  * bound after it. Returns 0 or -ENOMEM. */
-static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
-		   uint64_t *exit_kib)
+static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, uint64_t *exit_kib)
 {
-	int64_t f = (int64_t)in->lo_prev_kib;
-	uint64_t b = in->hi_prev_kib + RSSSPAN_SLACK_KIB; /* the copies' allowance: backward */
-
-	/* the opening tick counted processes already gone (their exit events
-	 * were still on their way): not in the tree then */
-	for (size_t i = 0; i < s->pid.cap; i++) {
-		const struct pidst *p = slot(&s->pid, i);
-		if (p->key && p->exit_iv && p->exit_iv < s->iv && p->lo_last_iv == s->iv - 1)
-			f -= (int64_t)p->lo_last;
-	}
+	int64_t f = s->f_run;
+	uint64_t b = s->b_run;
 
 	for (size_t i = 0; i < n; i++) {
-		struct step *x = &s->st[i];
+		struct step *x = &s->st[s->nst + i];
+		memset(x, 0, sizeof(*x));
+		x->t_ns = r[i].t_ns;
+		x->pid = r[i].pid;
+		x->exit = r[i].member == RSSTRACE_EXIT;
+		if (r[i].self) {
+			/* not the tree's: only what it tells of an mm (a fork's
+			 * copies into the command's first one) */
+			struct mmst *m = r[i].member < RSSTRACE_MEMBERS ? get(&s->mm, (uint64_t)r[i].mm + 1, 1) : NULL;
+			if (m) {
+				if (!m->origin && !m->known && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3]) {
+					m->origin = r[i].pid;
+					m->known = 0xf;
+				}
+				m->size[r[i].member] = r[i].size_kib;
+			}
+			x->f_fwd = f > 0 ? (uint64_t)f : 0;
+			x->b_fwd = b;
+			continue;
+		}
 		struct pidst *p = walk_pid(s, r[i].pid);
 		if (!p)
 			return -ENOMEM;
-		memset(x, 0, sizeof(*x));
 		x->anon_before = own_anon(s, p);
 		if (r[i].member == RSSTRACE_EXIT) {
 			/* its mm goes, all at once, with no record of it */
@@ -263,12 +288,24 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, co
 		struct mmst *m = get(&s->mm, (uint64_t)r[i].mm + 1, 1);
 		if (!m)
 			return -ENOMEM;
-		if (!m->origin && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3])
+		if (!m->origin && !m->known && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3]) {
+			/* a new entry: an mm made now, unless records were lost */
 			m->origin = r[i].pid;
+			m->blind = (uint8_t)s->blind;
+			m->known = s->blind ? 0 : 0xf;
+		}
+		if (!(m->known & (1u << r[i].member))) {
+			/* its value before is not known: this one is the baseline,
+			 * and the interval bounds nothing */
+			m->known |= (uint8_t)(1u << r[i].member);
+			m->size[r[i].member] = r[i].size_kib;
+			s->iv_blind = 1;
+		}
 		if (r[i].curr && !m->user) {
 			m->user = r[i].pid;
-			/* a fork's child: what its parent copied in is shared */
-			if (m->origin != r[i].pid)
+			/* a fork's child: what its parent copied in is shared (and
+			 * all it had, when it may be older than the watch) */
+			if (m->origin != r[i].pid || m->blind)
 				m->shared_anon = m->size[RSSTRACE_ANON];
 		}
 		x->d = r[i].size_kib - m->size[r[i].member];
@@ -319,9 +356,25 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, co
 		x->b_fwd = b;
 		x->anon_after = own_anon(s, p);
 		/* an mm at nothing is gone (or as good as new): forgotten */
-		if (m && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3])
+		if (m && m->known == 0xf && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3])
 			del(&s->mm, m);
 	}
+	s->f_run = f;
+	s->b_run = b;
+	s->nst += n;
+	return 0;
+}
+
+static int room(struct rssspan *s, size_t n)
+{
+	if (s->nst + n <= s->stcap)
+		return 0;
+	size_t cap = s->nst + n;
+	struct step *st = realloc(s->st, cap * sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	s->st = st;
+	s->stcap = cap;
 	return 0;
 }
 
@@ -357,14 +410,32 @@ int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, c
 {
 	*exit_kib = 0;
 	s->iv++;
-	if (n > s->stcap) {
-		struct step *st = realloc(s->st, n * sizeof(*st));
-		if (!st)
-			return -ENOMEM;
-		s->st = st;
-		s->stcap = n;
+	s->iv_blind = 0;
+	s->nst = 0;
+	/* the opening tick's figures; its bound without the pages mapped as it
+	 * read (they came after its instant) */
+	s->f_run = (int64_t)in->lo_prev_kib;
+	s->b_run = in->hi_prev_kib + s->carry_kib + RSSSPAN_SLACK_KIB; /* the copies' allowance: backward */
+	s->carry_kib = 0;
+	/* the opening tick counted processes already gone (their exit events
+	 * were still on their way): not in the tree then */
+	for (size_t i = 0; i < s->pid.cap; i++) {
+		const struct pidst *p = slot(&s->pid, i);
+		if (p->key && p->exit_iv && p->exit_iv < s->iv && p->lo_last_iv == s->iv - 1)
+			s->f_run -= (int64_t)p->lo_last;
 	}
-	return forward(s, r, n, in, exit_kib);
+	if (room(s, n) < 0)
+		return -ENOMEM;
+	return forward(s, r, n, exit_kib);
+}
+
+int rssspan_more(struct rssspan *s, const struct rsstrace_rec *r, size_t n)
+{
+	uint64_t x = 0;
+
+	if (room(s, n) < 0)
+		return -ENOMEM;
+	return forward(s, r, n, &x);
 }
 
 int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
@@ -377,12 +448,12 @@ int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, 
 		memset(out, 0, sizeof(*out));
 		return e;
 	}
-	return rssspan_backward(s, r, n, in, out);
+	return rssspan_backward(s, in, out);
 }
 
-int rssspan_backward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
-		     struct rssspan_out *out)
+int rssspan_backward(struct rssspan *s, const struct rssspan_in *in, struct rssspan_out *out)
 {
+	size_t n = s->nst;
 	memset(out, 0, sizeof(*out));
 	/* the closing tick's processes: their lower bounds */
 	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
@@ -417,21 +488,25 @@ int rssspan_backward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, 
 		uint64_t fb = in->now_lo_ok ? live_lo + sb : 0;
 		uint64_t fl = in->prev_lo_ok && x->f_fwd > fb ? x->f_fwd : fb;
 		uint64_t bnd = bound_of(in, x->b_fwd + in->cow_kib, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
+		/* after the closing tick's instant its figures may be older than
+		 * the pages: the forward bound alone */
+		if (x->t_ns > in->close_ns && in->prev_hi_ok)
+			bnd = x->b_fwd + in->cow_kib;
 		int any = in->prev_lo_ok || in->now_lo_ok;
-		if (r[k].t_ns > in->open_ns && r[k].t_ns < in->close_ns) {
+		if (x->t_ns > in->open_ns) {
 			if (any && fl > out->floor_kib) {
 				out->floor_kib = fl;
-				out->floor_t_ns = r[k].t_ns;
+				out->floor_t_ns = x->t_ns;
 				out->floor_hi_kib = bnd;
 				out->floor_ok = 1;
 			}
 			if (bnd > out->bound_kib) {
 				out->bound_kib = bnd;
-				out->bound_t_ns = r[k].t_ns;
+				out->bound_t_ns = x->t_ns;
 			}
 		}
 		/* to the instant before it */
-		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)r[k].pid + 1, 0);
+		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)x->pid + 1, 0);
 		if (p && p->iv == s->iv) {
 			uint64_t before = back_part(p);
 			if (x->inc)
@@ -439,13 +514,17 @@ int rssspan_backward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, 
 			p->anon = x->anon_before;
 			if (x->switched)
 				p->lo = 0; /* before its own mm: not born, or another image */
-			if (r[k].member == RSSTRACE_EXIT)
+			if (x->exit)
 				p->lo = p->lo_exit; /* alive before its end */
 			sb += back_part(p) - before;
 		}
 		if (x->d < 0)
 			d += (uint64_t)-x->d;
 		d += x->drop;
+		/* pages mapped after the closing tick's instant, as it read:
+		 * the next interval's forward bound starts from its figures */
+		if (x->t_ns > in->close_ns && x->d > 0)
+			s->carry_kib += (uint64_t)x->d;
 	}
 	/* the opening instant itself is the last tick's, and the closing one
 	 * this tick's: the bound of the interval's inside, with both ends */
@@ -461,6 +540,12 @@ int rssspan_backward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, 
 	out->bound_ok = in->prev_hi_ok && in->now_hi_ok;
 	if (!in->prev_hi_ok && !in->now_hi_ok)
 		out->bound_kib = out->bound_t_ns = 0;
+	/* a floor above the bound at its own instant: one of them is wrong
+	 * (the model's figures, or pages moved unseen): neither is taken */
+	if ((out->floor_ok && out->floor_kib > out->floor_hi_kib) || s->iv_blind) {
+		out->conflict = !s->iv_blind;
+		out->floor_ok = out->bound_ok = 0;
+	}
 	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
 		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)in->live[i].pid + 1, 0);
 		if (p) {

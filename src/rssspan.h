@@ -67,6 +67,8 @@ struct rssspan_out {
 	uint64_t floor_hi_kib;        /* the bound at that instant */
 	int bound_ok;                 /* bound_kib bounds T over the whole interval (both
 				       * ticks' bounds hold) */
+	int conflict;                 /* a floor came out above the bound at its instant:
+				       * neither is taken (floor_ok, bound_ok 0) */
 	uint64_t bound_kib, bound_t_ns;
 };
 
@@ -79,17 +81,23 @@ void rssspan_free(struct rssspan *s);
  * call rssspan_reset). */
 int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
 		     struct rssspan_out *out);
-/* The same in two halves, for a tick that reads between them: the records
- * taken in with the opening tick's figures (in: the prev_ fields), which
- * sets *exit_kib to the most pages one process's end let go of (a top may
- * have been there: the closing tick reads the others before it closes);
- * then the closing tick's (in: all of it, the same records). */
+/* The same in parts, for a tick that reads between them: the records up to
+ * the tick's instant, taken in with the opening tick's figures (in: the
+ * prev_ fields), which sets *exit_kib to the most pages one process's end
+ * let go of (a top may have been there: the tick reads the others before it
+ * closes); then those that came as the tick read (rssspan_more: the tick's
+ * figures were taken after them, so the floor before takes them off, and the
+ * next interval starts after them); then the closing tick's figures (in:
+ * all of it). The interval's instants are those of its records. */
 int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
 		    uint64_t *exit_kib);
-int rssspan_backward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
-		     struct rssspan_out *out);
+int rssspan_more(struct rssspan *s, const struct rsstrace_rec *r, size_t n);
+int rssspan_backward(struct rssspan *s, const struct rssspan_in *in, struct rssspan_out *out);
+
 /* Forgets every counter (records were lost: the next values are not deltas
- * of the last ones). */
+ * of the last ones). An mm met after it may be older than the watch: its
+ * first record of each counter is taken as that counter's baseline, and an
+ * interval with such a record (or an end of such an mm) bounds nothing. */
 void rssspan_reset(struct rssspan *s);
 /* How many mm counters it keeps (a test's check that it forgets the gone). */
 size_t rssspan_mms(const struct rssspan *s);

@@ -14,12 +14,17 @@
 #include <unistd.h>
 
 /* Data pages of each CPU's ring, tried from the first down (a user holding
- * only CAP_PERFMON is held to perf_event_mlock_kb). A short compile changes
- * its counters ~30,000 times a second at most, 48 bytes a record: 256 pages
- * keep a second of it. */
-#define RSSTRACE_PAGES_MAX 256
+ * only CAP_PERFMON is held to perf_event_mlock_kb). A record is 64 bytes; a
+ * compile changes its counters ~30,000 times a second, a process touching
+ * memory as fast as it can ~160,000: 512 pages keep a fast one for 200 ms,
+ * twice the default interval. */
+#define RSSTRACE_PAGES_MAX 512
 #define RSSTRACE_PAGES_MIN 16
+#define RSSTRACE_PINNED_PAGES 8192 /* 32 MiB over all CPUs */
 #define RSSTRACE_CPUS 1024
+/* A ring with less room than this left is taken as full (a lost record's
+ * notice and a record or two). */
+#define RSSTRACE_ROOM 512
 
 static const char *const fmt_roots[] = {
 	"/sys/kernel/tracing/events/",
@@ -68,7 +73,7 @@ static int fmt_field(const char *text, const char *name, int *off, int *size)
 			return -EINVAL;
 		char *end;
 		long ov = strtol(o + 7, &end, 10), sv = strtol(s + 5, &end, 10);
-		if (ov < 0 || ov > 4096 || (sv != 4 && sv != 8))
+		if (ov < 0 || ov > 4096 || (sv != 1 && sv != 4 && sv != 8))
 			return -EINVAL;
 		*off = (int)ov;
 		*size = (int)sv;
@@ -77,15 +82,18 @@ static int fmt_field(const char *text, const char *name, int *off, int *size)
 	return -EINVAL;
 }
 
-/* sched_process_exit's group_dead, where the kernel has it (else -1: a
- * process ends with its leader thread). */
+/* sched_process_exit's fields. */
 static void exit_fmt_parse(const char *text, struct exit_fmt *f)
 {
-	int size;
-
-	if (fmt_field(text, "group_dead", &f->dead_off, &size) < 0 || size != 1)
-		f->dead_off = -1;
+	f->dead_off = rsstrace_group_dead_off(text);
 	f->raw_size = f->dead_off >= 0 ? f->dead_off + 1 : 8;
+}
+
+int rsstrace_group_dead_off(const char *text)
+{
+	int off, size;
+
+	return fmt_field(text, "group_dead", &off, &size) == 0 && size == 1 ? off : -1;
 }
 
 int rsstrace_fmt_parse(const char *text, struct rsstrace_fmt *f)
@@ -95,6 +103,8 @@ int rsstrace_fmt_parse(const char *text, struct rsstrace_fmt *f)
 	    fmt_field(text, "curr", &f->curr_off, &f->curr_size) < 0 ||
 	    fmt_field(text, "member", &f->member_off, &f->member_size) < 0 ||
 	    fmt_field(text, "size", &f->size_off, &f->size_size) < 0)
+		return -EINVAL;
+	if (f->mm_size == 1 || f->curr_size == 1 || f->member_size == 1 || f->size_size == 1)
 		return -EINVAL;
 	int end = 0;
 	const int o[4] = {f->mm_off + f->mm_size, f->curr_off + f->curr_size, f->member_off + f->member_size,
@@ -189,7 +199,12 @@ static int ring_open(struct ring *r, long id, long xid, int cpu)
 		return fd;
 	r->xfd = -1;
 	long pg = sysconf(_SC_PAGESIZE);
-	for (size_t pages = RSSTRACE_PAGES_MAX; pages >= RSSTRACE_PAGES_MIN; pages /= 2) {
+	/* no more than RSSTRACE_PINNED_PAGES pinned in all */
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	size_t most = RSSTRACE_PAGES_MAX;
+	while (ncpu > 0 && most > RSSTRACE_PAGES_MIN && most * (size_t)ncpu > RSSTRACE_PINNED_PAGES)
+		most /= 2;
+	for (size_t pages = most; pages >= RSSTRACE_PAGES_MIN; pages /= 2) {
 		size_t len = (pages + 1) * (size_t)pg;
 		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (m == MAP_FAILED)
@@ -342,6 +357,11 @@ static size_t ring_drain(struct rsstrace *t, struct ring *r, uint64_t until_ns, 
 	uint64_t tail = h->data_tail;
 	unsigned char rec[512];
 
+	/* a ring found (nearly) full lost records: the kernel says how many
+	 * only once it has room again, after this drain */
+	if (head - tail + RSSTRACE_ROOM > r->size)
+		(*lost)++;
+
 	while (tail < head) {
 		struct perf_event_header eh;
 		ring_copy(r, tail, &eh, sizeof(eh));
@@ -360,8 +380,8 @@ static size_t ring_drain(struct rsstrace *t, struct ring *r, uint64_t until_ns, 
 			uint32_t tid;
 			memcpy(&tid, rec + 12, 4);
 			struct rsstrace_rec x = {.t_ns = time, .pid = (int32_t)pid};
-			if ((pid_t)pid != self && 28 + (size_t)raw_len <= len &&
-			    raw_decode(t, rec + 28, raw_len, tid == pid, &x) == 0) {
+			if (28 + (size_t)raw_len <= len && raw_decode(t, rec + 28, raw_len, tid == pid, &x) == 0) {
+				x.self = (pid_t)pid == self;
 				if (push(t, n, &x) == 0)
 					n++;
 				else

@@ -29,6 +29,8 @@ struct rsstrace_rec {
 	uint32_t mm;      /* the mm's id */
 	uint8_t curr;     /* mm is the task's own (else another's, or its own being torn down) */
 	uint8_t member;   /* RSSTRACE_FILE .. RSSTRACE_SHMEM, or RSSTRACE_EXIT */
+	uint8_t self;     /* the collector's own process: not the tree's (its copies
+			   * into a child's mm tell that mm's first pages) */
 	int64_t size_kib; /* the counter's new value */
 };
 
@@ -42,6 +44,10 @@ struct rsstrace_fmt {
 /* Parses a tracefs format text. Returns 0, or -EINVAL when a field is
  * missing or not where it can be read. Pure. */
 int rsstrace_fmt_parse(const char *text, struct rsstrace_fmt *f);
+/* Where sched_process_exit's format has group_dead (the last thread of the
+ * process exits), or -1 when it has none (a process then ends with its
+ * leader thread). Pure. */
+int rsstrace_group_dead_off(const char *text);
 /* Decodes one raw record (n bytes) into r (t_ns and pid left as they are).
  * Returns 0, or -EINVAL when it is too short or names no counter. Pure. */
 int rsstrace_decode(const struct rsstrace_fmt *f, const unsigned char *raw, size_t n, struct rsstrace_rec *r);
@@ -53,7 +59,7 @@ struct rsstrace;
  * CAP_PERFMON), ENOENT (no tracefs, or no such tracepoint), ENOMEM. */
 struct rsstrace *rsstrace_open(void);
 /* Drains the records of times up to until_ns (later ones stay for the next
- * call), skipping those of pid self (the collector's own process), and
+ * call), marking those of pid self (the collector's own process), and
  * points *out at them, in time order (valid until the next call). Adds to
  * *lost the records the kernel could not keep (a ring full) or that found no
  * room here: an interval with any is not complete. Returns how many. */

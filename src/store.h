@@ -161,6 +161,8 @@ struct store_summary {
 	uint64_t rss_records;      /* records read */
 	uint64_t rss_lost;         /* records the kernel could not keep */
 	uint64_t rss_intervals, rss_complete; /* intervals, and those the trace bounded */
+	uint64_t rss_conflicts;    /* intervals whose floor came out above their bound: neither
+				    * taken (the model's figures, or pages moved unseen) */
 	struct sample last;        /* the newest sample */
 	uint64_t lost_events;      /* netlink ENOBUFS occurrences */
 	uint64_t rescans;

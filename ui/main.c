@@ -107,7 +107,7 @@ static void usage(FILE *f)
 	      "                       the run's end (default 2; a signal stops it at once);\n"
 	      "                       past them the run is recorded as incomplete\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
-	      "                       (and use no taskstats exit records)\n"
+	      "                       (and use no taskstats exit records, nor the RSS trace)\n"
 	      "      --no-rss-trace   do not trace the tree's RSS changes between samples\n"
 	      "                       (kmem/rss_stat; needs CAP_PERFMON): the peak between\n"
 	      "                       samples is then bounded from high-water marks alone\n"
