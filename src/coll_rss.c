@@ -159,12 +159,13 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 	c->rss_prev_lo_kib = in.lo_now_kib;
 	c->rss_prev_hi_ok = in.now_hi_ok;
 	c->rss_prev_hi_kib = in.hi_now_kib;
-	/* every record of the interval came: its tops are the trace's, exits'
-	 * included (an exit sample from a high-water mark counts a leaver's
-	 * shares the others took over twice) */
-	c->rss_covered = c->rss_fwd && !c->rss_skip && !c->rss_reclaim;
 	if (!ok)
 		return;
+	/* every record of the interval came and it bounds the tree: its tops
+	 * are the trace's, exits' included (an exit sample from a high-water
+	 * mark counts a leaver's shares the others took over twice); else the
+	 * exit samples stand (an mm of unknown pages, a floor above its bound) */
+	c->rss_covered = o.floor_ok || o.bound_ok;
 	if (o.bound_ok) {
 		c->sum.rss_complete++;
 		coll_top_traced(&c->top, o.bound_kib);
