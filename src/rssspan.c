@@ -22,6 +22,8 @@ struct mmst {
 			   * known: all of an mm made under watch; after records were
 			   * lost, those recorded since */
 	uint8_t blind;    /* first seen after records were lost: it may be older */
+	uint8_t counted;  /* its pages are in rss_kib (the tree's; not spacetime's own,
+			   * until a process of the tree makes it its own) */
 };
 
 /* A process: its own mm, and whether it forked since that mm became its. */
@@ -53,6 +55,7 @@ struct rssspan {
 		uint64_t drop;   /* an mm torn down at it (an exit, an exec's old one) */
 		uint64_t anon_before, anon_after; /* the pid's own anonymous pages around it */
 		uint64_t f_fwd, b_fwd; /* forward floor and bound just after it */
+		uint64_t rss_after;    /* the tree's mms' resident pages after it */
 		int own, inc, switched;
 		uint64_t t_ns;
 		int32_t pid;
@@ -63,6 +66,9 @@ struct rssspan {
 	uint64_t b_run;
 	uint64_t carry_kib; /* pages mapped in the last tick's reads (after its instant):
 			     * its bound may not hold them */
+	int64_t rss_kib;    /* the resident pages of the tree's mms (each counted once,
+			     * whoever maps it): no PSS is more */
+	uint64_t rss_open_kib; /* that at the interval's opening */
 };
 
 static uint64_t hash64(uint64_t k)
@@ -168,7 +174,8 @@ void rssspan_reset(struct rssspan *s)
 	free(s->pid.v);
 	s->mm = (struct table){NULL, 0, 0, sizeof(struct mmst)};
 	s->pid = (struct table){NULL, 0, 0, sizeof(struct pidst)};
-	s->blind = 1;
+	s->blind = 1; /* and rss_kib misses the mms not seen since */
+	s->rss_kib = 0;
 }
 
 void rssspan_free(struct rssspan *s)
@@ -237,6 +244,8 @@ static uint64_t teardown(struct rssspan *s, uint32_t mm, int32_t pid)
 	for (int k = 0; k < RSSTRACE_SWAP; k++)
 		kib += m->size[k] > 0 ? (uint64_t)m->size[k] : 0;
 	kib += m->size[RSSTRACE_SHMEM] > 0 ? (uint64_t)m->size[RSSTRACE_SHMEM] : 0;
+	if (m->counted)
+		s->rss_kib -= (int64_t)kib;
 	del(&s->mm, m);
 	return kib;
 }
@@ -267,6 +276,7 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, ui
 			}
 			x->f_fwd = f > 0 ? (uint64_t)f : 0;
 			x->b_fwd = b;
+			x->rss_after = s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0;
 			continue;
 		}
 		struct pidst *p = walk_pid(s, r[i].pid);
@@ -281,6 +291,7 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, ui
 			f -= (int64_t)x->drop;
 			if (x->drop > *exit_kib)
 				*exit_kib = x->drop;
+			x->rss_after = s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0;
 			x->f_fwd = f > 0 ? (uint64_t)f : 0;
 			x->b_fwd = b;
 			continue;
@@ -293,13 +304,21 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, ui
 			m->origin = r[i].pid;
 			m->blind = (uint8_t)s->blind;
 			m->known = s->blind ? 0 : 0xf;
+			m->counted = 1;
 		}
 		if (!(m->known & (1u << r[i].member))) {
 			/* its value before is not known: this one is the baseline,
 			 * and the interval bounds nothing */
 			m->known |= (uint8_t)(1u << r[i].member);
+			if (m->counted && r[i].member != RSSTRACE_SWAP)
+				s->rss_kib += r[i].size_kib;
 			m->size[r[i].member] = r[i].size_kib;
 			s->iv_blind = 1;
+		}
+		if (r[i].curr && !m->counted) {
+			/* spacetime's fork's child: the tree's from now on */
+			m->counted = 1;
+			s->rss_kib += m->size[RSSTRACE_FILE] + m->size[RSSTRACE_ANON] + m->size[RSSTRACE_SHMEM];
 		}
 		if (r[i].curr && !m->user) {
 			m->user = r[i].pid;
@@ -310,6 +329,8 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, ui
 		}
 		x->d = r[i].size_kib - m->size[r[i].member];
 		m->size[r[i].member] = r[i].size_kib;
+		if (m->counted && r[i].member != RSSTRACE_SWAP)
+			s->rss_kib += x->d;
 		if (r[i].curr && p->exit_iv)
 			p->exit_iv = 0; /* a new process of a pid reused */
 		if (r[i].curr && (!p->has_mm || p->mm != r[i].mm)) {
@@ -354,6 +375,7 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, ui
 		x->inc = x->d > 0 && x->own;
 		x->f_fwd = f > 0 ? (uint64_t)f : 0;
 		x->b_fwd = b;
+		x->rss_after = s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0;
 		x->anon_after = own_anon(s, p);
 		/* an mm at nothing is gone (or as good as new): forgotten */
 		if (m && m->known == 0xf && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3])
@@ -417,6 +439,7 @@ int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, c
 	s->f_run = (int64_t)in->lo_prev_kib;
 	s->b_run = in->hi_prev_kib + s->carry_kib + RSSSPAN_SLACK_KIB; /* the copies' allowance: backward */
 	s->carry_kib = 0;
+	s->rss_open_kib = s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0;
 	/* the opening tick counted processes already gone (their exit events
 	 * were still on their way): not in the tree then */
 	for (size_t i = 0; i < s->pid.cap; i++) {
@@ -492,6 +515,10 @@ int rssspan_backward(struct rssspan *s, const struct rssspan_in *in, struct rsss
 		 * the pages: the forward bound alone */
 		if (x->t_ns > in->close_ns && in->prev_hi_ok)
 			bnd = x->b_fwd + in->cow_kib;
+		/* no instant's PSS above the resident pages of its mms, each once
+		 * (unless records were lost: mms unseen since are not in it) */
+		if (!s->blind && x->rss_after + RSSSPAN_SLACK_KIB < bnd)
+			bnd = x->rss_after + RSSSPAN_SLACK_KIB;
 		int any = in->prev_lo_ok || in->now_lo_ok;
 		if (x->t_ns > in->open_ns) {
 			if (any && fl > out->floor_kib) {
@@ -529,6 +556,8 @@ int rssspan_backward(struct rssspan *s, const struct rssspan_in *in, struct rsss
 	/* the opening instant itself is the last tick's, and the closing one
 	 * this tick's: the bound of the interval's inside, with both ends */
 	uint64_t b0 = bound_of(in, in->hi_prev_kib + in->cow_kib + RSSSPAN_SLACK_KIB, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
+	if (!s->blind && s->rss_open_kib + RSSSPAN_SLACK_KIB < b0)
+		b0 = s->rss_open_kib + RSSSPAN_SLACK_KIB;
 	if (b0 > out->bound_kib) {
 		out->bound_kib = b0;
 		out->bound_t_ns = in->open_ns;

@@ -357,6 +357,42 @@ static void test_read_window(void **state)
 	rssspan_free(s);
 }
 
+/* Processes that start and end between two ticks: the forward bound counts
+ * every page mapped before an instant, the backward one every page let go
+ * of after it, so one in mid-life with one gone before and one to come
+ * after makes both high; the tree's resident pages at that instant, each
+ * mm once, bound it tightly (30 MiB at most here, not 40). */
+static void test_churn_bound(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	struct rssspan_out o;
+	climb(&x, 900, 90, 1, 2, 0, 10 * MIB); /* the base: 10 MiB */
+	struct rssspan_live l[] = {{900, 10 * MIB}};
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 3 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 10 * MIB, .hi_now_kib = 10 * MIB,
+				 .live = l, .nlive = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
+	x.n = 0;
+	climb(&x, 901, 91, 10, 20, 0, 20 * MIB);
+	bye(&x, 22, 901);
+	climb(&x, 902, 92, 30, 70, 0, 20 * MIB);
+	bye(&x, 72, 902);
+	climb(&x, 903, 93, 80, 90, 0, 20 * MIB);
+	bye(&x, 92, 903);
+	sorted(&x);
+	struct rssspan_in in = {.open_ns = 3 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.lo_prev_kib = 10 * MIB, .hi_prev_kib = 10 * MIB, .now_lo_ok = 1, .now_hi_ok = 1,
+				.lo_now_kib = 10 * MIB, .hi_now_kib = 10 * MIB, .live = l, .nlive = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in, &o), 0);
+	assert_true(o.bound_ok);
+	assert_true(o.bound_kib >= 30 * MIB);
+	assert_true(o.bound_kib <= 30 * MIB + RSSSPAN_SLACK_KIB);
+	assert_int_equal(o.floor_kib, 30 * MIB);
+	rssspan_free(s);
+}
+
 /* The tracepoint's format, as tracefs gives it on this kernel. */
 static void test_fmt_parse(void **state)
 {
@@ -409,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_conflict_takes_neither),
 		cmocka_unit_test(test_group_dead_parse),
 		cmocka_unit_test(test_read_window),
+		cmocka_unit_test(test_churn_bound),
 		cmocka_unit_test(test_fmt_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
