@@ -740,21 +740,33 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
  * bound, the ones read at their reads; none after a sweep that moved), kept
  * when the highest such. Its doubt is how far above the floor the tree may
  * have been. */
+void coll_pss_floor_of(const struct sample *s, uint64_t lo_kib, uint64_t hi_kib, struct sample *fs)
+{
+	*fs = *s;
+	fs->pss_kib = lo_kib;
+	if (s->pss_kib) {
+		double k = (double)lo_kib / (double)s->pss_kib;
+		fs->pss_anon_kib = (uint64_t)((double)s->pss_anon_kib * k);
+		fs->pss_shmem_kib = (uint64_t)((double)s->pss_shmem_kib * k);
+	} else {
+		fs->pss_anon_kib = lo_kib;
+		fs->pss_shmem_kib = 0;
+	}
+	uint64_t as = fs->pss_anon_kib + fs->pss_shmem_kib;
+	fs->pss_file_kib = lo_kib > as ? lo_kib - as : 0;
+	uint64_t up = hi_kib > lo_kib ? hi_kib - lo_kib : 0;
+	fs->pss_est_kib = up < lo_kib ? up : lo_kib;
+	fs->pss_hi_kib = hi_kib;
+}
+
 static void floor_keep(struct collector *c, const struct sample *s)
 {
 	uint64_t lo = c->tick_lo_kib < s->pss_kib ? c->tick_lo_kib : s->pss_kib;
 
 	if (!lo || (c->have_floor && lo <= c->peak_floor.pss_kib))
 		return;
-	struct sample fs = *s;
-	double k = (double)lo / (double)s->pss_kib;
-	fs.pss_kib = lo;
-	fs.pss_anon_kib = (uint64_t)((double)s->pss_anon_kib * k);
-	fs.pss_shmem_kib = (uint64_t)((double)s->pss_shmem_kib * k);
-	uint64_t as = fs.pss_anon_kib + fs.pss_shmem_kib;
-	fs.pss_file_kib = lo > as ? lo - as : 0;
-	uint64_t up = s->pss_hi_kib > lo ? s->pss_hi_kib - lo : 0;
-	fs.pss_est_kib = up < lo ? up : lo;
+	struct sample fs;
+	coll_pss_floor_of(s, lo, s->pss_hi_kib, &fs);
 	c->peak_floor = fs;
 	c->have_floor = 1;
 	c->floor_traced = 0;

@@ -55,27 +55,6 @@ static int live_list(struct collector *c, size_t *n)
 	return 0;
 }
 
-/* The floor f (an instant between the last tick and s's) as a sample: s's
- * counts, the floor's PSS (its split as s's), its bound. */
-static void floor_sample(const struct sample *s, const struct rssspan_out *o, struct sample *fs)
-{
-	*fs = *s;
-	fs->t_ns = o->floor_t_ns;
-	fs->pss_kib = o->floor_kib;
-	double k = s->pss_kib ? (double)o->floor_kib / (double)s->pss_kib : 0;
-	fs->pss_anon_kib = (uint64_t)((double)s->pss_anon_kib * k);
-	fs->pss_shmem_kib = (uint64_t)((double)s->pss_shmem_kib * k);
-	uint64_t as = fs->pss_anon_kib + fs->pss_shmem_kib;
-	fs->pss_file_kib = o->floor_kib > as ? o->floor_kib - as : 0;
-	if (!s->pss_kib) {
-		fs->pss_anon_kib = o->floor_kib;
-		fs->pss_file_kib = 0;
-	}
-	uint64_t up = o->floor_hi_kib > o->floor_kib ? o->floor_hi_kib - o->floor_kib : 0;
-	fs->pss_est_kib = up < o->floor_kib ? up : o->floor_kib;
-	fs->pss_hi_kib = o->floor_hi_kib;
-}
-
 /* The interval's records, taken in with the opening tick's figures, before
  * the tick reads: an exit of many pages may have been a top, and then the
  * tick reads the others (coll_pss_tick) so that the floor before it holds
@@ -172,7 +151,8 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 	}
 	if (o.floor_ok && o.floor_kib > c->sum.peak.pss_kib) {
 		struct sample fs;
-		floor_sample(s, &o, &fs);
+		coll_pss_floor_of(s, o.floor_kib, o.floor_hi_kib, &fs);
+		fs.t_ns = o.floor_t_ns;
 		coll_pss_traced_floor(c, &fs);
 		if (c->sum.peak.t_ns == fs.t_ns) {
 			coll_pss_peak_procs(c, fs.t_ns);

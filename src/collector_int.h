@@ -353,6 +353,9 @@ void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64
 void coll_pss_peak_procs(struct collector *c, uint64_t t_ns);
 void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t now);
 void coll_pss_traced_floor(struct collector *c, const struct sample *fs);
+/* s as a floor: its PSS at lo_kib (its split scaled to it), its doubt how far
+ * above it hi_kib is (no more than itself) */
+void coll_pss_floor_of(const struct sample *s, uint64_t lo_kib, uint64_t hi_kib, struct sample *fs);
 /* coll_rss.c: the interval since the last tick, from its traced RSS changes
  * (before coll_pss_exit_sample closes it) */
 void coll_rss_begin(struct collector *c, uint64_t now);
