@@ -605,6 +605,28 @@ static uint64_t top_feed(struct collector *c, struct pentry *e, size_t j)
 	return c->top_live[j].now.hi_kib;
 }
 
+/* Whether an end since the last tick can have been a top above the peak:
+ * then the live processes are read now, as for a new peak, so that the
+ * tree before it is bounded from their reads. The trace, when it bounds the
+ * interval, tells from the tree's bound just before each end (coll_rss.c);
+ * else an exit at a top (its high-water mark) may make this instant's tree,
+ * with it, a new peak. */
+static int exit_top(struct collector *c, const struct pssmodel_total *t)
+{
+	uint64_t peak = c->sum.peak.pss_kib > c->model.peak_kib ? c->sum.peak.pss_kib : c->model.peak_kib;
+	int top;
+
+	if (!t->doubt_kib)
+		return 0;
+	if (coll_rss_exit_top(c, peak, &top))
+		return top;
+	struct pssmodel_total tx = *t;
+	uint64_t extra = coll_top_exit_extra(&c->top);
+	tx.est_kib += extra;
+	tx.hi_kib += extra;
+	return extra && pssmodel_need_sweep(&c->model, &tx);
+}
+
 /* Estimates every counted process; when the tree may be at a new peak, sweeps:
  * reads the processes in doubt, most first, so that the sample is a sum of
  * reads. Fills the sample's PSS and RSS fields; returns 1 when it is measured. */
@@ -653,17 +675,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	pssmodel_total(&c->model, c->mp, m, &t);
 	c->model.thrifty = (double)c->sweep_cpu_ns >
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
-	/* an exit at a top since the last tick may make this instant's tree,
-	 * with it, a new peak: the live processes are read as for one */
-	struct pssmodel_total tx = t;
-	uint64_t extra = coll_top_exit_extra(&c->top);
-	tx.est_kib += extra;
-	tx.hi_kib += extra;
-	/* a process's end traced between the ticks that can have been a top
-	 * above the peak: the others are read now, so that the tree before
-	 * it is bounded from their reads (coll_rss.c) */
-	int traced_top = c->rss_exit_kib && t.doubt_kib && t.hi_kib + c->rss_exit_kib > c->model.peak_kib;
-	if (pssmodel_need_sweep(&c->model, &t) || (extra && pssmodel_need_sweep(&c->model, &tx)) || traced_top) {
+	if (pssmodel_need_sweep(&c->model, &t) || exit_top(c, &t)) {
 		struct sweep_ctx sw = {c, now, 0};
 		size_t k = pssmodel_sweep(&c->model, c->mp, m, &t, c->mp_pick, sweep_read, &sw);
 		uint64_t spent = sw.spent;

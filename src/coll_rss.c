@@ -63,7 +63,7 @@ void coll_rss_begin(struct collector *c, uint64_t now)
 {
 	uint64_t lost = 0;
 
-	c->rss_exit_kib = 0;
+	c->rss_exits = (struct rssspan_exits){0, 0};
 	c->rss_fwd = 0;
 	if (!c->rss)
 		return;
@@ -80,14 +80,26 @@ void coll_rss_begin(struct collector *c, uint64_t now)
 	struct rssspan_in in = {.open_ns = c->last_tick_ns, .close_ns = now,
 				.prev_lo_ok = c->rss_prev_lo_ok, .lo_prev_kib = c->rss_prev_lo_kib,
 				.prev_hi_ok = c->rss_prev_hi_ok, .hi_prev_kib = c->rss_prev_hi_kib};
-	if (lost || rssspan_forward(c->rss_span, c->rss_r, c->rss_n, &in, &c->rss_exit_kib) < 0) {
+	if (lost || rssspan_forward(c->rss_span, c->rss_r, c->rss_n, &in, &c->rss_exits) < 0) {
 		/* the counters' last values are not the kernel's any more */
 		rssspan_reset(c->rss_span);
 		c->rss_skip = 2;
-		c->rss_exit_kib = 0;
+		c->rss_exits = (struct rssspan_exits){0, 0};
 		return;
 	}
 	c->rss_fwd = 1;
+}
+
+int coll_rss_exit_top(const struct collector *c, uint64_t peak_kib, int *top)
+{
+	const struct rssspan_exits *x = &c->rss_exits;
+
+	*top = 0;
+	/* the trace tells of this interval's ends only when it will bound it */
+	if (!c->rss_fwd || c->rss_skip || c->rss_reclaim || !c->last_tick_ns || x->hi_kib == UINT64_MAX)
+		return 0;
+	*top = x->hi_kib > peak_kib;
+	return 1;
 }
 
 void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)

@@ -209,7 +209,7 @@ struct collector {
 	size_t rss_n;
 	uint64_t rss_lost;
 	int rss_fwd;                       /* taken in with the opening tick's figures */
-	uint64_t rss_exit_kib;             /* the most one process's end let go of in it */
+	struct rssspan_exits rss_exits;    /* its ends (none when not taken in) */
 	int rss_reclaim;                   /* the kernel reclaimed or swapped pages in it */
 	uint64_t rss_reclaim_seen;         /* /proc/vmstat's count of those at the last tick */
 	char rss_vmstat[8192];
@@ -360,6 +360,9 @@ void coll_pss_floor_of(const struct sample *s, uint64_t lo_kib, uint64_t hi_kib,
  * (before coll_pss_exit_sample closes it) */
 void coll_rss_begin(struct collector *c, uint64_t now);
 void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now);
+/* Whether the trace tells of this interval's ends (returns 1), and then
+ * whether the tree can have been above peak_kib just before one (*top). */
+int coll_rss_exit_top(const struct collector *c, uint64_t peak_kib, int *top);
 int coll_rss_start(struct collector *c);
 void coll_rss_free(struct collector *c);
 

@@ -69,6 +69,7 @@ struct rssspan {
 	int64_t rss_kib;    /* the resident pages of the tree's mms (each counted once,
 			     * whoever maps it): no PSS is more */
 	uint64_t rss_open_kib; /* that at the interval's opening */
+	int fwd_hi_ok;         /* the opening tick's bound holds (the forward one does) */
 };
 
 static uint64_t hash64(uint64_t k)
@@ -252,7 +253,19 @@ static uint64_t teardown(struct rssspan *s, uint32_t mm, int32_t pid)
 
 /* Forward: each record's change, what kind, and the forward floor and
  * bound after it. Returns 0 or -ENOMEM. */
-static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, uint64_t *exit_kib)
+/* The tree's bound just before an end: the forward one (b, when the
+ * opening tick's held), or its mms' resident pages (unless records were
+ * lost), the lesser; ex keeps the highest. */
+static void exit_hi(const struct rssspan *s, uint64_t b, int hi_ok, struct rssspan_exits *ex)
+{
+	uint64_t hi = s->blind ? UINT64_MAX : (s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0) + RSSSPAN_SLACK_KIB;
+	if (hi_ok && b < hi)
+		hi = b;
+	if (hi > ex->hi_kib)
+		ex->hi_kib = hi;
+}
+
+static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, int hi_ok, struct rssspan_exits *ex)
 {
 	int64_t f = s->f_run;
 	uint64_t b = s->b_run;
@@ -285,12 +298,14 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, ui
 		x->anon_before = own_anon(s, p);
 		if (r[i].member == RSSTRACE_EXIT) {
 			/* its mm goes, all at once, with no record of it */
+			if (p->has_mm)
+				exit_hi(s, b, hi_ok, ex);
 			x->drop = p->has_mm ? teardown(s, p->mm, r[i].pid) : 0;
 			p->has_mm = 0;
 			p->exit_iv = s->iv;
 			f -= (int64_t)x->drop;
-			if (x->drop > *exit_kib)
-				*exit_kib = x->drop;
+			if (x->drop > ex->most_kib)
+				ex->most_kib = x->drop;
 			x->rss_after = s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0;
 			x->f_fwd = f > 0 ? (uint64_t)f : 0;
 			x->b_fwd = b;
@@ -428,9 +443,10 @@ static void prune_pids(struct rssspan *s)
 }
 
 int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
-		    uint64_t *exit_kib)
+		    struct rssspan_exits *ex)
 {
-	*exit_kib = 0;
+	*ex = (struct rssspan_exits){0, 0};
+	s->fwd_hi_ok = in->prev_hi_ok;
 	s->iv++;
 	s->iv_blind = 0;
 	s->nst = 0;
@@ -449,22 +465,26 @@ int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, c
 	}
 	if (room(s, n) < 0)
 		return -ENOMEM;
-	return forward(s, r, n, exit_kib);
+	int e = forward(s, r, n, s->fwd_hi_ok, ex);
+	/* an interval that met counters it did not know bounds nothing */
+	if (s->iv_blind && ex->hi_kib)
+		ex->hi_kib = UINT64_MAX;
+	return e;
 }
 
 int rssspan_more(struct rssspan *s, const struct rsstrace_rec *r, size_t n)
 {
-	uint64_t x = 0;
+	struct rssspan_exits x = {0, 0};
 
 	if (room(s, n) < 0)
 		return -ENOMEM;
-	return forward(s, r, n, &x);
+	return forward(s, r, n, s->fwd_hi_ok, &x);
 }
 
 int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
 		     struct rssspan_out *out)
 {
-	uint64_t x;
+	struct rssspan_exits x;
 	int e = rssspan_forward(s, r, n, in, &x);
 
 	if (e < 0) {

@@ -81,16 +81,27 @@ void rssspan_free(struct rssspan *s);
  * call rssspan_reset). */
 int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
 		     struct rssspan_out *out);
+/* What the forward half saw of the interval's exits (and execs' teardowns
+ * do not count: their process lives on). */
+struct rssspan_exits {
+	uint64_t most_kib; /* the most pages one process's end let go of */
+	/* the most the tree can have had just before an end of pages: the
+	 * opening tick's bound and the pages mapped since, or the resident
+	 * pages of its mms, the lesser (UINT64_MAX: neither holds; 0: no end) */
+	uint64_t hi_kib;
+};
+
 /* The same in parts, for a tick that reads between them: the records up to
  * the tick's instant, taken in with the opening tick's figures (in: the
- * prev_ fields), which sets *exit_kib to the most pages one process's end
- * let go of (a top may have been there: the tick reads the others before it
- * closes); then those that came as the tick read (rssspan_more: the tick's
- * figures were taken after them, so the floor before takes them off, and the
- * next interval starts after them); then the closing tick's figures (in:
- * all of it). The interval's instants are those of its records. */
+ * prev_ fields), which tells the interval's exits (ex: a top may have been
+ * at one; the tick reads the others before it closes, unless the tree was
+ * no higher then than its peak); then those that came as the tick read
+ * (rssspan_more: the tick's figures were taken after them, so the floor
+ * before takes them off, and the next interval starts after them); then the
+ * closing tick's figures (in: all of it). The interval's instants are those
+ * of its records. */
 int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
-		    uint64_t *exit_kib);
+		    struct rssspan_exits *ex);
 int rssspan_more(struct rssspan *s, const struct rsstrace_rec *r, size_t n);
 int rssspan_backward(struct rssspan *s, const struct rssspan_in *in, struct rssspan_out *out);
 

@@ -202,22 +202,24 @@ static void test_counted_after_exit(void **state)
 }
 
 /* The two halves the collector calls around its reads: the forward one
- * tells the most pages one process's end let go of (the exit that may have
- * been a top: the tick reads the others then), and the backward one, with
- * the tick's reads, finds the same floor as the whole. */
+ * tells the most pages one process's end let go of and the most the tree can
+ * have had just before an end (whether one may have been a top above the
+ * peak: the tick reads the others then), and the backward one, with the
+ * tick's reads, finds the same floor as the whole. */
 static void test_halves_tell_the_exit(void **state)
 {
 	(void)state;
 	struct rssspan *s = rssspan_new();
 	struct recs x = {.n = 0};
 	struct rssspan_out o;
-	uint64_t exit_kib = 1;
+	struct rssspan_exits ex = {1, 1};
 	put(&x, 1, 501, 51, 1, RSSTRACE_ANON, 4);
 	put(&x, 1, 502, 52, 1, RSSTRACE_ANON, 4);
 	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
 				 .now_lo_ok = 1, .now_hi_ok = 1};
-	assert_int_equal(rssspan_forward(s, x.r, x.n, &in0, &exit_kib), 0);
-	assert_int_equal(exit_kib, 0);
+	assert_int_equal(rssspan_forward(s, x.r, x.n, &in0, &ex), 0);
+	assert_int_equal(ex.most_kib, 0);
+	assert_int_equal(ex.hi_kib, 0);
 	assert_int_equal(rssspan_backward(s, &in0, &o), 0);
 	x.n = 0;
 	climb(&x, 501, 51, 10, 50, 4, 20 * MIB + 4);
@@ -227,12 +229,14 @@ static void test_halves_tell_the_exit(void **state)
 	sorted(&x);
 	struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
 				.lo_prev_kib = 8, .hi_prev_kib = 8, .now_lo_ok = 1, .now_hi_ok = 1};
-	assert_int_equal(rssspan_forward(s, x.r, x.n, &in, &exit_kib), 0);
-	assert_int_equal(exit_kib, 35 * MIB + 4);
+	assert_int_equal(rssspan_forward(s, x.r, x.n, &in, &ex), 0);
+	assert_int_equal(ex.most_kib, 35 * MIB + 4);
 	assert_int_equal(rssspan_backward(s, &in, &o), 0);
 	assert_true(o.floor_ok);
 	/* 501 held its 20 MiB until its end at 55 ms, when 502 had reached 32 */
 	assert_int_equal(o.floor_kib, 20 * MIB + 4 + 32 * MIB + 4);
+	/* and no more: the pages both had then, with the reads' slack */
+	assert_int_equal(ex.hi_kib, o.floor_kib + RSSSPAN_SLACK_KIB);
 	assert_int_equal(o.floor_t_ns, 55 * MS);
 	rssspan_free(s);
 }
@@ -320,7 +324,7 @@ static void test_read_window(void **state)
 	struct rssspan *s = rssspan_new();
 	struct recs x = {.n = 0};
 	struct rssspan_out o;
-	uint64_t ex;
+	struct rssspan_exits ex;
 	put(&x, 1, 800, 80, 1, RSSTRACE_ANON, 4);
 	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
 				 .now_lo_ok = 1, .now_hi_ok = 1};
