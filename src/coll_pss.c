@@ -605,26 +605,50 @@ static uint64_t top_feed(struct collector *c, struct pentry *e, size_t j)
 	return c->top_live[j].now.hi_kib;
 }
 
+uint64_t coll_pss_peak_kib(const struct collector *c)
+{
+	return c->sum.peak.pss_kib > c->model.peak_kib ? c->sum.peak.pss_kib : c->model.peak_kib;
+}
+
 /* Whether an end since the last tick can have been a top above the peak:
  * then the live processes are read now, as for a new peak, so that the
  * tree before it is bounded from their reads. The trace, when it bounds the
- * interval, tells from the tree's bound just before each end (coll_rss.c);
- * else an exit at a top (its high-water mark) may make this instant's tree,
- * with it, a new peak. */
-static int exit_top(struct collector *c, const struct pssmodel_total *t)
+ * interval, tells from the tree's bound just before each end (coll_rss.c),
+ * and when the last such end was (*since: the processes begun after it were
+ * not there then, and their reads are no use to it); else an exit at a top
+ * (its high-water mark) may make this instant's tree, with it, a new peak
+ * (*since: 0, every process is read). */
+static int exit_top(struct collector *c, const struct pssmodel_total *t, uint64_t *since)
 {
-	uint64_t peak = c->sum.peak.pss_kib > c->model.peak_kib ? c->sum.peak.pss_kib : c->model.peak_kib;
 	int top;
 
+	*since = 0;
 	if (!t->doubt_kib)
 		return 0;
-	if (coll_rss_exit_top(c, peak, &top))
+	if (coll_rss_exit_top(c, &top, since))
 		return top;
 	struct pssmodel_total tx = *t;
 	uint64_t extra = coll_top_exit_extra(&c->top);
 	tx.est_kib += extra;
 	tx.hi_kib += extra;
 	return extra && pssmodel_need_sweep(&c->model, &tx);
+}
+
+/* Marks the counted processes begun after t_ns as not for the sweep to read;
+ * returns how many. */
+static size_t skip_after(struct collector *c, size_t m, uint64_t t_ns)
+{
+	size_t k = 0;
+
+	for (size_t j = 0; j < m; j++) {
+		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
+		if (coll_pss_program_start(e) > t_ns) {
+			c->mp[j].skip = 1;
+			k++;
+		}
+	}
+	c->sum.pss_sweep_skips += k;
+	return k;
 }
 
 /* Estimates every counted process; when the tree may be at a new peak, sweeps:
@@ -675,15 +699,20 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	pssmodel_total(&c->model, c->mp, m, &t);
 	c->model.thrifty = (double)c->sweep_cpu_ns >
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
-	if (pssmodel_need_sweep(&c->model, &t) || exit_top(c, &t)) {
+	uint64_t since = 0;
+	int climb = pssmodel_need_sweep(&c->model, &t);
+	if (climb || exit_top(c, &t, &since)) {
 		struct sweep_ctx sw = {c, now, 0};
+		/* for an end alone, the processes there at its instant */
+		size_t skipped = climb || !since ? 0 : skip_after(c, m, since);
 		size_t k = pssmodel_sweep(&c->model, c->mp, m, &t, c->mp_pick, sweep_read, &sw);
 		uint64_t spent = sw.spent;
 		int stable = sweep_stable(c, k, t.est_kib, now);
 		if (!stable)
 			c->sum.pss_sweeps_unstable++;
 		trusted = stable && whole;
-		sure = pssmodel_observe(&c->model, &t, trusted, 1);
+		/* one that left some unread tried no level (pssmodel_observe) */
+		sure = pssmodel_observe(&c->model, &t, trusted, !skipped);
 		/* a sweep is never put off for the budget, but it is paid from it */
 		pssched_budget_pay(&c->tokens, (double)spent);
 		c->sum.pss_cpu_ns += spent;

@@ -63,7 +63,7 @@ void coll_rss_begin(struct collector *c, uint64_t now)
 {
 	uint64_t lost = 0;
 
-	c->rss_exits = (struct rssspan_exits){0, 0};
+	c->rss_exits = (struct rssspan_exits){0, 0, 0, 0};
 	c->rss_fwd = 0;
 	if (!c->rss)
 		return;
@@ -79,18 +79,19 @@ void coll_rss_begin(struct collector *c, uint64_t now)
 	c->sum.rss_intervals++;
 	struct rssspan_in in = {.open_ns = c->last_tick_ns, .close_ns = now,
 				.prev_lo_ok = c->rss_prev_lo_ok, .lo_prev_kib = c->rss_prev_lo_kib,
-				.prev_hi_ok = c->rss_prev_hi_ok, .hi_prev_kib = c->rss_prev_hi_kib};
+				.prev_hi_ok = c->rss_prev_hi_ok, .hi_prev_kib = c->rss_prev_hi_kib,
+				.over_kib = coll_pss_peak_kib(c)};
 	if (lost || rssspan_forward(c->rss_span, c->rss_r, c->rss_n, &in, &c->rss_exits) < 0) {
 		/* the counters' last values are not the kernel's any more */
 		rssspan_reset(c->rss_span);
 		c->rss_skip = 2;
-		c->rss_exits = (struct rssspan_exits){0, 0};
+		c->rss_exits = (struct rssspan_exits){0, 0, 0, 0};
 		return;
 	}
 	c->rss_fwd = 1;
 }
 
-int coll_rss_exit_top(const struct collector *c, uint64_t peak_kib, int *top)
+int coll_rss_exit_top(const struct collector *c, int *top, uint64_t *t_ns)
 {
 	const struct rssspan_exits *x = &c->rss_exits;
 
@@ -98,7 +99,8 @@ int coll_rss_exit_top(const struct collector *c, uint64_t peak_kib, int *top)
 	/* the trace tells of this interval's ends only when it will bound it */
 	if (!c->rss_fwd || c->rss_skip || c->rss_reclaim || !c->last_tick_ns || x->hi_kib == UINT64_MAX)
 		return 0;
-	*top = x->hi_kib > peak_kib;
+	*top = x->top;
+	*t_ns = x->top_t_ns;
 	return 1;
 }
 
@@ -133,7 +135,8 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 			c->rss_fwd = 0;
 		}
 	}
-	int listed = !in.now_lo_ok || live_list(c, &nlive) == 0; /* even when skipped: lo_last */
+	/* even when skipped: lo_last */
+	int listed = !(in.now_lo_ok || in.now_hi_ok) || live_list(c, &nlive) == 0;
 	int ok = c->rss_fwd && !c->rss_skip && c->last_tick_ns && listed && !c->rss_reclaim;
 	in.live = c->rss_live;
 	in.nlive = nlive;
@@ -148,8 +151,8 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 		c->rss_skip--;
 	c->rss_prev_lo_ok = in.now_lo_ok;
 	c->rss_prev_lo_kib = in.lo_now_kib;
-	c->rss_prev_hi_ok = in.now_hi_ok;
-	c->rss_prev_hi_kib = in.hi_now_kib;
+	c->rss_prev_hi_ok = in.now_hi_ok && listed;
+	c->rss_prev_hi_kib = c->rss_fwd ? o.hi_now_kib : in.hi_now_kib;
 	if (!ok)
 		return;
 	/* every record of the interval came and it bounds the tree: its tops

@@ -353,6 +353,8 @@ void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64
 void coll_pss_peak_procs(struct collector *c, uint64_t t_ns);
 void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t now);
 void coll_pss_traced_floor(struct collector *c, const struct sample *fs);
+/* The tree's peak so far: the model's measured one, or a floor above it. */
+uint64_t coll_pss_peak_kib(const struct collector *c);
 /* s as a floor: its PSS at lo_kib (its split scaled to it), its doubt how far
  * above it hi_kib is (no more than itself) */
 void coll_pss_floor_of(const struct sample *s, uint64_t lo_kib, uint64_t hi_kib, struct sample *fs);
@@ -361,8 +363,9 @@ void coll_pss_floor_of(const struct sample *s, uint64_t lo_kib, uint64_t hi_kib,
 void coll_rss_begin(struct collector *c, uint64_t now);
 void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now);
 /* Whether the trace tells of this interval's ends (returns 1), and then
- * whether the tree can have been above peak_kib just before one (*top). */
-int coll_rss_exit_top(const struct collector *c, uint64_t peak_kib, int *top);
+ * whether the tree can have been above its peak (coll_pss_peak_kib, as the
+ * interval began) just before one (*top), and the last such end's instant. */
+int coll_rss_exit_top(const struct collector *c, int *top, uint64_t *t_ns);
 int coll_rss_start(struct collector *c);
 void coll_rss_free(struct collector *c);
 

@@ -280,6 +280,7 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 		fputs("null", f);
 	jsonw_u64(f, "pss_sweeps", s.pss_sweeps, &first);
 	jsonw_u64(f, "pss_sweep_reads", s.pss_sweep_reads, &first);
+	jsonw_u64(f, "pss_sweep_skips", s.pss_sweep_skips, &first);
 	jsonw_u64(f, "pss_sweeps_unstable", s.pss_sweeps_unstable, &first);
 	jsonw_u64(f, "fast_ticks", s.fast_ticks, &first);
 	jsonw_u64(f, "exit_ticks", s.exit_ticks, &first);

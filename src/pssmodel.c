@@ -266,7 +266,7 @@ size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs
 	double sure = (double)t->est_kib * PSSMODEL_SURE;
 	(void)m;
 	for (size_t i = 0; i < n; i++)
-		if (procs[i].swept) /* a second read now would not settle it */
+		if (procs[i].swept && !procs[i].skip) /* a second read now would not settle it */
 			kept += pssmodel_doubt(&procs[i]);
 	/* more than the sample may leave in doubt whatever else is read (one
 	 * that exited or forked as it was read): reading the rest is no use */
@@ -277,7 +277,7 @@ size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs
 	left = kept;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t d = pssmodel_doubt(&procs[i]);
-		if (!d || procs[i].unreadable || procs[i].swept)
+		if (!d || procs[i].unreadable || procs[i].swept || procs[i].skip)
 			continue;
 		left += d;
 		if (r)

@@ -77,6 +77,9 @@ struct pssmodel_proc {
 	int unreadable;           /* its smaps_rollup is refused: a sweep cannot settle it */
 	int swept;                /* read by the sweep under way (pssmodel_sweep sets it;
 				   * filling the struct anew clears it) */
+	int skip;                 /* not for the sweep under way to read (its instant is
+				   * before this process began): neither picked nor its
+				   * doubt counted */
 	/* out (pssmodel_estimate) */
 	uint64_t est_anon_kib, est_file_kib, est_shmem_kib;
 	uint64_t est_kib;  /* the estimate: the three above */
@@ -140,7 +143,8 @@ int pssmodel_need_sweep(const struct pssmodel *m, const struct pssmodel_total *t
 /* Writes to out the indices of the processes a sweep reads, most doubt first,
  * until the doubt left unread is under PSSMODEL_SURE of the total, counting
  * the doubt that those it already read (.swept, not picked again) kept: none
- * when that alone is past it. Returns how many. O(n log n); out holds n. */
+ * when that alone is past it. Those marked .skip are neither picked nor
+ * counted. Returns how many. O(n log n); out holds n. */
 size_t pssmodel_pick(const struct pssmodel *m, const struct pssmodel_proc *procs, size_t n,
 		     const struct pssmodel_total *t, uint32_t *out);
 /* A sweep: reads the processes pssmodel_pick picks, through read (which

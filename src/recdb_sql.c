@@ -40,7 +40,7 @@ const struct recdb_sql_field recdb_sql_sum_fields[] = {
 	SUM(ru_nvcsw, U64, CNT), SUM(ru_nivcsw, U64, CNT), SUM(ru_inblock, U64, CNT),
 	SUM(ru_oublock, U64, CNT), SUM(peak_measured, INT, 1), SUM(peak_floor, INT, 1),
 	SUM(peak_unconfirmed_kib, U64, KIB), SUM(pss_est_share, DBL, 1),
-	SUM(pss_sweeps, U64, CNT), SUM(pss_sweep_reads, U64, CNT),
+	SUM(pss_sweeps, U64, CNT), SUM(pss_sweep_reads, U64, CNT), SUM(pss_sweep_skips, U64, CNT),
 	SUM(pss_sweeps_unstable, U64, CNT), SUM(fast_ticks, U64, CNT), SUM(exit_ticks, U64, CNT), SUM(exit_samples, U64, CNT), SUM(lost_events, U64, CNT),
 	SUM(rescans, U64, CNT), SUM(total_execs, U32, U32M), SUM(mode, U32, STORE_MODE_POLL),
 	SUM(pss_reads, U64, CNT), SUM(pss_cpu_ns, U64, NS), SUM(budget_ns, U64, NS),

@@ -37,6 +37,7 @@ struct pidst {
 	uint64_t iv;   /* the interval it was last touched in */
 	uint64_t lo, inc, anon, lo_exit;
 	int live;
+	uint64_t listed_iv; /* the interval whose closing tick counted it */
 };
 
 struct table {
@@ -70,6 +71,7 @@ struct rssspan {
 			     * whoever maps it): no PSS is more */
 	uint64_t rss_open_kib; /* that at the interval's opening */
 	int fwd_hi_ok;         /* the opening tick's bound holds (the forward one does) */
+	uint64_t over_kib;     /* an end with the tree above this is a top */
 };
 
 static uint64_t hash64(uint64_t k)
@@ -256,16 +258,20 @@ static uint64_t teardown(struct rssspan *s, uint32_t mm, int32_t pid)
 /* The tree's bound just before an end: the forward one (b, when the
  * opening tick's held), or its mms' resident pages (unless records were
  * lost), the lesser; ex keeps the highest. */
-static void exit_hi(const struct rssspan *s, uint64_t b, int hi_ok, struct rssspan_exits *ex)
+static void exit_hi(const struct rssspan *s, uint64_t b, uint64_t t_ns, struct rssspan_exits *ex)
 {
 	uint64_t hi = s->blind ? UINT64_MAX : (s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0) + RSSSPAN_SLACK_KIB;
-	if (hi_ok && b < hi)
+	if (s->fwd_hi_ok && b < hi)
 		hi = b;
 	if (hi > ex->hi_kib)
 		ex->hi_kib = hi;
+	if (hi > s->over_kib) {
+		ex->top = 1;
+		ex->top_t_ns = t_ns;
+	}
 }
 
-static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, int hi_ok, struct rssspan_exits *ex)
+static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, struct rssspan_exits *ex)
 {
 	int64_t f = s->f_run;
 	uint64_t b = s->b_run;
@@ -285,6 +291,16 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, in
 					m->origin = r[i].pid;
 					m->known = 0xf;
 				}
+				/* pages it faulted into one of the tree's (reading a
+				 * process's memory) are the tree's */
+				int64_t d = r[i].size_kib - m->size[r[i].member];
+				if (m->counted && (m->known & (1u << r[i].member)) && r[i].member != RSSTRACE_SWAP) {
+					s->rss_kib += d;
+					if (d > 0)
+						b += (uint64_t)d;
+					else
+						f += d;
+				}
 				m->size[r[i].member] = r[i].size_kib;
 			}
 			x->f_fwd = f > 0 ? (uint64_t)f : 0;
@@ -299,7 +315,7 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, in
 		if (r[i].member == RSSTRACE_EXIT) {
 			/* its mm goes, all at once, with no record of it */
 			if (p->has_mm)
-				exit_hi(s, b, hi_ok, ex);
+				exit_hi(s, b, r[i].t_ns, ex);
 			x->drop = p->has_mm ? teardown(s, p->mm, r[i].pid) : 0;
 			p->has_mm = 0;
 			p->exit_iv = s->iv;
@@ -445,8 +461,9 @@ static void prune_pids(struct rssspan *s)
 int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
 		    struct rssspan_exits *ex)
 {
-	*ex = (struct rssspan_exits){0, 0};
+	*ex = (struct rssspan_exits){0, 0, 0, 0};
 	s->fwd_hi_ok = in->prev_hi_ok;
+	s->over_kib = in->over_kib;
 	s->iv++;
 	s->iv_blind = 0;
 	s->nst = 0;
@@ -465,20 +482,22 @@ int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, c
 	}
 	if (room(s, n) < 0)
 		return -ENOMEM;
-	int e = forward(s, r, n, s->fwd_hi_ok, ex);
+	int e = forward(s, r, n, ex);
 	/* an interval that met counters it did not know bounds nothing */
-	if (s->iv_blind && ex->hi_kib)
+	if (s->iv_blind && ex->hi_kib) {
 		ex->hi_kib = UINT64_MAX;
+		ex->top = 1;
+	}
 	return e;
 }
 
 int rssspan_more(struct rssspan *s, const struct rsstrace_rec *r, size_t n)
 {
-	struct rssspan_exits x = {0, 0};
+	struct rssspan_exits x = {0, 0, 0, 0};
 
 	if (room(s, n) < 0)
 		return -ENOMEM;
-	return forward(s, r, n, s->fwd_hi_ok, &x);
+	return forward(s, r, n, &x);
 }
 
 int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
@@ -494,10 +513,41 @@ int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, 
 	return rssspan_backward(s, in, out);
 }
 
-int rssspan_backward(struct rssspan *s, const struct rssspan_in *in, struct rssspan_out *out)
+/* The resident pages of the processes the trace has and the closing tick did
+ * not count (begun as it read: their events were still on their way), each
+ * its own mm's: the tick's bound does not hold them. */
+static uint64_t unlisted(struct rssspan *s, const struct rssspan_in *in)
+{
+	uint64_t kib = 0;
+
+	for (size_t i = 0; i < in->nlive; i++) {
+		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)in->live[i].pid + 1, 0);
+		if (p)
+			p->listed_iv = s->iv;
+	}
+	for (size_t i = 0; i < s->pid.cap; i++) {
+		const struct pidst *p = slot(&s->pid, i);
+		if (!p->key || !p->has_mm || p->listed_iv == s->iv)
+			continue;
+		const struct mmst *m = get(&s->mm, (uint64_t)p->mm + 1, 0);
+		if (!m || !m->counted || m->user != (int32_t)(p->key - 1))
+			continue;
+		for (int k = 0; k < RSSTRACE_MEMBERS; k++)
+			if (k != RSSTRACE_SWAP && m->size[k] > 0)
+				kib += (uint64_t)m->size[k];
+	}
+	return kib;
+}
+
+int rssspan_backward(struct rssspan *s, const struct rssspan_in *in_given, struct rssspan_out *out)
 {
 	size_t n = s->nst;
 	memset(out, 0, sizeof(*out));
+	struct rssspan_in inx = *in_given;
+	const struct rssspan_in *in = &inx;
+	if (inx.now_hi_ok)
+		inx.hi_now_kib += unlisted(s, in);
+	out->hi_now_kib = inx.hi_now_kib;
 	/* the closing tick's processes: their lower bounds */
 	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
 		struct pidst *p = walk_pid(s, in->live[i].pid);

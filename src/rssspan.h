@@ -41,7 +41,10 @@
  * can count on either side; the bound allows this much for them. */
 #define RSSSPAN_SLACK_KIB 512
 
-/* A process the model counted at the closing tick, with its lower bound. */
+/* A process the model counted at the closing tick, with its lower bound (the
+ * list is of every process in its bound, hi_now_kib, whenever that holds;
+ * a process with pages in the trace and not in it adds its resident pages
+ * to that bound). */
 struct rssspan_live {
 	int32_t pid;
 	uint64_t lo_kib;
@@ -57,6 +60,7 @@ struct rssspan_in {
 	int now_lo_ok, now_hi_ok;
 	uint64_t lo_now_kib, hi_now_kib;
 	uint64_t cow_kib;             /* what copy-on-write breaks can have added in the interval */
+	uint64_t over_kib;            /* rssspan_forward: an end above this is a top (rssspan_exits) */
 	const struct rssspan_live *live;
 	size_t nlive;
 };
@@ -70,6 +74,9 @@ struct rssspan_out {
 	int conflict;                 /* a floor came out above the bound at its instant:
 				       * neither is taken (floor_ok, bound_ok 0) */
 	uint64_t bound_kib, bound_t_ns;
+	/* the closing tick's bound with the pages of the processes it did not
+	 * count (begun as it read): the next interval's hi_prev_kib */
+	uint64_t hi_now_kib;
 };
 
 struct rssspan;
@@ -89,6 +96,11 @@ struct rssspan_exits {
 	 * opening tick's bound and the pages mapped since, or the resident
 	 * pages of its mms, the lesser (UINT64_MAX: neither holds; 0: no end) */
 	uint64_t hi_kib;
+	/* whether that bound passed in->over_kib (a peak) before an end, and
+	 * the last such end's instant (the processes begun after it were not
+	 * there then) */
+	int top;
+	uint64_t top_t_ns;
 };
 
 /* The same in parts, for a tick that reads between them: the records up to

@@ -149,6 +149,7 @@ struct store_summary {
 	uint64_t pss_sweeps;       /* confirmation sweeps: reads made because the tree
 				    * might be at a new peak */
 	uint64_t pss_sweep_reads;  /* smaps_rollup reads those sweeps made */
+	uint64_t pss_sweep_skips;  /* processes a sweep for an end left unread: begun after it */
 	uint64_t pss_sweeps_unstable; /* sweeps whose processes moved while read (no measurement) */
 	uint64_t fast_ticks;       /* ticks brought forward because the tree was near its peak */
 	uint64_t exit_ticks;       /* ticks taken at once for an exit at a top (coll_top.h) */
