@@ -253,8 +253,6 @@ static uint64_t teardown(struct rssspan *s, uint32_t mm, int32_t pid)
 	return kib;
 }
 
-/* Forward: each record's change, what kind, and the forward floor and
- * bound after it. Returns 0 or -ENOMEM. */
 /* The tree's bound just before an end: the forward one (b, when the
  * opening tick's held), or its mms' resident pages (unless records were
  * lost), the lesser; ex keeps the highest. */
@@ -271,149 +269,189 @@ static void exit_hi(const struct rssspan *s, uint64_t b, uint64_t t_ns, struct r
 	}
 }
 
+/* The floor and bound as the records move them. */
+struct run {
+	int64_t f;
+	uint64_t b;
+};
+
+static int mm_empty(const struct mmst *m)
+{
+	return !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3];
+}
+
+/* A record of spacetime's own: not the tree's, but it tells of an mm (a
+ * fork's copies into the command's first one), and pages it faults into
+ * one of the tree's (reading a process's memory), or lets go of there (an
+ * mm its read held as its process exited), are the tree's. */
+static void step_self(struct rssspan *s, const struct rsstrace_rec *r, struct run *w)
+{
+	struct mmst *m = r->member < RSSTRACE_MEMBERS ? get(&s->mm, (uint64_t)r->mm + 1, 1) : NULL;
+	if (!m)
+		return;
+	if (!m->origin && !m->known && mm_empty(m)) {
+		m->origin = r->pid;
+		m->known = 0xf;
+	}
+	int64_t d = r->size_kib - m->size[r->member];
+	if (m->counted && (m->known & (1u << r->member)) && r->member != RSSTRACE_SWAP) {
+		s->rss_kib += d;
+		if (d > 0)
+			w->b += (uint64_t)d;
+		else
+			w->f += d;
+	}
+	m->size[r->member] = r->size_kib;
+	if (m->known == 0xf && mm_empty(m))
+		del(&s->mm, m);
+}
+
+/* A process's end: its mm goes, all at once, with no record of it. */
+static void step_exit(struct rssspan *s, const struct rsstrace_rec *r, struct pidst *p, struct step *x,
+		      struct run *w, struct rssspan_exits *ex)
+{
+	if (p->has_mm)
+		exit_hi(s, w->b, r->t_ns, ex);
+	x->drop = p->has_mm ? teardown(s, p->mm, r->pid) : 0;
+	p->has_mm = 0;
+	p->exit_iv = s->iv;
+	w->f -= (int64_t)x->drop;
+	if (x->drop > ex->most_kib)
+		ex->most_kib = x->drop;
+}
+
+/* The mm a record is of, its counter moved to the record's value (x->d the
+ * change): a new one made now (unless records were lost), a counter met
+ * before it was known (the baseline: the interval bounds nothing), the
+ * command's first one becoming the tree's, a first user. NULL: no memory. */
+static struct mmst *step_mm(struct rssspan *s, const struct rsstrace_rec *r, struct step *x)
+{
+	struct mmst *m = get(&s->mm, (uint64_t)r->mm + 1, 1);
+	if (!m)
+		return NULL;
+	if (!m->origin && !m->known && mm_empty(m)) {
+		m->origin = r->pid;
+		m->blind = (uint8_t)s->blind;
+		m->known = s->blind ? 0 : 0xf;
+		m->counted = 1;
+	}
+	if (!(m->known & (1u << r->member))) {
+		m->known |= (uint8_t)(1u << r->member);
+		if (m->counted && r->member != RSSTRACE_SWAP)
+			s->rss_kib += r->size_kib;
+		m->size[r->member] = r->size_kib;
+		s->iv_blind = 1;
+	}
+	if (r->curr && !m->counted) {
+		/* spacetime's fork's child: the tree's from now on */
+		m->counted = 1;
+		s->rss_kib += m->size[RSSTRACE_FILE] + m->size[RSSTRACE_ANON] + m->size[RSSTRACE_SHMEM];
+	}
+	if (r->curr && !m->user) {
+		m->user = r->pid;
+		/* a fork's child: what its parent copied in is shared (and
+		 * all it had, when it may be older than the watch) */
+		if (m->origin != r->pid || m->blind)
+			m->shared_anon = m->size[RSSTRACE_ANON];
+	}
+	x->d = r->size_kib - m->size[r->member];
+	m->size[r->member] = r->size_kib;
+	if (m->counted && r->member != RSSTRACE_SWAP)
+		s->rss_kib += x->d;
+	return m;
+}
+
+/* Whose the record's mm is: a process's first record in an mm of its own is
+ * an exec (its old mm, its own, is torn down silently); a record of its in
+ * another's mm is a fork's copy (what it has now is shared with the child).
+ * Returns the record's mm again (entries may have moved). */
+static struct mmst *step_owner(struct rssspan *s, const struct rsstrace_rec *r, struct pidst *p, struct step *x,
+			       struct run *w)
+{
+	struct mmst *m = NULL;
+	if (r->curr && p->exit_iv)
+		p->exit_iv = 0; /* a new process of a pid reused */
+	if (r->curr && (!p->has_mm || p->mm != r->mm)) {
+		if (p->has_mm)
+			x->drop = teardown(s, p->mm, r->pid);
+		p->mm = r->mm;
+		p->has_mm = 1;
+		x->switched = 1;
+		w->f -= (int64_t)x->drop;
+	}
+	x->own = r->curr || (p->has_mm && p->mm == r->mm);
+	if (!x->own && x->d > 0 && p->has_mm) {
+		struct mmst *own = get(&s->mm, (uint64_t)p->mm + 1, 0);
+		if (own && own->user == r->pid)
+			own->shared_anon = own->size[RSSTRACE_ANON];
+	}
+	m = get(&s->mm, (uint64_t)r->mm + 1, 0);
+	return m;
+}
+
+/* The forward floor: own new anonymous pages in full, every page let go of
+ * in full. The forward bound: every new page in full; a fork's copies none,
+ * but up to an exec's arguments. */
+static void step_bounds(struct rssspan *s, const struct rsstrace_rec *r, struct mmst *m, struct step *x,
+			struct run *w)
+{
+	if (x->d > 0 && x->own && r->member == RSSTRACE_ANON)
+		w->f += x->d;
+	if (x->d < 0)
+		w->f += x->d;
+	if (x->d > 0 && x->own) {
+		w->b += (uint64_t)x->d;
+	} else if (x->d > 0 && m) {
+		if (m->args_iv != s->iv) {
+			m->args_iv = s->iv;
+			m->args_kib = 0;
+		}
+		uint64_t room = sub0(RSSSPAN_EXEC_ARGS_KIB, m->args_kib);
+		uint64_t add = (uint64_t)x->d < room ? (uint64_t)x->d : room;
+		m->args_kib += add;
+		w->b += add;
+	}
+	x->inc = x->d > 0 && x->own;
+}
+
+/* Forward: each record's change, what kind, and the forward floor and
+ * bound after it. Returns 0 or -ENOMEM. */
 static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, struct rssspan_exits *ex)
 {
-	int64_t f = s->f_run;
-	uint64_t b = s->b_run;
+	struct run w = {s->f_run, s->b_run};
 
 	for (size_t i = 0; i < n; i++) {
 		struct step *x = &s->st[s->nst + i];
+		struct pidst *p = NULL;
 		memset(x, 0, sizeof(*x));
 		x->t_ns = r[i].t_ns;
 		x->pid = r[i].pid;
 		x->exit = r[i].member == RSSTRACE_EXIT;
 		if (r[i].self) {
-			/* not the tree's: only what it tells of an mm (a fork's
-			 * copies into the command's first one) */
-			struct mmst *m = r[i].member < RSSTRACE_MEMBERS ? get(&s->mm, (uint64_t)r[i].mm + 1, 1) : NULL;
-			if (m) {
-				if (!m->origin && !m->known && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3]) {
-					m->origin = r[i].pid;
-					m->known = 0xf;
-				}
-				/* pages it faulted into one of the tree's (reading a
-				 * process's memory) are the tree's */
-				int64_t d = r[i].size_kib - m->size[r[i].member];
-				if (m->counted && (m->known & (1u << r[i].member)) && r[i].member != RSSTRACE_SWAP) {
-					s->rss_kib += d;
-					if (d > 0)
-						b += (uint64_t)d;
-					else
-						f += d;
-				}
-				m->size[r[i].member] = r[i].size_kib;
-			}
-			x->f_fwd = f > 0 ? (uint64_t)f : 0;
-			x->b_fwd = b;
-			x->rss_after = s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0;
-			continue;
+			step_self(s, &r[i], &w);
+		} else {
+			if (!(p = walk_pid(s, r[i].pid)))
+				return -ENOMEM;
+			x->anon_before = own_anon(s, p);
 		}
-		struct pidst *p = walk_pid(s, r[i].pid);
-		if (!p)
-			return -ENOMEM;
-		x->anon_before = own_anon(s, p);
-		if (r[i].member == RSSTRACE_EXIT) {
-			/* its mm goes, all at once, with no record of it */
-			if (p->has_mm)
-				exit_hi(s, b, r[i].t_ns, ex);
-			x->drop = p->has_mm ? teardown(s, p->mm, r[i].pid) : 0;
-			p->has_mm = 0;
-			p->exit_iv = s->iv;
-			f -= (int64_t)x->drop;
-			if (x->drop > ex->most_kib)
-				ex->most_kib = x->drop;
-			x->rss_after = s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0;
-			x->f_fwd = f > 0 ? (uint64_t)f : 0;
-			x->b_fwd = b;
-			continue;
+		if (p && x->exit) {
+			step_exit(s, &r[i], p, x, &w, ex);
+		} else if (p) {
+			if (!step_mm(s, &r[i], x))
+				return -ENOMEM;
+			struct mmst *m = step_owner(s, &r[i], p, x, &w);
+			step_bounds(s, &r[i], m, x, &w);
+			x->anon_after = own_anon(s, p);
+			/* an mm at nothing is gone (or as good as new): forgotten */
+			if (m && m->known == 0xf && mm_empty(m))
+				del(&s->mm, m);
 		}
-		struct mmst *m = get(&s->mm, (uint64_t)r[i].mm + 1, 1);
-		if (!m)
-			return -ENOMEM;
-		if (!m->origin && !m->known && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3]) {
-			/* a new entry: an mm made now, unless records were lost */
-			m->origin = r[i].pid;
-			m->blind = (uint8_t)s->blind;
-			m->known = s->blind ? 0 : 0xf;
-			m->counted = 1;
-		}
-		if (!(m->known & (1u << r[i].member))) {
-			/* its value before is not known: this one is the baseline,
-			 * and the interval bounds nothing */
-			m->known |= (uint8_t)(1u << r[i].member);
-			if (m->counted && r[i].member != RSSTRACE_SWAP)
-				s->rss_kib += r[i].size_kib;
-			m->size[r[i].member] = r[i].size_kib;
-			s->iv_blind = 1;
-		}
-		if (r[i].curr && !m->counted) {
-			/* spacetime's fork's child: the tree's from now on */
-			m->counted = 1;
-			s->rss_kib += m->size[RSSTRACE_FILE] + m->size[RSSTRACE_ANON] + m->size[RSSTRACE_SHMEM];
-		}
-		if (r[i].curr && !m->user) {
-			m->user = r[i].pid;
-			/* a fork's child: what its parent copied in is shared (and
-			 * all it had, when it may be older than the watch) */
-			if (m->origin != r[i].pid || m->blind)
-				m->shared_anon = m->size[RSSTRACE_ANON];
-		}
-		x->d = r[i].size_kib - m->size[r[i].member];
-		m->size[r[i].member] = r[i].size_kib;
-		if (m->counted && r[i].member != RSSTRACE_SWAP)
-			s->rss_kib += x->d;
-		if (r[i].curr && p->exit_iv)
-			p->exit_iv = 0; /* a new process of a pid reused */
-		if (r[i].curr && (!p->has_mm || p->mm != r[i].mm)) {
-			/* an exec: the old mm, its own, is torn down silently */
-			if (p->has_mm)
-				x->drop = teardown(s, p->mm, r[i].pid);
-			m = get(&s->mm, (uint64_t)r[i].mm + 1, 0); /* a teardown may move entries */
-			p->mm = r[i].mm;
-			p->has_mm = 1;
-			x->switched = 1;
-			f -= (int64_t)x->drop;
-		}
-		x->own = r[i].curr || (p->has_mm && p->mm == r[i].mm);
-		if (!x->own && x->d > 0 && p->has_mm) {
-			/* its pages copied into a new mm: a fork; what it has
-			 * now is shared with the child */
-			struct mmst *own = get(&s->mm, (uint64_t)p->mm + 1, 0);
-			if (own && own->user == r[i].pid)
-				own->shared_anon = own->size[RSSTRACE_ANON];
-			m = get(&s->mm, (uint64_t)r[i].mm + 1, 0);
-		}
-		/* the forward floor: own new anonymous pages in full, every
-		 * page let go of in full */
-		if (x->d > 0 && x->own && r[i].member == RSSTRACE_ANON)
-			f += x->d;
-		if (x->d < 0)
-			f += x->d;
-		/* the forward bound: every new page in full; a fork's copies
-		 * none, but up to an exec's arguments */
-		if (x->d > 0 && x->own) {
-			b += (uint64_t)x->d;
-		} else if (x->d > 0) {
-			if (m->args_iv != s->iv) {
-				m->args_iv = s->iv;
-				m->args_kib = 0;
-			}
-			uint64_t room = sub0(RSSSPAN_EXEC_ARGS_KIB, m->args_kib);
-			uint64_t add = (uint64_t)x->d < room ? (uint64_t)x->d : room;
-			m->args_kib += add;
-			b += add;
-		}
-		x->inc = x->d > 0 && x->own;
-		x->f_fwd = f > 0 ? (uint64_t)f : 0;
-		x->b_fwd = b;
+		x->f_fwd = w.f > 0 ? (uint64_t)w.f : 0;
+		x->b_fwd = w.b;
 		x->rss_after = s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0;
-		x->anon_after = own_anon(s, p);
-		/* an mm at nothing is gone (or as good as new): forgotten */
-		if (m && m->known == 0xf && !m->size[0] && !m->size[1] && !m->size[2] && !m->size[3])
-			del(&s->mm, m);
 	}
-	s->f_run = f;
-	s->b_run = b;
+	s->f_run = w.f;
+	s->b_run = w.b;
 	s->nst += n;
 	return 0;
 }
@@ -539,92 +577,88 @@ static uint64_t unlisted(struct rssspan *s, const struct rssspan_in *in)
 	return kib;
 }
 
-int rssspan_backward(struct rssspan *s, const struct rssspan_in *in_given, struct rssspan_out *out)
+/* The backward walk's start, at the closing tick: each process at its lower
+ * bound then (one the tick counted that had ended, its exit event still on
+ * its way, from its end back only), or its own anonymous pages. Sets *live_lo
+ * to the lower bounds' sum; returns the backward floor less it (sb: it may
+ * wrap below, and back). -ENOMEM: *live_lo is UINT64_MAX. */
+static uint64_t walk_start(struct rssspan *s, const struct rssspan_in *in, uint64_t *live_lo)
 {
-	size_t n = s->nst;
-	memset(out, 0, sizeof(*out));
-	struct rssspan_in inx = *in_given;
-	const struct rssspan_in *in = &inx;
-	if (inx.now_hi_ok)
-		inx.hi_now_kib += unlisted(s, in);
-	out->hi_now_kib = inx.hi_now_kib;
-	/* the closing tick's processes: their lower bounds */
+	uint64_t sb = 0;
+
+	*live_lo = 0;
 	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
 		struct pidst *p = walk_pid(s, in->live[i].pid);
-		if (!p)
-			return -ENOMEM;
+		if (!p) {
+			*live_lo = UINT64_MAX;
+			return 0;
+		}
 		p->lo = in->live[i].lo_kib;
 		p->live = 1;
+		*live_lo += in->live[i].lo_kib;
 	}
-	/* backward: the walk starts at the closing tick, each process at its
-	 * own anonymous pages then */
-	uint64_t live_lo = 0, sb = 0, d = 0;
-	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++)
-		live_lo += in->live[i].lo_kib;
 	for (size_t i = 0; i < s->pid.cap; i++) {
 		struct pidst *p = slot(&s->pid, i);
 		if (!p->key || p->iv != s->iv)
 			continue;
 		p->anon = own_anon(s, p);
 		uint64_t lo0 = p->lo;
-		/* a process the closing tick counted that had ended (its exit
-		 * event still on its way) counts from its end back only */
 		if (p->exit_iv) {
 			p->lo_exit = p->exit_iv == s->iv ? p->lo : 0;
 			p->lo = 0;
 		}
 		sb += back_part(p) - lo0;
 	}
-	/* sb: the backward floor less live_lo (it may wrap below, and back) */
-	for (size_t k = n; k-- > 0;) {
-		const struct step *x = &s->st[k];
-		uint64_t fb = in->now_lo_ok ? live_lo + sb : 0;
-		uint64_t fl = in->prev_lo_ok && x->f_fwd > fb ? x->f_fwd : fb;
-		uint64_t bnd = bound_of(in, x->b_fwd + in->cow_kib, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
-		/* after the closing tick's instant its figures may be older than
-		 * the pages: the forward bound alone */
-		if (x->t_ns > in->close_ns && in->prev_hi_ok)
-			bnd = x->b_fwd + in->cow_kib;
-		/* no instant's PSS above the resident pages of its mms, each once
-		 * (unless records were lost: mms unseen since are not in it) */
-		if (!s->blind && x->rss_after + RSSSPAN_SLACK_KIB < bnd)
-			bnd = x->rss_after + RSSSPAN_SLACK_KIB;
-		int any = in->prev_lo_ok || in->now_lo_ok;
-		if (x->t_ns > in->open_ns) {
-			if (any && fl > out->floor_kib) {
-				out->floor_kib = fl;
-				out->floor_t_ns = x->t_ns;
-				out->floor_hi_kib = bnd;
-				out->floor_ok = 1;
-			}
-			if (bnd > out->bound_kib) {
-				out->bound_kib = bnd;
-				out->bound_t_ns = x->t_ns;
-			}
-		}
-		/* to the instant before it */
-		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)x->pid + 1, 0);
-		if (p && p->iv == s->iv) {
-			uint64_t before = back_part(p);
-			if (x->inc)
-				p->inc += (uint64_t)x->d;
-			p->anon = x->anon_before;
-			if (x->switched)
-				p->lo = 0; /* before its own mm: not born, or another image */
-			if (x->exit)
-				p->lo = p->lo_exit; /* alive before its end */
-			sb += back_part(p) - before;
-		}
-		if (x->d < 0)
-			d += (uint64_t)-x->d;
-		d += x->drop;
-		/* pages mapped after the closing tick's instant, as it read:
-		 * the next interval's forward bound starts from its figures */
-		if (x->t_ns > in->close_ns && x->d > 0)
-			s->carry_kib += (uint64_t)x->d;
+	return sb;
+}
+
+/* The bound at step x's instant, d the pages let go of after it. */
+static uint64_t bound_at(const struct rssspan *s, const struct rssspan_in *in, const struct step *x, uint64_t d)
+{
+	uint64_t bnd = bound_of(in, x->b_fwd + in->cow_kib, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
+	/* after the closing tick's instant its figures may be older than
+	 * the pages: the forward bound alone */
+	if (x->t_ns > in->close_ns && in->prev_hi_ok)
+		bnd = x->b_fwd + in->cow_kib;
+	/* no instant's PSS above the resident pages of its mms, each once
+	 * (unless records were lost: mms unseen since are not in it) */
+	if (!s->blind && x->rss_after + RSSSPAN_SLACK_KIB < bnd)
+		bnd = x->rss_after + RSSSPAN_SLACK_KIB;
+	return bnd;
+}
+
+/* The walk from step x's instant to the one before it: its process's part
+ * of the backward floor (sb) as it was, the pages let go of after (d), and
+ * those mapped as the closing tick read (carried to the next interval). */
+static void walk_back(struct rssspan *s, const struct rssspan_in *in, const struct step *x, uint64_t *sb,
+		      uint64_t *d)
+{
+	struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)x->pid + 1, 0);
+	if (p && p->iv == s->iv) {
+		uint64_t before = back_part(p);
+		if (x->inc)
+			p->inc += (uint64_t)x->d;
+		p->anon = x->anon_before;
+		if (x->switched)
+			p->lo = 0; /* before its own mm: not born, or another image */
+		if (x->exit)
+			p->lo = p->lo_exit; /* alive before its end */
+		*sb += back_part(p) - before;
 	}
-	/* the opening instant itself is the last tick's, and the closing one
-	 * this tick's: the bound of the interval's inside, with both ends */
+	if (x->d < 0)
+		*d += (uint64_t)-x->d;
+	*d += x->drop;
+	if (x->t_ns > in->close_ns && x->d > 0)
+		s->carry_kib += (uint64_t)x->d;
+}
+
+/* The interval's bound with its two ends (the opening instant is the last
+ * tick's, the closing one this tick's), d the pages let go of in it; then
+ * whether its floor and bound stand: a floor above the bound at its own
+ * instant means one of them is wrong (the model's figures, or pages moved
+ * unseen), and neither is taken. */
+static void close_out(const struct rssspan *s, const struct rssspan_in *in, uint64_t d, struct rssspan_out *out)
+{
 	uint64_t b0 = bound_of(in, in->hi_prev_kib + in->cow_kib + RSSSPAN_SLACK_KIB, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
 	if (!s->blind && s->rss_open_kib + RSSSPAN_SLACK_KIB < b0)
 		b0 = s->rss_open_kib + RSSSPAN_SLACK_KIB;
@@ -639,12 +673,44 @@ int rssspan_backward(struct rssspan *s, const struct rssspan_in *in_given, struc
 	out->bound_ok = in->prev_hi_ok && in->now_hi_ok;
 	if (!in->prev_hi_ok && !in->now_hi_ok)
 		out->bound_kib = out->bound_t_ns = 0;
-	/* a floor above the bound at its own instant: one of them is wrong
-	 * (the model's figures, or pages moved unseen): neither is taken */
 	if ((out->floor_ok && out->floor_kib > out->floor_hi_kib) || s->iv_blind) {
 		out->conflict = !s->iv_blind;
 		out->floor_ok = out->bound_ok = 0;
 	}
+}
+
+int rssspan_backward(struct rssspan *s, const struct rssspan_in *in_given, struct rssspan_out *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct rssspan_in inx = *in_given;
+	const struct rssspan_in *in = &inx;
+	if (inx.now_hi_ok)
+		inx.hi_now_kib += unlisted(s, in);
+	out->hi_now_kib = inx.hi_now_kib;
+	uint64_t live_lo, d = 0, sb = walk_start(s, in, &live_lo);
+	if (live_lo == UINT64_MAX)
+		return -ENOMEM;
+	int any = in->prev_lo_ok || in->now_lo_ok;
+	for (size_t k = s->nst; k-- > 0;) {
+		const struct step *x = &s->st[k];
+		uint64_t fb = in->now_lo_ok ? live_lo + sb : 0;
+		uint64_t fl = in->prev_lo_ok && x->f_fwd > fb ? x->f_fwd : fb;
+		uint64_t bnd = bound_at(s, in, x, d);
+		if (x->t_ns > in->open_ns) {
+			if (any && fl > out->floor_kib) {
+				out->floor_kib = fl;
+				out->floor_t_ns = x->t_ns;
+				out->floor_hi_kib = bnd;
+				out->floor_ok = 1;
+			}
+			if (bnd > out->bound_kib) {
+				out->bound_kib = bnd;
+				out->bound_t_ns = x->t_ns;
+			}
+		}
+		walk_back(s, in, x, &sb, &d);
+	}
+	close_out(s, in, d, out);
 	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
 		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)in->live[i].pid + 1, 0);
 		if (p) {
