@@ -324,12 +324,15 @@ void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 {
 	/* what the processes may add, at the one instant they add the most */
 	uint64_t fwd = t->prev_hi_kib + (t->nspan < COLL_TOP_SPANS ? spans_max(t->span, t->nspan) : t->add_kib);
-	int traced = t->traced_kib != 0;
-	if (traced && t->traced_kib < fwd)
-		fwd = t->traced_kib;
-	t->traced_kib = 0;
 	uint64_t back = hi_kib + t->back_live_kib +
 			(t->nbspan < COLL_TOP_SPANS ? spans_max(t->bspan, t->nbspan) : t->back_add_kib);
+	/* the trace's bound is the interval's, both ways: it holds every
+	 * instant of it, its ends too, and every process the trace saw (the
+	 * ticks' figures miss one begun as a tick read) */
+	int traced = t->traced_kib != 0;
+	if (traced)
+		fwd = back = t->traced_kib;
+	t->traced_kib = 0;
 
 	/* how many that left with their most unknown were there at once */
 	uint32_t nunknown = (uint32_t)(t->nuspan < COLL_TOP_SPANS ? spans_max(t->uspan, t->nuspan) : t->uspan_all);
@@ -340,7 +343,7 @@ void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 	if (h->tick)
 		hist_leave(t, h);
 	*h = (struct coll_top_hist){.tick = t->tick, .start_ns = t->open_ns, .end_ns = now_ns, .fwd_kib = fwd, .back_kib = back,
-				    .loss_kib = back - hi_kib, .eff_back_kib = back, .nunknown = nunknown};
+				    .loss_kib = back > hi_kib ? back - hi_kib : 0, .eff_back_kib = back, .nunknown = nunknown};
 	update_bound(t);
 	t->prev_hi_kib = hi_kib;
 	t->add_kib = 0;

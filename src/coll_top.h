@@ -169,7 +169,7 @@ struct coll_top_look {
 };
 void coll_top_seen(struct coll_top *t, struct coll_top_proc *p, const struct coll_top_look *l);
 /* The open interval is bounded by kib from its traced RSS changes
- * (rssspan.h): its forward bound is no more than that. */
+ * (rssspan.h): that is its bound, forward and backward. */
 void coll_top_traced(struct coll_top *t, uint64_t kib);
 /* A process leaving the tree (its exit, or an exec replacing its program),
  * at t_ns: top_kib the most RSS it can have had since it was seen (for a

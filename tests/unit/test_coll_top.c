@@ -160,6 +160,24 @@ static void test_bound_late_gain(void **state)
 	assert_int_equal(t.unknown, 0);
 }
 
+/* An interval the trace bounds: its bound is the trace's, both ways, above
+ * what the ticks' figures say when a process begun as a tick read was in
+ * none of them (the 20 MiB tick figures here; the trace saw 45 MiB). */
+static void test_bound_traced(void **state)
+{
+	(void)state;
+	struct coll_top t = {0};
+	struct coll_top_proc a = {0};
+
+	seen_fig(&t, &a, 20 * MIB, 0, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 1, 0);
+	coll_top_close(&t, 20 * MIB, 100 * MS);
+	seen_fig(&t, &a, 20 * MIB, 0, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 1, 0);
+	coll_top_traced(&t, 45 * MIB);
+	coll_top_close(&t, 20 * MIB, 200 * MS);
+	assert_int_equal(t.bound_kib, 45 * MIB);
+	assert_int_equal(t.bound_t_ns, 200 * MS);
+}
+
 /* A process gone between ticks with its most unknown (no taskstats
  * record): the run's bound is unknown from then on, until the run's end
  * tells the most RSS any process had (wait4): then each such process counts
@@ -671,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_bound_interval),
 		cmocka_unit_test(test_bound_backward),
 		cmocka_unit_test(test_bound_late_gain),
+		cmocka_unit_test(test_bound_traced),
 		cmocka_unit_test(test_bound_unknown),
 		cmocka_unit_test(test_bound_unknown_long),
 		cmocka_unit_test(test_bound_copy_on_write),
