@@ -49,7 +49,7 @@ static int live_list(struct collector *c, size_t *n)
 	}
 	for (size_t j = 0; j < m; j++) {
 		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
-		c->rss_live[j] = (struct rssspan_live){e->rec.pid, c->mp[j].lo_kib};
+		c->rss_live[j] = (struct rssspan_live){e->rec.pid, c->mp[j].lo_kib, coll_pss_program_start(e)};
 	}
 	*n = m;
 	return 0;

@@ -37,7 +37,9 @@ struct pidst {
 	uint64_t iv;   /* the interval it was last touched in */
 	uint64_t lo, inc, anon, lo_exit;
 	int live;
-	uint64_t listed_iv; /* the interval whose closing tick counted it */
+	uint64_t listed_iv; /* the interval whose closing tick counted it (with the
+			     * program it has) */
+	uint64_t exec_ns;   /* when it took an mm it made itself (an exec; 0: none seen) */
 };
 
 struct table {
@@ -372,6 +374,9 @@ static struct mmst *step_owner(struct rssspan *s, const struct rsstrace_rec *r, 
 	if (r->curr && p->exit_iv)
 		p->exit_iv = 0; /* a new process of a pid reused */
 	if (r->curr && (!p->has_mm || p->mm != r->mm)) {
+		const struct mmst *m0 = get(&s->mm, (uint64_t)r->mm + 1, 0);
+		if (m0 && m0->origin == r->pid && !m0->blind)
+			p->exec_ns = r->t_ns;
 		if (p->has_mm)
 			x->drop = teardown(s, p->mm, r->pid);
 		p->mm = r->mm;
@@ -552,15 +557,16 @@ int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, 
 }
 
 /* The resident pages of the processes the trace has and the closing tick did
- * not count (begun as it read: their events were still on their way), each
- * its own mm's: the tick's bound does not hold them. */
+ * not count (begun as it read: their events were still on their way), or
+ * counted with the program they had before an exec the trace saw since,
+ * each its own mm's: the tick's bound does not hold them. */
 static uint64_t unlisted(struct rssspan *s, const struct rssspan_in *in)
 {
 	uint64_t kib = 0;
 
 	for (size_t i = 0; i < in->nlive; i++) {
 		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)in->live[i].pid + 1, 0);
-		if (p)
+		if (p && !(p->exec_ns && in->live[i].start_ns && p->exec_ns > in->live[i].start_ns))
 			p->listed_iv = s->iv;
 	}
 	for (size_t i = 0; i < s->pid.cap; i++) {

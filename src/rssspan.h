@@ -43,11 +43,15 @@
 
 /* A process the model counted at the closing tick, with its lower bound (the
  * list is of every process in its bound, hi_now_kib, whenever that holds;
- * a process with pages in the trace and not in it adds its resident pages
- * to that bound). */
+ * a process with pages in the trace and not in it, or in it with another
+ * program than the trace saw, adds its resident pages to that bound). */
 struct rssspan_live {
 	int32_t pid;
 	uint64_t lo_kib;
+	/* when the program the model has for it began (its exec, or its
+	 * fork): one the trace saw exec after that is another program than
+	 * the model's figures are of (its exec event was still on its way) */
+	uint64_t start_ns;
 };
 
 struct rssspan_in {
