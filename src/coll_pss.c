@@ -701,6 +701,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
 	uint64_t since = 0;
 	int climb = pssmodel_need_sweep(&c->model, &t);
+	c->tick_moved = 0;
 	if (climb || exit_top(c, &t, &since)) {
 		struct sweep_ctx sw = {c, now, 0};
 		/* for an end alone, the processes there at its instant */
@@ -710,6 +711,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 		int stable = sweep_stable(c, k, t.est_kib, now);
 		if (!stable)
 			c->sum.pss_sweeps_unstable++;
+		c->tick_moved = !stable;
 		trusted = stable && whole;
 		/* one that left some unread tried no level (pssmodel_observe) */
 		sure = pssmodel_observe(&c->model, &t, trusted, !skipped);

@@ -35,8 +35,13 @@ static uint64_t reclaim_count(struct collector *c)
 	return sum;
 }
 
-/* The processes the tick's model counted, with their lower bounds. */
-static int live_list(struct collector *c, size_t *n)
+/* The processes the tick's model counted, with their lower bounds; when its
+ * sweep's processes moved as it read them, those it read, at their reads
+ * (each true of its instant: the backward walk takes off what they mapped
+ * since, and the ends among them count at their own pages), and the others
+ * at nothing (a process gone as the tick looked stays at its last figures).
+ * Sets *lo_kib to their sum. */
+static int live_list(struct collector *c, uint64_t now, size_t *n, uint64_t *lo_kib)
 {
 	size_t m = c->mp_n;
 
@@ -47,9 +52,14 @@ static int live_list(struct collector *c, size_t *n)
 		c->rss_live = l;
 		c->rss_live_cap = m;
 	}
+	*lo_kib = 0;
 	for (size_t j = 0; j < m; j++) {
 		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
-		c->rss_live[j] = (struct rssspan_live){e->rec.pid, c->mp[j].lo_kib, coll_pss_program_start(e)};
+		uint64_t lo = c->mp[j].lo_kib;
+		if (c->tick_moved && !(e->rd_ok && e->rd_t_ns == now))
+			lo = 0;
+		c->rss_live[j] = (struct rssspan_live){e->rec.pid, lo, coll_pss_program_start(e)};
+		*lo_kib += lo;
 	}
 	*n = m;
 	return 0;
@@ -116,7 +126,8 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 		.open_ns = c->last_tick_ns, .close_ns = now,
 		.prev_lo_ok = c->rss_prev_lo_ok, .lo_prev_kib = c->rss_prev_lo_kib,
 		.prev_hi_ok = c->rss_prev_hi_ok, .hi_prev_kib = c->rss_prev_hi_kib,
-		.now_lo_ok = has_pss && c->tick_lo_kib != 0, .lo_now_kib = c->tick_lo_kib,
+		.now_lo_ok = has_pss && (c->tick_lo_kib != 0 || (c->tick_moved && c->tick_whole)),
+		.lo_now_kib = c->tick_lo_kib, .now_lo_moved = c->tick_moved,
 		.now_hi_ok = has_pss && c->tick_whole, .hi_now_kib = s->pss_hi_kib,
 		.cow_kib = c->tick_copied_kib};
 	struct rssspan_out o;
@@ -136,7 +147,11 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 		}
 	}
 	/* even when skipped: lo_last */
-	int listed = !(in.now_lo_ok || in.now_hi_ok) || live_list(c, &nlive) == 0;
+	uint64_t lo_sum = 0;
+	int listed = !(in.now_lo_ok || in.now_hi_ok) || live_list(c, now, &nlive, &lo_sum) == 0;
+	if (c->tick_moved)
+		in.lo_now_kib = lo_sum;
+	in.now_lo_ok &= in.lo_now_kib != 0;
 	int ok = c->rss_fwd && !c->rss_skip && c->last_tick_ns && listed && !c->rss_reclaim;
 	in.live = c->rss_live;
 	in.nlive = nlive;

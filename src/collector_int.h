@@ -192,6 +192,7 @@ struct collector {
 	int have_floor;
 	int floor_traced;                  /* it is a traced one (coll_rss.c) */
 	uint64_t tick_lo_kib;              /* the last tick's floor (coll_pss_tick; 0: none) */
+	int tick_moved;                    /* its sweep's processes moved as it read them */
 	int tick_whole;                    /* the last tick's model counted every process */
 	uint64_t tick_copied_kib;          /* what copy-on-write breaks can have added since the
 					    * tick before (coll_top's copies, summed) */

@@ -610,7 +610,7 @@ static uint64_t walk_start(struct rssspan *s, const struct rssspan_in *in, uint6
 		p->anon = own_anon(s, p);
 		uint64_t lo0 = p->lo;
 		if (p->exit_iv) {
-			p->lo_exit = p->exit_iv == s->iv ? p->lo : 0;
+			p->lo_exit = p->exit_iv == s->iv && !in->now_lo_moved ? p->lo : 0;
 			p->lo = 0;
 		}
 		sb += back_part(p) - lo0;

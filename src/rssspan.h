@@ -63,6 +63,10 @@ struct rssspan_in {
 	uint64_t lo_prev_kib, hi_prev_kib;
 	int now_lo_ok, now_hi_ok;
 	uint64_t lo_now_kib, hi_now_kib;
+	int now_lo_moved;             /* the closing tick's processes moved as it read them:
+				       * one that ended as it read counts at its own
+				       * anonymous pages only (the others' reads may hold
+				       * its shares already) */
 	uint64_t cow_kib;             /* what copy-on-write breaks can have added in the interval */
 	uint64_t over_kib;            /* rssspan_forward: an end above this is a top (rssspan_exits) */
 	const struct rssspan_live *live;

@@ -528,6 +528,55 @@ static void test_exec_unseen_in_bound(void **state)
 	rssspan_free(s);
 }
 
+/* A closing tick whose sweep's processes moved as it read them (one ended
+ * in the middle): the one that ended as it read counts at its own anonymous
+ * pages only before its end, not at its read (which holds its shares of
+ * pages the others' later reads hold too: here 10 MiB counted twice, a
+ * floor above what the tree can have had); the others at their reads. */
+static void test_moved_reads_count_own(void **state)
+{
+	(void)state;
+	for (int moved = 0; moved <= 1; moved++) {
+		struct rssspan *s = rssspan_new();
+		struct recs x = {.n = 0};
+		struct rssspan_out o;
+		struct rssspan_exits ex;
+		put(&x, 1, 970, 97, 1, RSSTRACE_ANON, 4);
+		put(&x, 1, 971, 98, 1, RSSTRACE_FILE, 10 * MIB);
+		struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+					 .now_lo_ok = 1, .now_hi_ok = 1};
+		assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
+		x.n = 0;
+		climb(&x, 970, 97, 10, 50, 4, 20 * MIB + 4); /* its own 20 MiB */
+		sorted(&x);
+		struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+					.lo_prev_kib = 10 * MIB + 4, .hi_prev_kib = 10 * MIB + 4};
+		assert_int_equal(rssspan_forward(s, x.r, x.n, &in, &ex), 0);
+		x.n = 0;
+		bye(&x, 101, 970); /* as the tick read */
+		assert_int_equal(rssspan_more(s, x.r, x.n), 0);
+		/* 970 read at 30 MiB (its 20, and 10 it shared with 971 then),
+		 * 971 read after 970's end at its 10 */
+		struct rssspan_live l[] = {{970, 30 * MIB, 0}, {971, 10 * MIB, 0}};
+		in.now_lo_ok = in.now_hi_ok = 1;
+		in.lo_now_kib = 40 * MIB;
+		in.hi_now_kib = 40 * MIB;
+		in.now_lo_moved = moved;
+		in.live = l;
+		in.nlive = 2;
+		assert_int_equal(rssspan_backward(s, &in, &o), 0);
+		if (!moved) {
+			assert_true(o.conflict); /* 40 MiB: above the tree's 30 */
+			assert_false(o.floor_ok);
+		} else {
+			assert_false(o.conflict);
+			assert_true(o.floor_ok);
+			assert_int_equal(o.floor_kib, 30 * MIB + 4);
+		}
+		rssspan_free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_churn_bound),
 		cmocka_unit_test(test_unlisted_in_bound),
 		cmocka_unit_test(test_exec_unseen_in_bound),
+		cmocka_unit_test(test_moved_reads_count_own),
 		cmocka_unit_test(test_fmt_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
