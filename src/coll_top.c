@@ -328,7 +328,8 @@ void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 			(t->nbspan < COLL_TOP_SPANS ? spans_max(t->bspan, t->nbspan) : t->back_add_kib);
 	/* the trace's bound is the interval's, both ways: it holds every
 	 * instant of it, its ends too, and every process the trace saw (the
-	 * ticks' figures miss one begun as a tick read) */
+	 * ticks' figures miss one begun as a tick read); what it let go of is
+	 * not known apart, and a later interval's bound says nothing of it */
 	int traced = t->traced_kib != 0;
 	if (traced)
 		fwd = back = t->traced_kib;
@@ -343,7 +344,8 @@ void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 	if (h->tick)
 		hist_leave(t, h);
 	*h = (struct coll_top_hist){.tick = t->tick, .start_ns = t->open_ns, .end_ns = now_ns, .fwd_kib = fwd, .back_kib = back,
-				    .loss_kib = back > hi_kib ? back - hi_kib : 0, .eff_back_kib = back, .nunknown = nunknown};
+				    .loss_kib = traced ? UINT64_MAX / 4 : back - hi_kib, .eff_back_kib = back,
+				    .nunknown = nunknown};
 	update_bound(t);
 	t->prev_hi_kib = hi_kib;
 	t->add_kib = 0;

@@ -176,6 +176,12 @@ static void test_bound_traced(void **state)
 	coll_top_close(&t, 20 * MIB, 200 * MS);
 	assert_int_equal(t.bound_kib, 45 * MIB);
 	assert_int_equal(t.bound_t_ns, 200 * MS);
+	/* the tree gone by the next tick: that interval's bound does not
+	 * take the one before down with it */
+	seen_fig(&t, &a, 0, 0, 0, 0, 0, 0, 0, 0);
+	coll_top_traced(&t, 2 * MIB);
+	coll_top_close(&t, 0, 300 * MS);
+	assert_int_equal(t.bound_kib, 45 * MIB);
 }
 
 /* A process gone between ticks with its most unknown (no taskstats
