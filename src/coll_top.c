@@ -105,8 +105,8 @@ static void add_gain(struct coll_top *t, const struct coll_top_proc *p, uint64_t
 	if (!gain || !p->tick || p->tick >= t->tick)
 		return;
 	for (size_t i = 0; i < COLL_TOP_HIST; i++) {
-		if (!t->hist[i].tick || t->hist[i].tick <= p->tick)
-			continue; /* closed at or before it was seen */
+		if (!t->hist[i].tick || t->hist[i].tick <= p->tick || t->hist[i].traced)
+			continue; /* closed at or before it was seen, or traced */
 		t->hist[i].fwd_kib += gain;
 		t->hist[i].back_kib += gain;
 	}
@@ -156,7 +156,7 @@ static void gone_before(struct coll_top *t, const struct coll_top_leave *l, uint
 			continue;
 		if (h->start_ns < oldest)
 			oldest = h->start_ns;
-		if (h->end_ns >= l->start_ns && h->start_ns <= l->t_ns) {
+		if (h->end_ns >= l->start_ns && h->start_ns <= l->t_ns && !h->traced) {
 			h->fwd_kib += kib;
 			h->back_kib += kib;
 		}
@@ -182,7 +182,7 @@ void coll_top_gone(struct coll_top *t, const struct coll_top_proc *p, const stru
 		t->uspan_all++;
 		if (p->tick && p->tick < t->tick) {
 			for (size_t i = 0; i < COLL_TOP_HIST; i++)
-				if (t->hist[i].tick > p->tick)
+				if (t->hist[i].tick > p->tick && !t->hist[i].traced)
 					t->hist[i].nunknown++;
 			if (t->tick - p->tick >= COLL_TOP_HIST)
 				t->unresolved = 1;
@@ -345,7 +345,7 @@ void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 		hist_leave(t, h);
 	*h = (struct coll_top_hist){.tick = t->tick, .start_ns = t->open_ns, .end_ns = now_ns, .fwd_kib = fwd, .back_kib = back,
 				    .loss_kib = traced ? UINT64_MAX / 4 : back - hi_kib, .eff_back_kib = back,
-				    .nunknown = nunknown};
+				    .nunknown = nunknown, .traced = traced};
 	update_bound(t);
 	t->prev_hi_kib = hi_kib;
 	t->add_kib = 0;

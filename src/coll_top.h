@@ -105,6 +105,8 @@ struct coll_top_hist {
 	uint64_t loss_kib; /* of that, what the tree let go of in it */
 	uint64_t eff_back_kib; /* its backward bound from any later tick (update_bound) */
 	uint32_t nunknown; /* processes there with their most unknown, at once at most */
+	int traced;        /* its bound is the trace's: what is learnt late of a
+			    * process (its most, at its end) changes nothing of it */
 };
 
 /* Intervals with n processes' most unknown, the highest of their bounds

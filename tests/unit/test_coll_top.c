@@ -171,11 +171,17 @@ static void test_bound_traced(void **state)
 
 	seen_fig(&t, &a, 20 * MIB, 0, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 1, 0);
 	coll_top_close(&t, 20 * MIB, 100 * MS);
-	seen_fig(&t, &a, 20 * MIB, 0, 20 * MIB, 20 * MIB, 20 * MIB, 20 * MIB, 1, 0);
+	/* a not read at the next tick (its figures stay the first's) */
+	seen_fig(&t, &a, 0, 0, 0, 0, 0, 0, 0, 0);
 	coll_top_traced(&t, 45 * MIB);
 	coll_top_close(&t, 20 * MIB, 200 * MS);
 	assert_int_equal(t.bound_kib, 45 * MIB);
 	assert_int_equal(t.bound_t_ns, 200 * MS);
+	/* a's high-water mark, told at its end, above all it was seen with:
+	 * the traced interval's bound holds it already (the trace saw every
+	 * page), and stays */
+	gone_fig(&t, &a, A, 250 * MS, 40 * MIB, 1, 40 * MIB, 40 * MIB, 1, 0);
+	assert_int_equal(t.bound_kib, 45 * MIB);
 	/* the tree gone by the next tick: that interval's bound does not
 	 * take the one before down with it */
 	seen_fig(&t, &a, 0, 0, 0, 0, 0, 0, 0, 0);
