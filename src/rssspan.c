@@ -618,14 +618,27 @@ static uint64_t walk_start(struct rssspan *s, const struct rssspan_in *in, uint6
 	return sb;
 }
 
-/* The bound at step x's instant, d the pages let go of after it. */
-static uint64_t bound_at(const struct rssspan *s, const struct rssspan_in *in, const struct step *x, uint64_t d)
+/* The pages mapped and let go of as the closing tick read (after its
+ * instant): its figures were read then, each at its own instant. */
+static uint64_t read_window_moves(const struct rssspan *s, const struct rssspan_in *in)
+{
+	uint64_t kib = 0;
+
+	for (size_t k = s->nst; k-- > 0 && s->st[k].t_ns > in->close_ns;)
+		kib += (uint64_t)(s->st[k].d < 0 ? -s->st[k].d : s->st[k].d) + s->st[k].drop;
+	return kib;
+}
+
+/* The bound at step x's instant, d the pages let go of after it, w what
+ * moved as the closing tick read. */
+static uint64_t bound_at(const struct rssspan *s, const struct rssspan_in *in, const struct step *x, uint64_t d,
+			 uint64_t w)
 {
 	uint64_t bnd = bound_of(in, x->b_fwd + in->cow_kib, in->hi_now_kib + d + RSSSPAN_SLACK_KIB);
-	/* after the closing tick's instant its figures may be older than
-	 * the pages: the forward bound alone */
-	if (x->t_ns > in->close_ns && in->prev_hi_ok)
-		bnd = x->b_fwd + in->cow_kib;
+	/* after the closing tick's instant, as it read: each process's
+	 * figures are of some instant of that, and no more moved in it than w */
+	if (x->t_ns > in->close_ns)
+		bnd = bound_of(in, x->b_fwd + in->cow_kib, in->hi_now_kib + w + RSSSPAN_SLACK_KIB);
 	/* no instant's PSS above the resident pages of its mms, each once
 	 * (unless records were lost: mms unseen since are not in it) */
 	if (!s->blind && x->rss_after + RSSSPAN_SLACK_KIB < bnd)
@@ -697,11 +710,12 @@ int rssspan_backward(struct rssspan *s, const struct rssspan_in *in_given, struc
 	if (live_lo == UINT64_MAX)
 		return -ENOMEM;
 	int any = in->prev_lo_ok || in->now_lo_ok;
+	uint64_t w = read_window_moves(s, in);
 	for (size_t k = s->nst; k-- > 0;) {
 		const struct step *x = &s->st[k];
 		uint64_t fb = in->now_lo_ok ? live_lo + sb : 0;
 		uint64_t fl = in->prev_lo_ok && x->f_fwd > fb ? x->f_fwd : fb;
-		uint64_t bnd = bound_at(s, in, x, d);
+		uint64_t bnd = bound_at(s, in, x, d, w);
 		if (x->t_ns > in->open_ns) {
 			if (any && fl > out->floor_kib) {
 				out->floor_kib = fl;

@@ -577,6 +577,42 @@ static void test_moved_reads_count_own(void **state)
 	}
 }
 
+/* The closing tick read its figures after its instant, each at its own:
+ * an instant of that read bounds the tree at the tick's figures and what
+ * moved as it read, not at the forward bound alone (which counts in full
+ * the 30 MiB of a file a second process maps, shared with the first). */
+static void test_read_window_bound(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	struct rssspan_out o;
+	struct rssspan_exits ex;
+	put(&x, 1, 980, 81, 1, RSSTRACE_FILE, 30 * MIB);
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
+	x.n = 0;
+	put(&x, 20, 981, 82, 1, RSSTRACE_FILE, 30 * MIB); /* the same file's pages */
+	struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.lo_prev_kib = 30 * MIB, .hi_prev_kib = 30 * MIB};
+	assert_int_equal(rssspan_forward(s, x.r, x.n, &in, &ex), 0);
+	x.n = 0;
+	climb(&x, 981, 82, 101, 102, 0, 1 * MIB); /* as the tick read: 1 MiB of its own */
+	x.r[0].member = RSSTRACE_ANON;
+	assert_int_equal(rssspan_more(s, x.r, x.n), 0);
+	struct rssspan_live l[] = {{980, 15 * MIB, 0}, {981, 16 * MIB, 0}};
+	in.now_lo_ok = in.now_hi_ok = 1;
+	in.lo_now_kib = in.hi_now_kib = 31 * MIB;
+	in.live = l;
+	in.nlive = 2;
+	assert_int_equal(rssspan_backward(s, &in, &o), 0);
+	assert_true(o.bound_ok);
+	assert_true(o.bound_kib >= 31 * MIB);
+	assert_true(o.bound_kib <= 32 * MIB + RSSSPAN_SLACK_KIB);
+	rssspan_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_unlisted_in_bound),
 		cmocka_unit_test(test_exec_unseen_in_bound),
 		cmocka_unit_test(test_moved_reads_count_own),
+		cmocka_unit_test(test_read_window_bound),
 		cmocka_unit_test(test_fmt_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
