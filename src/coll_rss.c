@@ -66,9 +66,9 @@ static int live_list(struct collector *c, uint64_t now, size_t *n, uint64_t *lo_
 }
 
 /* The interval's records, taken in with the opening tick's figures, before
- * the tick reads: an exit of many pages may have been a top, and then the
- * tick reads the others (coll_pss_tick) so that the floor before it holds
- * what they had. */
+ * the tick reads: an end with the tree above its peak may have been a top,
+ * and then the tick reads the others (coll_pss_tick) so that the floor
+ * before it holds what they had. */
 void coll_rss_begin(struct collector *c, uint64_t now)
 {
 	uint64_t lost = 0;
@@ -165,7 +165,7 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 	if (c->rss_skip && !c->rss_lost)
 		c->rss_skip--;
 	c->rss_prev_lo_ok = in.now_lo_ok;
-	c->rss_prev_lo_kib = in.lo_now_kib;
+	c->rss_prev_lo_kib = c->rss_fwd ? o.lo_now_kib : in.lo_now_kib;
 	c->rss_prev_hi_ok = in.now_hi_ok && listed;
 	c->rss_prev_hi_kib = c->rss_fwd ? o.hi_now_kib : in.hi_now_kib;
 	if (!ok)

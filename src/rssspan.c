@@ -10,7 +10,9 @@ struct mmst {
 	uint64_t key; /* mm + 1 (0: empty) */
 	int64_t size[RSSTRACE_MEMBERS];
 	int32_t origin;   /* the task that made its first record: the exec'ing process
-			   * itself, or, for a fork's child, the parent copying */
+			   * itself, or, for a fork's child, the parent copying (or
+			   * spacetime, for its own fork's child, or an mm its read
+			   * held past its process's end) */
 	int32_t user;     /* the first process whose own it was (a vfork's child
 			   * borrows its parent's: its exec tears nothing down) */
 	int64_t shared_anon; /* of its anonymous pages, those a fork shares (a fork's
@@ -40,6 +42,7 @@ struct pidst {
 	uint64_t listed_iv; /* the interval whose closing tick counted it (with the
 			     * program it has) */
 	uint64_t exec_ns;   /* when it took an mm it made itself (an exec; 0: none seen) */
+	uint64_t win;       /* pages it mapped and let go of as the closing tick read */
 };
 
 struct table {
@@ -286,7 +289,7 @@ static int mm_empty(const struct mmst *m)
  * fork's copies into the command's first one), and pages it faults into
  * one of the tree's (reading a process's memory), or lets go of there (an
  * mm its read held as its process exited), are the tree's. */
-static void step_self(struct rssspan *s, const struct rsstrace_rec *r, struct run *w)
+static void step_self(struct rssspan *s, const struct rsstrace_rec *r, struct step *x, struct run *w)
 {
 	struct mmst *m = r->member < RSSTRACE_MEMBERS ? get(&s->mm, (uint64_t)r->mm + 1, 1) : NULL;
 	if (!m)
@@ -296,14 +299,26 @@ static void step_self(struct rssspan *s, const struct rsstrace_rec *r, struct ru
 		m->known = 0xf;
 	}
 	int64_t d = r->size_kib - m->size[r->member];
-	if (m->counted && (m->known & (1u << r->member)) && r->member != RSSTRACE_SWAP) {
+	const struct pidst *u = m->user ? get(&s->pid, (uint64_t)(uint32_t)m->user + 1, 0) : NULL;
+	int tree = m->counted && (m->known & (1u << r->member)) && r->member != RSSTRACE_SWAP;
+	if (tree) {
 		s->rss_kib += d;
 		if (d > 0)
 			w->b += (uint64_t)d;
 		else
 			w->f += d;
+		/* the change is its user's, as the walks see it: pages mapped
+		 * after an instant are taken off its figures before it */
+		x->d = d;
+		x->inc = d > 0 && u;
+		if (u) {
+			x->pid = m->user;
+			x->anon_before = own_anon(s, u);
+		}
 	}
 	m->size[r->member] = r->size_kib;
+	if (tree && u)
+		x->anon_after = own_anon(s, u);
 	if (m->known == 0xf && mm_empty(m))
 		del(&s->mm, m);
 }
@@ -433,7 +448,7 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, st
 		x->pid = r[i].pid;
 		x->exit = r[i].member == RSSTRACE_EXIT;
 		if (r[i].self) {
-			step_self(s, &r[i], &w);
+			step_self(s, &r[i], x, &w);
 		} else {
 			if (!(p = walk_pid(s, r[i].pid)))
 				return -ENOMEM;
@@ -583,11 +598,26 @@ static uint64_t unlisted(struct rssspan *s, const struct rssspan_in *in)
 	return kib;
 }
 
+/* A live process's lower bound at the closing tick, as the walk takes it:
+ * none when the trace saw it exec after the program the model has for it
+ * (the figures are the old program's, torn down since); when the tick's
+ * processes moved as it read, less all it mapped and let go of as the tick
+ * read (a page it let go of after its read may be in a later read of
+ * another in full, one it mapped before its read may be in an earlier read
+ * of another in full: each such page counted once too often). */
+static uint64_t lo_at_close(const struct pidst *p, const struct rssspan_live *l, const struct rssspan_in *in)
+{
+	if (p->exec_ns && l->start_ns && p->exec_ns > l->start_ns)
+		return 0;
+	return in->now_lo_moved ? sub0(l->lo_kib, p->win) : l->lo_kib;
+}
+
 /* The backward walk's start, at the closing tick: each process at its lower
- * bound then (one the tick counted that had ended, its exit event still on
- * its way, from its end back only), or its own anonymous pages. Sets *live_lo
- * to the lower bounds' sum; returns the backward floor less it (sb: it may
- * wrap below, and back). -ENOMEM: *live_lo is UINT64_MAX. */
+ * bound then (lo_at_close; one the tick counted that had ended, its exit
+ * event still on its way, from its end back only, and at its own anonymous
+ * pages only when the tick's processes moved), or its own anonymous pages.
+ * Sets *live_lo to the lower bounds' sum; returns the backward floor less it
+ * (sb: it may wrap below, and back). -ENOMEM: *live_lo is UINT64_MAX. */
 static uint64_t walk_start(struct rssspan *s, const struct rssspan_in *in, uint64_t *live_lo)
 {
 	uint64_t sb = 0;
@@ -599,9 +629,19 @@ static uint64_t walk_start(struct rssspan *s, const struct rssspan_in *in, uint6
 			*live_lo = UINT64_MAX;
 			return 0;
 		}
-		p->lo = in->live[i].lo_kib;
+		p->win = 0;
+	}
+	for (size_t k = s->nst; in->now_lo_ok && k-- > 0 && s->st[k].t_ns > in->close_ns;) {
+		const struct step *x = &s->st[k];
+		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)x->pid + 1, 0);
+		if (p && p->iv == s->iv)
+			p->win += (uint64_t)(x->d < 0 ? -x->d : x->d) + x->drop;
+	}
+	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
+		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)in->live[i].pid + 1, 0);
+		p->lo = lo_at_close(p, &in->live[i], in);
 		p->live = 1;
-		*live_lo += in->live[i].lo_kib;
+		*live_lo += p->lo;
 	}
 	for (size_t i = 0; i < s->pid.cap; i++) {
 		struct pidst *p = slot(&s->pid, i);
@@ -709,6 +749,7 @@ int rssspan_backward(struct rssspan *s, const struct rssspan_in *in_given, struc
 	uint64_t live_lo, d = 0, sb = walk_start(s, in, &live_lo);
 	if (live_lo == UINT64_MAX)
 		return -ENOMEM;
+	out->lo_now_kib = live_lo;
 	int any = in->prev_lo_ok || in->now_lo_ok;
 	uint64_t w = read_window_moves(s, in);
 	for (size_t k = s->nst; k-- > 0;) {
@@ -734,7 +775,7 @@ int rssspan_backward(struct rssspan *s, const struct rssspan_in *in_given, struc
 	for (size_t i = 0; in->now_lo_ok && i < in->nlive; i++) {
 		struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)in->live[i].pid + 1, 0);
 		if (p) {
-			p->lo_last = in->live[i].lo_kib;
+			p->lo_last = lo_at_close(p, &in->live[i], in);
 			p->lo_last_iv = s->iv;
 		}
 	}

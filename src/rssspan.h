@@ -64,9 +64,10 @@ struct rssspan_in {
 	int now_lo_ok, now_hi_ok;
 	uint64_t lo_now_kib, hi_now_kib;
 	int now_lo_moved;             /* the closing tick's processes moved as it read them:
-				       * one that ended as it read counts at its own
-				       * anonymous pages only (the others' reads may hold
-				       * its shares already) */
+				       * each counts at its lower bound less all it mapped
+				       * and let go of as the tick read, and one that ended
+				       * in the interval at its own anonymous pages only
+				       * (the others' reads may hold its shares already) */
 	uint64_t cow_kib;             /* what copy-on-write breaks can have added in the interval */
 	uint64_t over_kib;            /* rssspan_forward: an end above this is a top (rssspan_exits) */
 	const struct rssspan_live *live;
@@ -83,8 +84,12 @@ struct rssspan_out {
 				       * neither is taken (floor_ok, bound_ok 0) */
 	uint64_t bound_kib, bound_t_ns;
 	/* the closing tick's bound with the pages of the processes it did not
-	 * count (begun as it read): the next interval's hi_prev_kib */
+	 * count (begun as it read, or counted as the program they had before an
+	 * exec the trace saw since): the next interval's hi_prev_kib */
 	uint64_t hi_now_kib;
+	/* its floor as the walk took it (its processes' lower bounds, less what
+	 * the trace says they may not hold): the next interval's lo_prev_kib */
+	uint64_t lo_now_kib;
 };
 
 struct rssspan;
@@ -102,7 +107,9 @@ struct rssspan_exits {
 	uint64_t most_kib; /* the most pages one process's end let go of */
 	/* the most the tree can have had just before an end of pages: the
 	 * opening tick's bound and the pages mapped since, or the resident
-	 * pages of its mms, the lesser (UINT64_MAX: neither holds; 0: no end) */
+	 * pages of its mms, the lesser (UINT64_MAX: neither holds, or the
+	 * interval met counters it did not know; 0: no end of a process with
+	 * an mm of its own) */
 	uint64_t hi_kib;
 	/* whether that bound passed in->over_kib (a peak) before an end, and
 	 * the last such end's instant (the processes begun after it were not
