@@ -506,7 +506,9 @@ static int model_room(struct collector *c, size_t n)
  * RSS now (status, ~6 us each) against the RSS in their reads, moved by no
  * more than PSSMODEL_SURE of the total. A sweep takes a while; a process that
  * maps, unmaps or exits meanwhile makes its reads' shares inconsistent (the
- * same shared pages counted at two ratios), and such a sum is no measurement. */
+ * same shared pages counted at two ratios), and such a sum is no measurement
+ * (the trace's floor takes the reads one by one, less what each moved as
+ * the tick read: coll_rss.c). */
 static int sweep_stable(struct collector *c, size_t k, uint64_t total_kib, uint64_t now)
 {
 	uint64_t moved = 0, pk = (uint64_t)procfs_page_kib();

@@ -49,8 +49,11 @@ static void update_bound(struct coll_top *t)
 		struct coll_top_hist *h = &t->hist[k % COLL_TOP_HIST];
 		if (h->tick != k)
 			break;
-		uint64_t back = later != UINT64_MAX && later + h->loss_kib < h->back_kib ? later + h->loss_kib
-											: h->back_kib;
+		/* (a traced one's bound is its own: what it let go of is not
+		 * known apart from it) */
+		uint64_t back = !h->traced && later != UINT64_MAX && later + h->loss_kib < h->back_kib
+					? later + h->loss_kib
+					: h->back_kib;
 		h->eff_back_kib = back;
 		/* one with tops unknown bounds nothing yet, and what it let go
 		 * of is not known: the earlier ones are bounded from their own */
@@ -328,8 +331,8 @@ void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 			(t->nbspan < COLL_TOP_SPANS ? spans_max(t->bspan, t->nbspan) : t->back_add_kib);
 	/* the trace's bound is the interval's, both ways: it holds every
 	 * instant of it, its ends too, and every process the trace saw (the
-	 * ticks' figures miss one begun as a tick read); what it let go of is
-	 * not known apart, and a later interval's bound says nothing of it */
+	 * ticks' figures miss one begun as a tick read); a later interval's
+	 * bound says nothing of it (update_bound) */
 	int traced = t->traced_kib != 0;
 	if (traced)
 		fwd = back = t->traced_kib;
@@ -344,7 +347,7 @@ void coll_top_close(struct coll_top *t, uint64_t hi_kib, uint64_t now_ns)
 	if (h->tick)
 		hist_leave(t, h);
 	*h = (struct coll_top_hist){.tick = t->tick, .start_ns = t->open_ns, .end_ns = now_ns, .fwd_kib = fwd, .back_kib = back,
-				    .loss_kib = traced ? UINT64_MAX / 4 : back - hi_kib, .eff_back_kib = back,
+				    .loss_kib = traced ? 0 : back - hi_kib, .eff_back_kib = back,
 				    .nunknown = nunknown, .traced = traced};
 	update_bound(t);
 	t->prev_hi_kib = hi_kib;

@@ -458,6 +458,11 @@ static void test_sweep_skips_the_later(void **state)
 	p[1].skip = 1;
 	assert_int_equal(pssmodel_pick(&m, p, 2, &t, out), 1);
 	assert_int_equal(out[0], 0);
+	/* marked read as well (a sweep's earlier pass): its doubt still does
+	 * not count as what the reads left (that would stop the picking) */
+	p[1].swept = 1;
+	assert_int_equal(pssmodel_pick(&m, p, 2, &t, out), 1);
+	assert_int_equal(out[0], 0);
 }
 
 int main(void)
