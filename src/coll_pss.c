@@ -656,16 +656,18 @@ static size_t skip_after(struct collector *c, size_t m, uint64_t t_ns)
 /* Estimates every counted process; when the tree may be at a new peak, sweeps:
  * reads the processes in doubt, most first, so that the sample is a sum of
  * reads. Fills the sample's PSS and RSS fields; returns 1 when it is measured. */
-int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
+/* The processes to count this tick, into the model's arrays (mp_idx), each
+ * estimated after all the dilution (a process early in the table is diluted
+ * by one later in it), and again when some stopped sharing since their
+ * reads (that passes to the others, as an exit's ghost does). Returns how
+ * many; *whole: every process of the table is among them. */
+static size_t model_fill_all(struct collector *c, int *whole)
 {
 	size_t n = ptable_count(c->pt), m = 0;
-	struct pssmodel_total t;
-	int sure;
-
-	c->tick_copied_kib = 0;
 
 	if (model_room(c, n) < 0)
 		n = c->mp_cap; /* no memory: the first ones only, and not sure */
+	*whole = n == ptable_count(c->pt);
 	for (size_t i = 0; i < n; i++) {
 		const struct pentry *e = ptable_at(c->pt, i);
 		if (!coll_pss_counts(c, e))
@@ -674,12 +676,8 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 		model_dilute(c, ptable_at(c->pt, i));
 		inherit_bound(c, ptable_at(c->pt, i));
 	}
-	/* after all the dilution: a process early in the table is diluted by
-	 * one later in it */
 	for (size_t j = 0; j < m; j++)
 		model_fill(c, ptable_at(c->pt, c->mp_idx[j]), &c->mp[j]);
-	/* what processes stopped sharing since their reads passes to the others,
-	 * as an exit's ghost does; then they are estimated again with it */
 	int released = 0;
 	for (size_t j = 0; j < m; j++) {
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
@@ -695,37 +693,49 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	if (released)
 		for (size_t j = 0; j < m; j++)
 			model_fill(c, ptable_at(c->pt, c->mp_idx[j]), &c->mp[j]);
-	int whole = n == ptable_count(c->pt); /* every process counted */
-	c->tick_whole = whole;
-	int trusted = whole; /* and no read of a sweep moved */
-	pssmodel_total(&c->model, c->mp, m, &t);
-	c->model.thrifty = (double)c->sweep_cpu_ns >
-			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
+	return m;
+}
+
+/* The sweep, when the tree may be at a new peak or an end may have been a
+ * top: reads the processes in doubt, most first, into t. Returns whether the
+ * tick is sure; *trusted stays whole unless the reads moved. */
+static int tick_sweep(struct collector *c, struct pssmodel_total *t, size_t m, uint64_t now, int whole,
+		      int *trusted)
+{
 	uint64_t since = 0;
-	int climb = pssmodel_need_sweep(&c->model, &t);
+	int climb = pssmodel_need_sweep(&c->model, t);
+
+	*trusted = whole;
 	c->tick_moved = 0;
-	if (climb || exit_top(c, &t, &since)) {
-		struct sweep_ctx sw = {c, now, 0};
-		/* for an end alone, the processes there at its instant */
-		size_t skipped = climb || !since ? 0 : skip_after(c, m, since);
-		size_t k = pssmodel_sweep(&c->model, c->mp, m, &t, c->mp_pick, sweep_read, &sw);
-		uint64_t spent = sw.spent;
-		int stable = sweep_stable(c, k, t.est_kib, now);
-		if (!stable)
-			c->sum.pss_sweeps_unstable++;
-		c->tick_moved = !stable;
-		trusted = stable && whole;
-		/* one that left some unread tried no level (pssmodel_observe) */
-		sure = pssmodel_observe(&c->model, &t, trusted, !skipped);
-		/* a sweep is never put off for the budget, but it is paid from it */
-		pssched_budget_pay(&c->tokens, (double)spent);
-		c->sum.pss_cpu_ns += spent;
-		c->sched_cpu_ns += spent;
-		c->sweep_cpu_ns += spent;
-		c->sum.pss_sweeps += k > 0;
-	} else {
-		sure = pssmodel_observe(&c->model, &t, whole, 0);
-	}
+	if (!climb && !exit_top(c, t, &since))
+		return pssmodel_observe(&c->model, t, whole, 0);
+	struct sweep_ctx sw = {c, now, 0};
+	/* for an end alone, the processes there at its instant */
+	size_t skipped = climb || !since ? 0 : skip_after(c, m, since);
+	size_t k = pssmodel_sweep(&c->model, c->mp, m, t, c->mp_pick, sweep_read, &sw);
+	int stable = sweep_stable(c, k, t->est_kib, now);
+	if (!stable)
+		c->sum.pss_sweeps_unstable++;
+	c->tick_moved = !stable;
+	*trusted = stable && whole;
+	/* one that left some unread tried no level (pssmodel_observe) */
+	int sure = pssmodel_observe(&c->model, t, *trusted, !skipped);
+	/* a sweep is never put off for the budget, but it is paid from it */
+	pssched_budget_pay(&c->tokens, (double)sw.spent);
+	c->sum.pss_cpu_ns += sw.spent;
+	c->sched_cpu_ns += sw.spent;
+	c->sweep_cpu_ns += sw.spent;
+	c->sum.pss_sweeps += k > 0;
+	return sure;
+}
+
+/* The sample's PSS and RSS from the m counted processes and the model's
+ * total t (half of the ghosts is in the estimate: spread over the split),
+ * and what coll_top is told of each. Returns whether any had memory to tell
+ * of (one exiting tells nothing of it); sets the ghosts' figures. */
+static int sample_fill(struct collector *c, struct sample *s, const struct pssmodel_total *t, size_t m,
+		       int whole, uint64_t now)
+{
 	uint64_t sum = 0, sum_hi = 0;
 	int have_mem = 0;
 	for (size_t j = 0; j < m; j++) {
@@ -737,11 +747,9 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 		s->pss_shmem_kib += e->est_shmem_kib;
 		s->rss_kib += e->rec.rss_kib;
 		sum += c->mp[j].est_kib;
-		/* one that had no memory to read (exiting) tells nothing of it */
 		have_mem |= e->rd_ok || e->anon_rss + e->shared_rss > 0;
 	}
-	/* half of the ghosts is in the estimate: spread over the split */
-	uint64_t g = t.est_kib > sum ? t.est_kib - sum : 0;
+	uint64_t g = t->est_kib > sum ? t->est_kib - sum : 0;
 	if (g && sum) {
 		uint64_t ga = (uint64_t)((double)g * (double)s->pss_anon_kib / (double)sum);
 		uint64_t gs = (uint64_t)((double)g * (double)s->pss_shmem_kib / (double)sum);
@@ -751,17 +759,33 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	} else {
 		s->pss_file_kib += g;
 	}
-	s->pss_kib = t.est_kib;
-	s->pss_est_kib = !whole ? t.est_kib : t.doubt_kib < t.est_kib ? t.doubt_kib : t.est_kib;
-	s->pss_hi_kib = t.hi_kib;
+	s->pss_kib = t->est_kib;
+	s->pss_est_kib = !whole ? t->est_kib : t->doubt_kib < t->est_kib ? t->doubt_kib : t->est_kib;
+	s->pss_hi_kib = t->hi_kib;
 	/* the ghosts as the model counts them (half in the estimate, all in
 	 * the bound) */
 	uint64_t mh = sum_hi_model(c, m);
 	c->top_ghost_prev_est = c->top_ghost_est; /* the last tick's: exits since are the samples' */
 	c->top_ghost_prev_hi = c->top_ghost_hi;
 	c->top_ghost_est = g;
-	c->top_ghost_hi = t.hi_kib > mh ? t.hi_kib - mh : 0;
+	c->top_ghost_hi = t->hi_kib > mh ? t->hi_kib - mh : 0;
 	c->top_live_hi = sum_hi + c->top_ghost_hi;
+	return have_mem;
+}
+
+int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
+{
+	struct pssmodel_total t;
+	int whole, trusted;
+
+	c->tick_copied_kib = 0;
+	size_t m = model_fill_all(c, &whole);
+	c->tick_whole = whole;
+	pssmodel_total(&c->model, c->mp, m, &t);
+	c->model.thrifty = (double)c->sweep_cpu_ns >
+			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
+	int sure = tick_sweep(c, &t, m, now, whole, &trusted);
+	int have_mem = sample_fill(c, s, &t, m, whole, now);
 	/* near the peak and moving (a plateau needs no fast ticks) */
 	c->near_peak = c->model.peak_kib && t.est_kib > 1024 &&
 		       (double)t.est_kib >= (double)c->model.peak_kib * COLLECTOR_NEAR_PEAK &&
