@@ -9,7 +9,8 @@
  * stderr): peak_pss_kib, peak_pss_{anon,file,shmem}_kib, peak_rss_sum_kib (of
  * the peak sweep), max_rss_sum_kib, peak_nproc, peak_t_ms (from the fork),
  * peak_any_pss_kib (stable or not), sweeps, unstable_sweeps, mean_sweep_us,
- * max_sweep_us, wall_ms; exits with COMMAND's status (128 + N: signal N).
+ * max_sweep_us, wall_ms, peak_procs (the peak sweep's processes: pid, comm, pss,
+ * anon, file, rss KiB); exits with COMMAND's status (128 + N: signal N).
  * -x leaves COMMAND's own process out (pssref -x -- spacetime -s -- BUILD:
  * the reference and spacetime on the same run).
  * TRACE gets one line per sweep: ms since the fork, PSS KiB, RSS KiB, stable.
@@ -38,6 +39,61 @@ struct proc {
 };
 static struct proc *procs;
 static size_t nprocs, cap_procs;
+
+/* What a sweep read of each process; the peak sweep's kept for the report. */
+struct readp {
+	pid_t pid;
+	char comm[16];
+	uint64_t pss_kib, anon_kib, file_kib, rss_kib;
+};
+static struct readp *reads, *peak_reads;
+static size_t nreads, cap_reads, npeak_reads, cap_peak_reads;
+
+static int keep_read(pid_t pid, const struct procfs_rollup *ro)
+{
+	if (nreads == cap_reads) {
+		size_t cap = cap_reads ? 2 * cap_reads : 64;
+		struct readp *p = realloc(reads, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		reads = p;
+		cap_reads = cap;
+	}
+	reads[nreads++] = (struct readp){ .pid = pid, .pss_kib = ro->pss_kib, .anon_kib = ro->pss_anon_kib,
+					  .file_kib = ro->pss_file_kib, .rss_kib = ro->rss_kib };
+	return 0;
+}
+
+/* A new peak: its sweep's reads, with their processes' names (read now: a
+ * few reads on a new peak only). */
+static int keep_peak(void)
+{
+	char buf[64];
+
+	if (cap_peak_reads < nreads) {
+		struct readp *p = realloc(peak_reads, nreads * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		peak_reads = p;
+		cap_peak_reads = nreads;
+	}
+	memcpy(peak_reads, reads, nreads * sizeof(*reads));
+	npeak_reads = nreads;
+	for (size_t i = 0; i < nreads; i++) {
+		ssize_t n = procfs_read(reads[i].pid, "comm", buf, sizeof(buf) - 1);
+		size_t k = 0;
+
+		while (n > 0 && k < (size_t)n && k < sizeof(peak_reads[i].comm) - 1 && buf[k] != '\n' &&
+		       buf[k] >= ' ' && buf[k] != '"' && buf[k] != '\\') {
+			peak_reads[i].comm[k] = buf[k];
+			k++;
+		}
+		peak_reads[i].comm[k] = 0;
+	}
+	return 0;
+}
 
 static uint64_t now_ns(void)
 {
@@ -176,6 +232,7 @@ static int sweep(pid_t root, struct total *t)
 	if (nb < 0)
 		return (int)nb;
 	memset(t, 0, sizeof(*t));
+	nreads = 0;
 	for (ssize_t i = 0; i < nb; i++) {
 		struct procfs_rollup ro;
 		ssize_t n = procfs_read(before[i], "smaps_rollup", buf, sizeof(buf));
@@ -188,6 +245,8 @@ static int sweep(pid_t root, struct total *t)
 		t->shmem_kib += ro.pss_shmem_kib;
 		t->rss_kib += ro.rss_kib;
 		t->nproc++;
+		if (keep_read(before[i], &ro) < 0)
+			return -ENOMEM;
 	}
 	na = live_tree(root, &after, &cap_after, &sh_after);
 	if (na < 0)
@@ -282,6 +341,10 @@ usage:
 				t.rss_kib, r);
 		if (r && t.pss_kib > peak.pss_kib) {
 			peak = t;
+			if (keep_peak() < 0) {
+				fputs("pssref: out of memory\n", stderr);
+				return 1;
+			}
 			peak_t_ns = s0 - t0;
 		}
 		if (r && t.rss_kib > max_rss_kib)
@@ -309,10 +372,17 @@ usage:
 		",\"peak_rss_sum_kib\":%" PRIu64 ",\"max_rss_sum_kib\":%" PRIu64
 		",\"peak_nproc\":%u,\"peak_t_ms\":%.1f,\"peak_any_pss_kib\":%" PRIu64
 		",\"sweeps\":%" PRIu64 ",\"unstable_sweeps\":%" PRIu64
-		",\"mean_sweep_us\":%.1f,\"max_sweep_us\":%.1f,\"wall_ms\":%.1f}\n",
+		",\"mean_sweep_us\":%.1f,\"max_sweep_us\":%.1f,\"wall_ms\":%.1f,\"peak_procs\":[",
 		peak.pss_kib, peak.anon_kib, peak.file_kib, peak.shmem_kib, peak.rss_kib,
 		max_rss_kib, peak.nproc, peak_t_ns / 1e6, peak_any_kib, sweeps, unstable,
 		sweeps ? sweep_ns / 1e3 / sweeps : 0.0, max_sweep_ns / 1e3, wall_ns / 1e6);
+	for (size_t i = 0; i < npeak_reads; i++)
+		fprintf(out,
+			"%s{\"pid\":%d,\"comm\":\"%s\",\"pss_kib\":%" PRIu64 ",\"anon_kib\":%" PRIu64
+			",\"file_kib\":%" PRIu64 ",\"rss_kib\":%" PRIu64 "}",
+			i ? "," : "", (int)peak_reads[i].pid, peak_reads[i].comm, peak_reads[i].pss_kib,
+			peak_reads[i].anon_kib, peak_reads[i].file_kib, peak_reads[i].rss_kib);
+	fputs("]}\n", out);
 	if (out != stderr && fclose(out) != 0) {
 		fprintf(stderr, "pssref: cannot write %s: %s\n", out_path, strerror(errno));
 		return 1;
