@@ -8,8 +8,18 @@
 
 static int tree_left(struct collector *c);
 
-/* Ends the run: the last tick, spacetime's own CPU, the final summary. */
-void coll_end_finish(struct collector *c, uint64_t now)
+/* The run has ended at now: the coordinator ends it (collector.c). */
+static void end_due(struct collector *c, uint64_t now)
+{
+	if (!c->end_due) {
+		c->end_due = 1;
+		c->end_due_ns = now;
+	}
+}
+
+/* The run's end, before its last tick: the execs read ahead, and (attached)
+ * the zombies whose parents, not us, have not reaped them yet. */
+void coll_end_last_reads(struct collector *c, uint64_t now)
 {
 	if (c->wpend_n)
 		coll_events_drain(c); /* execs read ahead: theirs before any retire */
@@ -27,7 +37,12 @@ void coll_end_finish(struct collector *c, uint64_t now)
 		}
 		i++;
 	}
-	collector_tick(c);
+}
+
+/* The run's end, after its last tick: the peak's bound, spacetime's own CPU,
+ * the final summary; then the UI is told. */
+void coll_end_close(struct collector *c)
+{
 	/* processes that left between ticks with their most unknown (no
 	 * taskstats) had at most the most RSS wait4 tells (the command's, which
 	 * covers every process its parent waited for, and the orphans' we
@@ -45,14 +60,14 @@ void coll_end_finish(struct collector *c, uint64_t now)
 		c->sum.ru_majflt = c->sum.last.majflt;
 		c->sum.detached = atomic_load(&c->detach_req);
 	}
-	c->sum.collector_cpu_ns = collector_thread_cpu_ns();
+	c->sum.collector_cpu_ns = coll_base_thread_cpu_ns();
 	struct rusage self;
 	if (getrusage(RUSAGE_SELF, &self) == 0)
 		c->sum.self_cpu_ns = ((uint64_t)self.ru_utime.tv_sec + (uint64_t)self.ru_stime.tv_sec) * 1000000000u +
 				     ((uint64_t)self.ru_utime.tv_usec + (uint64_t)self.ru_stime.tv_usec) * 1000u;
 	store_summary_set(c->st, &c->sum);
 	atomic_store(&c->finished, 1);
-	collector_notify(c);
+	coll_base_notify(c);
 }
 
 /* Adds a wait4 rusage to the tree's totals. */
@@ -103,7 +118,7 @@ int coll_end_attach_ended(struct collector *c)
 /* The command has ended with status and ru. */
 static void root_ended(struct collector *c, int status, const struct rusage *ru)
 {
-	uint64_t now = collector_clock(c);
+	uint64_t now = coll_base_clock(c);
 
 	c->root_done = 1;
 	c->sum.root_end_ns = now;
@@ -144,7 +159,7 @@ static void root_ended(struct collector *c, int status, const struct rusage *ru)
 	if (c->sum.mode == COLLECTOR_POLL && c->cfg.subreaper)
 		coll_scan_tree(c, now);
 	if (!c->cfg.wait_tree || !tree_left(c))
-		coll_end_finish(c, now);
+		end_due(c, now);
 }
 
 /* Reaps what has ended: the command, and (spacetime being the subreaper)
@@ -164,14 +179,14 @@ int coll_end_reap(struct collector *c)
 			continue;
 		if (r < 0 && errno == ECHILD && !c->root_done) {
 			/* reaped behind our back (SIGCHLD ignored): ended, status unknown */
-			coll_end_finish(c, collector_clock(c));
+			end_due(c, coll_base_clock(c));
 			return 1;
 		}
 		if (r <= 0)
 			break;
 		if (r == c->root) {
 			root_ended(c, status, &ru);
-			if (atomic_load(&c->finished))
+			if (c->end_due)
 				return 1;
 			continue;
 		}
@@ -188,12 +203,12 @@ int coll_end_reap(struct collector *c)
 				c->ts_events_held = 0;
 			}
 			if ((e = ptable_get(c->pt, r)))
-				coll_sample_retire(c, e, collector_clock(c), status, 1, COLL_SAMPLE_RETIRE_READ);
+				coll_sample_retire(c, e, coll_base_clock(c), status, 1, COLL_SAMPLE_RETIRE_READ);
 		}
 	}
-	if (c->root_done && !atomic_load(&c->finished) && !tree_left(c)) {
-		coll_end_finish(c, collector_clock(c));
+	if (c->root_done && !c->end_due && !atomic_load(&c->finished) && !tree_left(c)) {
+		end_due(c, coll_base_clock(c));
 		return 1;
 	}
-	return atomic_load(&c->finished);
+	return c->end_due || atomic_load(&c->finished);
 }

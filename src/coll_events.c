@@ -7,16 +7,6 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-/* How far back an early event may lie before the event it waits for: the
- * fork|exit socket of a split subscription is read at ticks, so an exec can
- * wait for its process's fork or exit event that long, and more. */
-uint64_t coll_events_early_ns(const struct collector *c)
-{
-	uint64_t ms = c->cfg.interval_ms < COLLECTOR_QUIET_MAX_INTERVAL_MS ? c->cfg.interval_ms
-									   : COLLECTOR_QUIET_MAX_INTERVAL_MS;
-	return COLLECTOR_EARLY_NS + (c->nl_quiet_fd >= 0 ? 2 * ms * 1000000ull : 0);
-}
-
 /* Keeps an exec or exit event of a pid not (yet) in the tree: its fork event
  * may still be on the way. The oldest is dropped when full. */
 static void keep_early(struct collector *c, const struct nlproc_event *ev)
@@ -24,7 +14,7 @@ static void keep_early(struct collector *c, const struct nlproc_event *ev)
 	size_t k = 0;
 
 	for (size_t i = 0; i < c->nearly; i++)
-		if (c->early[i].ts_ns + coll_events_early_ns(c) >= ev->ts_ns)
+		if (c->early[i].ts_ns + coll_base_early_ns(c) >= ev->ts_ns)
 			c->early[k++] = c->early[i];
 	c->nearly = k;
 	if (c->nearly == COLLECTOR_EARLY) {
@@ -51,7 +41,7 @@ static void replay_early(struct collector *c, const struct nlproc_event *fork, u
 		if (ev->tgid == fork->pid) {
 			if (ev->ts_ns + window_ns >= fork->ts_ns && (!exec_only || ev->type == NLPROC_EXEC))
 				mine[nmine++] = *ev;
-		} else if (ev->ts_ns + coll_events_early_ns(c) >= fork->ts_ns) {
+		} else if (ev->ts_ns + coll_base_early_ns(c) >= fork->ts_ns) {
 			c->early[k++] = *ev;
 		}
 	}
@@ -69,7 +59,7 @@ void coll_events_replay(struct collector *c, pid_t pid, uint64_t at_ns)
 	struct nlproc_event fork = {.type = NLPROC_FORK, .pid = pid, .tgid = pid, .ts_ns = at_ns};
 
 	if (c->nearly)
-		replay_early(c, &fork, coll_events_early_ns(c), 1);
+		replay_early(c, &fork, coll_base_early_ns(c), 1);
 }
 
 /* Handles one netlink event. */
@@ -107,7 +97,7 @@ void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
 			struct store_event se = {.t_ns = ev->ts_ns, .type = STORE_EV_FORK,
 						 .pid = ev->pid, .ppid = parent_pid};
 			store_push_event(c->st, &se);
-			collector_publish(c, e);
+			coll_base_publish(c, e);
 			/* its exec (and exit) events, read before its fork event;
 			 * within COLLECTOR_EARLY_NS of it (the kernel sends the fork
 			 * event after the child may have run) */
@@ -150,7 +140,7 @@ void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
 			e->exit_status_pending = (int)ev->exit_code;
 			e->exit_ns = ev->ts_ns;
 		} else if ((p = ptable_get(c->pt, ev->ptgid)) && !(p->exit_pending && ev->ts_ns > p->exit_ns) &&
-			   !coll_sample_retired_lately(c, ev->pid)) {
+			   !coll_proc_retired_lately(c, ev->pid)) {
 			/* A child of the tree whose fork event was lost (fork and exit
 			 * come on one socket, in order) and that ended before a
 			 * rescan could find it: counted now, its figures unknown but
@@ -164,11 +154,11 @@ void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
 			e->exit_pending = 1;
 			e->exit_status_pending = (int)ev->exit_code;
 			e->exit_ns = ev->ts_ns;
-			collector_publish(c, e);
+			coll_base_publish(c, e);
 			/* its exec events, which came on the other socket, first */
 			struct nlproc_event fork = {.type = NLPROC_FORK, .pid = ev->pid, .tgid = ev->pid,
 						    .ts_ns = ev->ts_ns};
-			replay_early(c, &fork, coll_events_early_ns(c), 1);
+			replay_early(c, &fork, coll_base_early_ns(c), 1);
 		} else {
 			keep_early(c, ev);
 		}
@@ -197,7 +187,7 @@ static void rescan_if_due(struct collector *c, struct nlsrc *src)
 	if (!src->rescan_due)
 		return;
 	src->rescan_due = 0;
-	struct store_event ev = {.t_ns = collector_clock(c), .type = STORE_EV_RESCAN};
+	struct store_event ev = {.t_ns = coll_base_clock(c), .type = STORE_EV_RESCAN};
 	store_push_event(c->st, &ev);
 	coll_scan_tree(c, ev.t_ns);
 }
@@ -220,7 +210,7 @@ static void nl_read(struct collector *c, struct nlsrc *src)
 	src->n = 0;
 	src->more = 0;
 	src->fd_read = 1;
-	src->read_ns = collector_clock(c);
+	src->read_ns = coll_base_clock(c);
 	for (;;) {
 		for (size_t i = 0; i < COLLECTOR_NLBATCH; i++) {
 			iov[i] = (struct iovec){.iov_base = src->buf + i * slot, .iov_len = slot};
@@ -236,7 +226,7 @@ static void nl_read(struct collector *c, struct nlsrc *src)
 				rescan_if_due(c, src);
 			return;
 		}
-		struct store_event ev = {.t_ns = collector_clock(c), .type = STORE_EV_LOST, .arg = 1};
+		struct store_event ev = {.t_ns = coll_base_clock(c), .type = STORE_EV_LOST, .arg = 1};
 		c->sum.lost_events++;
 		store_push_event(c->st, &ev);
 		src->rescan_due = 1;
@@ -296,7 +286,7 @@ void coll_events_quiet_wake(struct collector *c)
  * follows it (an exec that still comes first waits in the early list). */
 void coll_events_drain(struct collector *c)
 {
-	c->nl_drain_ns = collector_clock(c);
+	c->nl_drain_ns = coll_base_clock(c);
 	struct nlsrc w = {.fd = c->nl_fd, .buf = c->nlbuf, .evs = c->evs};
 	struct nlsrc q = {.fd = c->nl_quiet_fd, .buf = c->qbuf, .evs = c->qevs};
 	size_t wi = 0, qi = 0;

@@ -10,7 +10,7 @@
  * memory of its own (a zombie's is gone). */
 int coll_pss_counts(const struct collector *c, const struct pentry *e)
 {
-	return !coll_sample_vm_borrowed(c, e) && (e->rec.valid & PROC_V_RSS) && !e->mm_gone;
+	return !coll_proc_vm_borrowed(c, e) && (e->rec.valid & PROC_V_RSS) && !e->mm_gone;
 }
 
 /* The program ratios slot for comm: found, or a free one when add (NULL when
@@ -145,17 +145,17 @@ static uint64_t parent_hwm_now(struct collector *c, const struct pentry *e)
 	if (!e->fork_seen)
 		return UINT64_MAX;
 	if (!p)
-		return coll_sample_retired_hwm(c, e->rec.ppid, e->rec.start_ns);
+		return coll_proc_retired_hwm(c, e->rec.ppid, e->rec.start_ns);
 	if (p->rec.start_ns > e->rec.start_ns || p->exec_ns > e->rec.start_ns)
 		return UINT64_MAX;
-	if (coll_sample_hwm_now(c, p, &hwm) == 0)
+	if (coll_proc_hwm_now(c, p, &hwm) == 0)
 		return hwm;
 	/* (a record of its program's: not of an older one left by a thread's
 	 * exec, which may have been smaller) */
 	if (p->ts_leader && p->ts_hiwater_kib && p->rec.nexec <= 1)
 		return p->ts_hiwater_kib;
 	struct procfs_stat ps;
-	if (!p->hwm_read || coll_sample_read_stat(c, p, &ps) < 0)
+	if (!p->hwm_read || coll_proc_read_stat(c, p, &ps) < 0)
 		return UINT64_MAX;
 	uint64_t f = ps.minflt + ps.majflt, since = f > p->mem_at_faults ? f - p->mem_at_faults : 0;
 	return p->hwm_kib + since * COLL_SAMPLE_FAULT_KIB;
@@ -217,7 +217,7 @@ void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, u
 	struct coll_top_leave l = {.pid = e->rec.pid, .t_ns = t_ns, .start_ns = coll_pss_program_start(e),
 				   .top_known = 1, .can_top = 1};
 
-	if (coll_sample_vm_borrowed(c, e) || coll_sample_before_first_exec(c, e))
+	if (coll_proc_vm_borrowed(c, e) || coll_proc_before_first_exec(c, e))
 		return;
 	const struct prog_ratio *r = e->rec.nexec ? prog_slot(c, e->rec.comm, 0) : NULL;
 	double ratio = r && r->shared >= 0 ? r->shared : c->shared_ratio;
@@ -329,9 +329,9 @@ static void model_apply(struct pentry *e, const struct pssmodel_proc *p, uint64_
 uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint64_t *clk)
 {
 	struct procfs_rollup r;
-	uint64_t t0 = clk && *clk ? *clk : collector_thread_cpu_ns();
+	uint64_t t0 = clk && *clk ? *clk : coll_base_thread_cpu_ns();
 	ssize_t n = -1;
-	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_smaps, "smaps_rollup", &own);
+	int own, fd = coll_proc_fd(c, e->rec.pid, &e->fd_smaps, "smaps_rollup", &own);
 
 	/* ptrace access refused (another user's, or not dumpable): a sweep
 	 * cannot settle it, and will not try */
@@ -341,7 +341,7 @@ uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint
 		n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
 	if (own)
 		close(fd);
-	uint64_t t1 = collector_thread_cpu_ns(), cost = t1 - t0;
+	uint64_t t1 = coll_base_thread_cpu_ns(), cost = t1 - t0;
 	if (clk)
 		*clk = t1;
 	e->pss_t_ns = now; /* even a failed read waits its turn again */
@@ -453,7 +453,7 @@ credit:
 	 * account pays). */
 	if (!c->sched_cpu_ns || (k > 0 && pssched_budget_other_matters(&c->tokens, budget)) ||
 	    now - c->sched_read_ns >= COLLECTOR_SELF_CPU_NS) {
-		cpu = collector_process_cpu_ns();
+		cpu = coll_base_process_cpu_ns();
 		other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
 		c->sched_read_ns = now;
 	}
@@ -465,7 +465,7 @@ credit:
 	uint64_t clk = 0;
 	for (size_t i = 0; i < k && pssched_budget_avail(&c->tokens) > 0; i++) {
 		struct pentry *e = ptable_at(c->pt, c->sched_picks[i]);
-		if (!coll_sample_vm_borrowed(c, e)) {
+		if (!coll_proc_vm_borrowed(c, e)) {
 			uint64_t cost = coll_pss_read(c, e, now, &clk);
 			pssched_budget_pay(&c->tokens, (double)cost);
 			c->sum.pss_cpu_ns += cost;
@@ -518,7 +518,7 @@ static int sweep_stable(struct collector *c, size_t k, uint64_t total_kib, uint6
 		struct procfs_status st;
 		if (!e->rd_ok || e->rd_t_ns != now)
 			return 0; /* its read failed: gone, or going */
-		int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_status, "status", &own);
+		int own, fd = coll_proc_fd(c, e->rec.pid, &e->fd_status, "status", &own);
 		if (fd < 0)
 			return 0;
 		ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
@@ -572,7 +572,7 @@ static void inherit_bound(struct collector *c, struct pentry *e)
 	struct pentry *p = ptable_get(c->pt, e->rec.ppid);
 	uint64_t hwm;
 	if (p && p->rec.start_ns <= e->rec.start_ns && p->exec_ns <= e->rec.start_ns &&
-	    coll_sample_hwm_now(c, p, &hwm) == 0)
+	    coll_proc_hwm_now(c, p, &hwm) == 0)
 		e->inherit_max_kib = hwm;
 }
 

@@ -136,7 +136,7 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 	if (c->rss_fwd) {
 		const struct rsstrace_rec *r2;
 		uint64_t lost = 0;
-		size_t n2 = rsstrace_read(c->rss, collector_clock(c), c->self, &r2, &lost);
+		size_t n2 = rsstrace_read(c->rss, coll_base_clock(c), c->self, &r2, &lost);
 		c->sum.rss_records += n2;
 		c->sum.rss_lost += lost;
 		if (lost || rssspan_more(c->rss_span, r2, n2) < 0) {

@@ -68,7 +68,6 @@ uint32_t coll_sample_root_argv(struct collector *c)
 	return n ? store_str_intern(c->st, c->argv, n - 1) : 0;
 }
 
-static int stat_identity(struct collector *c, struct pentry *e, const struct procfs_stat *ps);
 static void prefetch_drop(struct collector *c, size_t i, int keep);
 
 /* Records an exec by e (netlink event or detected by polling). */
@@ -89,7 +88,7 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 		k++;
 	if (k < c->npre) {
 		ps = c->pre[k].ps;
-		stat_ok = stat_identity(c, e, &ps) == 0;
+		stat_ok = coll_proc_identity(c, e, &ps) == 0;
 		ex.argv_id = stat_ok ? c->pre[k].argv_id : 0;
 		int adopt = stat_ok && c->pre[k].fd >= 0 && e->fd_stat < 0 && c->pre[k].fd < c->fd_cache_below;
 		if (adopt)
@@ -97,7 +96,7 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 		prefetch_drop(c, k, adopt);
 		c->prefetch_used++;
 	} else {
-		stat_ok = coll_sample_read_stat(c, e, &ps) == 0;
+		stat_ok = coll_proc_read_stat(c, e, &ps) == 0;
 		ex.argv_id = stat_ok ? read_exec_argv(c, e->rec.pid) : 0;
 	}
 	if (!ex.argv_id && e->rec.pid == c->root && !e->rec.nexec)
@@ -153,95 +152,6 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	store_push_event(c->st, &ev);
 }
 
-/* CLOCK_BOOTTIME - CLOCK_MONOTONIC: the time the machine was suspended (0
- * with an injected clock, which is boot time too). */
-uint64_t coll_sample_boot_offset_ns(const struct collector *c)
-{
-	if (c->cfg.clock_ns)
-		return 0;
-	uint64_t mono = collector_now_ns();
-	uint64_t boot = clockns_of(CLOCK_BOOTTIME);
-	return boot > mono ? boot - mono : 0;
-}
-
-/* The fd of /proc/PID/NAME for a process: *slot, its kept one, or a new
- * one, kept in *slot when numbered below c->fd_cache_below, else used once
- * (*own set: the caller closes it). Returns the fd or -errno. */
-int coll_sample_proc_fd(struct collector *c, pid_t pid, int *slot, const char *name, int *own)
-{
-	*own = 0;
-	if (*slot >= 0)
-		return *slot;
-	int fd = procfs_open_at(c->proc_root, pid, 0, name);
-	if (fd < 0)
-		return fd;
-	if (fd < c->fd_cache_below)
-		*slot = fd;
-	else
-		*own = 1;
-	return fd;
-}
-
-/* Whether ppid can be the parent of e, a forked child read for the first
- * time: the one that forked it, or anyone once that one has ended (an orphan
- * goes to a subreaper or init). A stranger that got e's pid within the
- * start-time slack (one clock tick is 10 ms) while e's parent lives has
- * another parent. */
-static int parent_plausible(struct collector *c, const struct pentry *e, pid_t ppid)
-{
-	const struct pentry *p = ptable_get(c->pt, e->rec.ppid);
-
-	return ppid == e->rec.ppid || !p || p->exit_pending || p->mm_gone;
-}
-
-/* Whether a stat starttime (clock ticks since boot, rounded down) is later
- * than t_ns on the collector's clock, beyond the slack of two clocks. */
-static int started_after(const struct collector *c, uint64_t start_ticks, uint64_t t_ns)
-{
-	uint64_t start = start_ticks * (1000000000ull / (uint64_t)procfs_hz());
-
-	return start > t_ns + coll_sample_boot_offset_ns(c) + TASKSTATS_SLACK_NS;
-}
-
-/* Whether a stat read of e's pid is e's (0), or another process's that got
- * the pid (-ESRCH); takes its start time on e's first read. */
-static int stat_identity(struct collector *c, struct pentry *e, const struct procfs_stat *ps)
-{
-	if (e->start_ticks && ps->starttime_ticks != e->start_ticks)
-		return -ESRCH; /* the pid now belongs to another process */
-	/* The first read of a forked child: it may have ended and its pid
-	 * gone to another process already; its start must be its fork's. */
-	if (!e->start_ticks && e->fork_seen &&
-	    (!procfs_started_near(ps->starttime_ticks, procfs_hz(), e->rec.start_ns + coll_sample_boot_offset_ns(c),
-				  TASKSTATS_SLACK_NS) ||
-	     !parent_plausible(c, e, ps->ppid)))
-		return -ESRCH;
-	/* The first read of one whose exit event came (an entry added from a
-	 * lost event has only that): a process does not start after its end,
-	 * so a stat that does is the pid's next holder's. */
-	if (!e->start_ticks && e->exit_pending && started_after(c, ps->starttime_ticks, e->exit_ns))
-		return -ESRCH;
-	e->start_ticks = ps->starttime_ticks;
-	return 0;
-}
-
-/* Reads stat for e, checking identity; returns 0, -ESRCH when gone or reused. */
-int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps)
-{
-	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_stat, "stat", &own);
-
-	if (fd == -ENOENT || fd == -ESRCH)
-		return -ESRCH;
-	if (fd < 0)
-		return fd; /* out of fds, say: not a reason to think it gone */
-	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
-	if (own)
-		close(fd);
-	if (n <= 0 || procfs_parse_stat(c->rbuf, (size_t)n, ps) < 0)
-		return -ESRCH;
-	return stat_identity(c, e, ps);
-}
-
 /* Whether an exec of pid was read ahead (its parent, then, is the tree's). */
 static int prefetched(const struct collector *c, pid_t pid)
 {
@@ -276,10 +186,10 @@ int coll_sample_prefetch_exec(struct collector *c, const struct nlproc_event *ev
 		if (c->pre[i].pid == pid && c->pre[i].ts_ns == ev->ts_ns)
 			return 1; /* read already */
 	struct coll_prefetch *p = &c->pre[c->npre];
-	*p = (struct coll_prefetch){.pid = pid, .ts_ns = ev->ts_ns, .at_ns = collector_clock(c), .fd = -1};
+	*p = (struct coll_prefetch){.pid = pid, .ts_ns = ev->ts_ns, .at_ns = coll_base_clock(c), .fd = -1};
 	/* the command's first exec: handled now, its records (coll_ts_apply)
 	 * kept only once it has exec'd */
-	if (e && coll_sample_before_first_exec(c, e))
+	if (e && coll_proc_before_first_exec(c, e))
 		return 0;
 	int fd = e && e->fd_stat >= 0 ? e->fd_stat : procfs_open_at(c->proc_root, pid, 0, "stat");
 	if (fd < 0)
@@ -311,25 +221,10 @@ int coll_sample_prefetch_exec(struct collector *c, const struct nlproc_event *ev
 void coll_sample_prefetch_expire(struct collector *c, uint64_t now, int all)
 {
 	for (size_t i = 0; i < c->npre;)
-		if (all || c->pre[i].at_ns + coll_events_early_ns(c) < now)
+		if (all || c->pre[i].at_ns + coll_base_early_ns(c) < now)
 			prefetch_drop(c, i, 0);
 		else
 			i++;
-}
-
-/* Copies the cumulative counters of a stat read into the record. */
-void coll_sample_take_stat(struct pentry *e, const struct procfs_stat *ps)
-{
-	e->rec.utime_us = collector_ticks_to_us(ps->utime_ticks);
-	e->rec.stime_us = collector_ticks_to_us(ps->stime_ticks);
-	e->rec.minflt = ps->minflt;
-	e->rec.majflt = ps->majflt;
-	e->rec.threads = ps->num_threads;
-	if (ps->num_threads > e->max_threads)
-		e->max_threads = ps->num_threads;
-	e->rec.valid |= PROC_V_CPU | PROC_V_FAULTS;
-	if (!e->rec.comm[0])
-		memcpy(e->rec.comm, ps->comm, sizeof(e->rec.comm));
 }
 
 /* Adds a process of the tree to the table; parent may be NULL (the root). */
@@ -361,8 +256,8 @@ struct pentry *coll_sample_add_proc(struct collector *c, pid_t pid, pid_t ppid, 
 	memcpy(e->rec.comm, comm, sizeof(e->rec.comm));
 	/* A forked child is read at the next tick: reading it here would delay
 	 * the events behind this one, and a short process's exec with them. */
-	if ((!forked || c->sum.mode == COLLECTOR_POLL) && coll_sample_read_stat(c, e, &ps) == 0) {
-		coll_sample_take_stat(e, &ps);
+	if ((!forked || c->sum.mode == COLLECTOR_POLL) && coll_proc_read_stat(c, e, &ps) == 0) {
+		coll_proc_take_stat(e, &ps);
 		/* Counters a forked child starts with were counted in its parent. */
 		e->rec.threads = ps.num_threads ? ps.num_threads : 1;
 	}
@@ -386,10 +281,10 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXIT, .pid = e->rec.pid,
 				 .ppid = e->rec.ppid, .arg = status};
 
-	if (last == COLL_SAMPLE_RETIRE_READ && coll_sample_read_stat(c, e, &ps) == 0)
+	if (last == COLL_SAMPLE_RETIRE_READ && coll_proc_read_stat(c, e, &ps) == 0)
 		last = &ps;
 	if (last && last != COLL_SAMPLE_RETIRE_READ)
-		coll_sample_take_stat(e, last);
+		coll_proc_take_stat(e, last);
 	if (c->ts_fd >= 0)
 		coll_ts_adopt(c, e); /* its tasks' records read before its fork event */
 	if (e->ts_leader) {
@@ -419,22 +314,22 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	 * (told already when its record came: coll_ts.c) */
 	if (!e->top_gone) {
 		uint64_t f = e->ts_leader ? e->ts_minflt + e->ts_majflt : 0;
-		coll_pss_gone(c, e, t_ns ? t_ns : collector_clock(c), e->ts_hiwater_kib,
+		coll_pss_gone(c, e, t_ns ? t_ns : coll_base_clock(c), e->ts_hiwater_kib,
 			      e->ts_leader && e->ts_hiwater_kib, f > e->mem_at_faults ? f - e->mem_at_faults : 0, 0);
 	}
-	c->gone_minflt += collector_since_base(e->rec.minflt, e->base_minflt);
-	c->gone_majflt += collector_since_base(e->rec.majflt, e->base_majflt);
-	c->gone_utime_us += collector_since_base(e->rec.utime_us, e->base_utime_us);
-	c->gone_stime_us += collector_since_base(e->rec.stime_us, e->base_stime_us);
+	c->gone_minflt += coll_base_since(e->rec.minflt, e->base_minflt);
+	c->gone_majflt += coll_base_since(e->rec.majflt, e->base_majflt);
+	c->gone_utime_us += coll_base_since(e->rec.utime_us, e->base_utime_us);
+	c->gone_stime_us += coll_base_since(e->rec.stime_us, e->base_stime_us);
 	if (c->attach && e->rec.peak_rss_kib > c->sum.ru_maxrss_kib)
 		c->sum.ru_maxrss_kib = e->rec.peak_rss_kib; /* no wait4: the largest seen */
-	e->rec.end_ns = t_ns ? t_ns : collector_clock(c);
+	e->rec.end_ns = t_ns ? t_ns : coll_base_clock(c);
 	e->rec.threads = e->max_threads;
 	if (known) {
 		e->rec.exit_status = status;
 		e->rec.valid |= PROC_V_EXIT;
 	}
-	collector_publish(c, e);
+	coll_base_publish(c, e);
 	store_push_event(c->st, &ev);
 	size_t k = c->nretired++ % COLLECTOR_RETIRED;
 	c->retired[k].pid = e->rec.pid;
@@ -446,64 +341,6 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	c->retired[k].exec_ns = e->exec_ns;
 	c->retired[k].hwm_kib = e->ts_leader && e->rec.nexec <= 1 ? e->ts_hiwater_kib : 0;
 	ptable_remove(c->pt, e->rec.pid);
-}
-
-/* Whether a process found by a rescan is one already retired: a zombie
- * whose exit event came before the rescan and whose parent has not reaped
- * it yet (children files list zombies). Matched on pid and start time, on
- * the pid alone for one retired before any stat read. */
-int coll_sample_was_retired(struct collector *c, pid_t pid)
-{
-	struct procfs_stat ps;
-	size_t n = c->nretired < COLLECTOR_RETIRED ? c->nretired : COLLECTOR_RETIRED;
-	int have = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (c->retired[i].pid != pid)
-			continue;
-		if (!have) {
-			ssize_t len = procfs_read_at(c->proc_root, pid, "stat", c->rbuf, sizeof(c->rbuf));
-			if (len <= 0 || procfs_parse_stat(c->rbuf, (size_t)len, &ps) < 0)
-				return 1; /* gone already: nothing to count either way */
-			have = 1;
-		}
-		if (!c->retired[i].start_ticks || c->retired[i].start_ticks == ps.starttime_ticks)
-			return 1;
-	}
-	return 0;
-}
-
-/* The high-water RSS at its exit of ppid's program, retired lately, that
- * forked a child at start_ns (alive then, with no exec since): the most of
- * its pages the child can have had. UINT64_MAX when not known. */
-uint64_t coll_sample_retired_hwm(const struct collector *c, pid_t ppid, uint64_t start_ns)
-{
-	size_t n = c->nretired < COLLECTOR_RETIRED ? c->nretired : COLLECTOR_RETIRED;
-
-	for (size_t j = 0; j < n; j++) {
-		size_t i = (c->nretired - 1 - j) % COLLECTOR_RETIRED; /* newest first */
-		if (c->retired[i].pid != ppid || !c->retired[i].fork_seen)
-			continue;
-		if (start_ns < c->retired[i].start_ns || start_ns > c->retired[i].end_ns)
-			continue; /* another holder of the pid */
-		if (c->retired[i].exec_ns > start_ns || !c->retired[i].hwm_kib)
-			return UINT64_MAX;
-		return c->retired[i].hwm_kib;
-	}
-	return UINT64_MAX;
-}
-
-/* Whether pid is one of the processes retired lately (the pid alone: it may
- * have a new holder by now): an event or record of it that comes late is no
- * sign of a process missed. */
-int coll_sample_retired_lately(const struct collector *c, pid_t pid)
-{
-	size_t n = c->nretired < COLLECTOR_RETIRED ? c->nretired : COLLECTOR_RETIRED;
-
-	for (size_t i = 0; i < n; i++)
-		if (c->retired[i].pid == pid)
-			return 1;
-	return 0;
 }
 
 /* An exec event of a process already retired: one whose exit event, read
@@ -522,7 +359,7 @@ int coll_sample_retired_exec(struct collector *c, pid_t pid, uint64_t t_ns)
 		/* within its life: from its fork event, or (added by its exit
 		 * event, its start unknown) the early window before its end */
 		uint64_t from = c->retired[i].fork_seen ? c->retired[i].start_ns
-				: c->retired[i].end_ns > coll_events_early_ns(c) ? c->retired[i].end_ns - coll_events_early_ns(c)
+				: c->retired[i].end_ns > coll_base_early_ns(c) ? c->retired[i].end_ns - coll_base_early_ns(c)
 										  : 0;
 		if (t_ns < from || t_ns > c->retired[i].end_ns)
 			continue; /* another holder of the pid */
@@ -535,21 +372,6 @@ int coll_sample_retired_exec(struct collector *c, pid_t pid, uint64_t t_ns)
 		return 1;
 	}
 	return 0;
-}
-
-/* The command between our fork and its first exec: its memory is a copy of
- * spacetime's, not the command's; it counts once it has exec'd. */
-int coll_sample_before_first_exec(const struct collector *c, const struct pentry *e)
-{
-	return e->rec.pid == c->root && !e->rec.nexec && c->sum.mode == COLLECTOR_NETLINK;
-}
-
-/* Whether e's memory is another's: the command's before its first exec
- * (spacetime's), or a vfork child's before it execs (its parent's, counted
- * there: statm and smaps_rollup of both show the same pages). */
-int coll_sample_vm_borrowed(const struct collector *c, const struct pentry *e)
-{
-	return coll_sample_before_first_exec(c, e) || e->vm_state == PTABLE_VM_PARENTS;
 }
 
 /* Updates e->vm_state until it is known to be its own: kcmp(2) tells
@@ -576,10 +398,10 @@ int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 	memcpy(comm, e->rec.comm, sizeof(comm));
 	uint32_t max_threads = e->max_threads;
 	e->mem_known = 0;
-	int r = coll_sample_read_stat(c, e, &ps);
+	int r = coll_proc_read_stat(c, e, &ps);
 	if (r < 0)
 		return r;
-	coll_sample_take_stat(e, &ps);
+	coll_proc_take_stat(e, &ps);
 	/* Polling sees no thread creation: count threads seen alive at once. */
 	if (c->sum.mode == COLLECTOR_POLL && e->max_threads > max_threads)
 		c->total_threads += e->max_threads - max_threads;
@@ -613,24 +435,6 @@ static uint64_t mem_max(uint64_t rss_then, uint64_t hwm_then, uint64_t hwm_now, 
 	return by_faults < hwm_now ? by_faults : hwm_now;
 }
 
-/* e's high-water RSS now (status's VmHWM, or its RSS), in *hwm_kib: 0, or
- * negative when it cannot be read (gone, exiting). */
-int coll_sample_hwm_now(struct collector *c, struct pentry *e, uint64_t *hwm_kib)
-{
-	struct procfs_status st;
-	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_status, "status", &own);
-
-	if (fd < 0)
-		return fd;
-	ssize_t n = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
-	if (own)
-		close(fd);
-	if (n <= 0 || procfs_parse_status(c->rbuf, (size_t)n, &st) < 0 || !(st.valid & PROCFS_STATUS_RSS))
-		return -ESRCH;
-	*hwm_kib = (st.valid & PROCFS_STATUS_HWM) && st.hwm_kib > st.rss_kib ? st.hwm_kib : st.rss_kib;
-	return 0;
-}
-
 /* A small process's memory from statm (a seventh of status's cost): RSS and
  * its split, no high-water mark; the most it can have had since the last
  * read is what it had then plus a fault-around's pages per fault, which the
@@ -640,7 +444,7 @@ static int mem_read_small(struct collector *c, struct pentry *e, const struct pr
 {
 	struct procfs_statm sm;
 	uint64_t pk = (uint64_t)procfs_page_kib();
-	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_statm, "statm", &own);
+	int own, fd = coll_proc_fd(c, e->rec.pid, &e->fd_statm, "statm", &own);
 
 	if (fd == -ENOENT || fd == -ESRCH)
 		return -ESRCH;
@@ -670,7 +474,7 @@ static int mem_read_small(struct collector *c, struct pentry *e, const struct pr
 	e->rec.rss_kib = res;
 	e->mem_at_rss_pages = ps->rss_pages;
 	e->mem_at_faults = ps->minflt + ps->majflt;
-	if (res > e->rec.peak_rss_kib && !coll_sample_vm_borrowed(c, e))
+	if (res > e->rec.peak_rss_kib && !coll_proc_vm_borrowed(c, e))
 		e->rec.peak_rss_kib = res;
 	e->mem_known = 1;
 	return 0;
@@ -695,7 +499,7 @@ static int mem_read(struct collector *c, struct pentry *e, const struct procfs_s
 	if ((e->rec.valid & PROC_V_RSS) && ps->rss_pages * pk < COLL_SAMPLE_SMALL_KIB && then < COLL_SAMPLE_SMALL_KIB &&
 	    df * COLL_SAMPLE_FAULT_KIB < COLL_SAMPLE_SMALL_KIB)
 		return mem_read_small(c, e, ps, then, df);
-	int own, fd = coll_sample_proc_fd(c, e->rec.pid, &e->fd_status, "status", &own);
+	int own, fd = coll_proc_fd(c, e->rec.pid, &e->fd_status, "status", &own);
 	if (fd == -ENOENT || fd == -ESRCH)
 		return -ESRCH;
 	if (fd < 0)
@@ -735,7 +539,7 @@ static int mem_read(struct collector *c, struct pentry *e, const struct procfs_s
 	e->mem_at_rss_pages = ps->rss_pages;
 	e->mem_at_faults = faults;
 	e->rec.valid |= PROC_V_RSS;
-	if (res > e->rec.peak_rss_kib && !coll_sample_vm_borrowed(c, e))
+	if (res > e->rec.peak_rss_kib && !coll_proc_vm_borrowed(c, e))
 		e->rec.peak_rss_kib = res;
 	e->mem_known = 1;
 	return 0;
@@ -744,7 +548,7 @@ static int mem_read(struct collector *c, struct pentry *e, const struct procfs_s
 /* Tells whether /proc shows the process ended (gone, zombie or dead). */
 int coll_sample_proc_ended(struct collector *c, struct pentry *e, struct procfs_stat *ps, int *read)
 {
-	int r = coll_sample_read_stat(c, e, ps);
+	int r = coll_proc_read_stat(c, e, ps);
 	*read = r == 0;
 	if (r < 0)
 		return r == -ESRCH;
@@ -787,7 +591,7 @@ void coll_sample_retire_exited(struct collector *c)
 		}
 		if (e->exit_pending && (exit_sure(c, e) || coll_sample_proc_ended(c, e, &ps, &read))) {
 			/* a leader that exited before its threads: it ended now */
-			coll_sample_retire(c, e, e->exit_late ? collector_clock(c) : e->exit_ns,
+			coll_sample_retire(c, e, e->exit_late ? coll_base_clock(c) : e->exit_ns,
 					   e->exit_status_pending, 1, read ? &ps : NULL);
 			continue;
 		}

@@ -130,7 +130,7 @@ void coll_scan_tree(struct collector *c, uint64_t now)
 				if (kids[j] == c->self)
 					continue; /* never its own tree's (attached to an ancestor) */
 				struct pentry *ce = ptable_get(c->pt, kids[j]);
-				if (!ce && c->sum.mode == COLLECTOR_NETLINK && coll_sample_was_retired(c, kids[j]))
+				if (!ce && c->sum.mode == COLLECTOR_NETLINK && coll_proc_was_retired(c, kids[j]))
 					continue;
 				if (!ce) {
 					e->forked_since_read = 1;

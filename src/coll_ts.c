@@ -1,6 +1,8 @@
 /* coll_ts.c: taskstats exit records applied to the right processes. */
 #include "collector_int.h"
 
+#include "clockns.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -11,7 +13,7 @@
  * record read at once: the socket wakes the collector, coll_ts_arm). */
 static uint64_t exit_ns(struct collector *c, const struct pentry *e, const struct taskstats_exit *x)
 {
-	uint64_t now = collector_clock(c);
+	uint64_t now = coll_base_clock(c);
 
 	/* not known: no earlier than when the socket was last found empty
 	 * (the earliest it can have been: a late tick's sample is no prompt
@@ -42,13 +44,13 @@ static void ts_add(struct collector *c, struct pentry *e, const struct taskstats
 	 * read of it only if it rose since; the main thread's record only) */
 	int rose = !e->top.tick || (e->hwm_read && x->hiwater_rss_kib > e->hwm_kib);
 	if (x->pid == x->tgid && rose && x->hiwater_rss_kib >= seen + COLL_TOP_MIN_GAIN_KIB &&
-	    !coll_sample_before_first_exec(c, e) &&
+	    !coll_proc_before_first_exec(c, e) &&
 	    x->hiwater_rss_kib >= COLLECTOR_TOP_MIN_KIB &&
 	    (double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >= (double)peak * COLLECTOR_TOP_NEAR)
 	{
 		if (!c->top_due) {
 			c->top_due = 1;
-			c->top_due_ns = collector_now_ns() + COLLECTOR_TOP_WAIT_NS;
+			c->top_due_ns = clockns_now() + COLLECTOR_TOP_WAIT_NS;
 		}
 		c->top_wait_pid = e->rec.pid;
 		coll_events_quiet_wake(c);
@@ -87,7 +89,7 @@ static int ts_fits(struct collector *c, const struct pentry *e, const struct tas
 	} else if (e->start_ticks) {
 		/* found by polling: its stat start, rounded down to a tick */
 		uint64_t boot = e->start_ticks * (1000000000ull / (uint64_t)procfs_hz());
-		uint64_t off = coll_sample_boot_offset_ns(c);
+		uint64_t off = coll_proc_boot_offset_ns(c);
 		o.start_ns = boot > off ? boot - off : 0;
 	}
 	return taskstats_belongs(x, &o, after_ns, read_ns);
@@ -114,7 +116,7 @@ static int ts_park_full(const struct collector *c)
 {
 	size_t k = c->tspend_next % COLLECTOR_TSPEND;
 	return c->tspend_tgid[k] && c->tspend_ns[k] >= c->tspend_swept_ns &&
-	       c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= collector_clock(c);
+	       c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= coll_base_clock(c);
 }
 
 /* Makes room in the ring: reads the netlink events (the fork events of the
@@ -124,7 +126,7 @@ static void ts_park_sweep(struct collector *c)
 {
 	if (c->nl_fd >= 0 && !c->ts_events_held)
 		coll_events_drain(c);
-	uint64_t now = collector_clock(c);
+	uint64_t now = coll_base_clock(c);
 	c->tspend_swept_ns = now;
 	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
 		struct pentry *e = c->tspend_tgid[k] ? ptable_get(c->pt, c->tspend_tgid[k]) : NULL;
@@ -149,7 +151,7 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 		ts_park_sweep(c);
 		e = ptable_get(c->pt, x->tgid);
 	}
-	if (e && !ts_fits(c, e, x, c->ts_empty_ns, collector_clock(c))) {
+	if (e && !ts_fits(c, e, x, c->ts_empty_ns, coll_base_clock(c))) {
 		c->sum.ts_unfit++;
 		return;
 	}
@@ -158,7 +160,7 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 		size_t k = c->tspend_next++ % COLLECTOR_TSPEND;
 		c->tspend[k] = *x;
 		c->tspend_tgid[k] = x->tgid;
-		c->tspend_ns[k] = collector_clock(c);
+		c->tspend_ns[k] = coll_base_clock(c);
 		c->tspend_after_ns[k] = c->ts_empty_ns;
 		if (x->pid == x->tgid && ptable_get(c->pt, x->ppid)) {
 			k = c->tskid_next++ % COLLECTOR_TSPEND;
@@ -169,19 +171,19 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 			if (c->ts_polled && x->hiwater_rss_kib >= COLLECTOR_TOP_MIN_KIB && !c->top_due) {
 				c->top_due = 1;
 				c->top_wait_pid = 0;
-				c->top_due_ns = collector_now_ns();
+				c->top_due_ns = clockns_now();
 			}
 		}
 		return;
 	}
-	if (!coll_sample_before_first_exec(c, e))
+	if (!coll_proc_before_first_exec(c, e))
 		ts_add(c, e, x);
 }
 
 /* Adds to e the records of its tasks that came before it was in the table. */
 void coll_ts_adopt(struct collector *c, struct pentry *e)
 {
-	uint64_t now = collector_clock(c);
+	uint64_t now = coll_base_clock(c);
 
 	for (size_t k = 0; k < COLLECTOR_TSPEND; k++)
 		if (c->tspend_tgid[k] == e->rec.pid)
@@ -218,11 +220,11 @@ void coll_ts_lost_children(struct collector *c)
 		 * tasks end, so one after the parent's own came after it ended;
 		 * without the parent's record, a child that may have started
 		 * after the parent's exit is left out */
-		if (!p || coll_sample_before_first_exec(c, p) || p->rec.start_ns > start)
+		if (!p || coll_proc_before_first_exec(c, p) || p->rec.start_ns > start)
 			continue;
 		if (p->ts_leader ? x->seq > p->ts_leader_seq : p->exit_pending && start >= p->exit_ns)
 			continue;
-		if (coll_sample_retired_lately(c, x->pid))
+		if (coll_proc_retired_lately(c, x->pid))
 			continue; /* a child retired before its record came */
 		struct pentry *e = coll_sample_add_proc(c, x->pid, x->ppid, start, p);
 		if (!e)
@@ -236,14 +238,14 @@ void coll_ts_lost_children(struct collector *c)
 		e->exit_pending = 1;
 		e->exit_status_pending = (int)x->exitcode;
 		e->exit_ns = at;
-		collector_publish(c, e);
+		coll_base_publish(c, e);
 		/* its exec events, read before its record (their command line
 		 * gone: the record's name stays) */
 		coll_events_replay(c, x->pid, start);
 		if ((e = ptable_get(c->pt, x->pid)) && !e->rec.comm[0]) {
 			memcpy(e->rec.comm, x->comm, sizeof(e->rec.comm));
 			e->rec.comm[sizeof(e->rec.comm) - 1] = '\0';
-			collector_publish(c, e);
+			coll_base_publish(c, e);
 		}
 		/* this record (its copy in tspend spent), then its threads' */
 		for (size_t j = 0; j < COLLECTOR_TSPEND; j++)
@@ -263,7 +265,7 @@ void coll_ts_drain(struct collector *c)
 	for (;;) {
 		struct mmsghdr mm[COLLECTOR_TSBATCH];
 		struct iovec iov[COLLECTOR_TSBATCH];
-		uint64_t before = collector_clock(c);
+		uint64_t before = coll_base_clock(c);
 
 		for (size_t i = 0; i < COLLECTOR_TSBATCH; i++) {
 			iov[i] = (struct iovec){.iov_base = c->tsbuf[i], .iov_len = COLLECTOR_TSBUF};
@@ -316,7 +318,7 @@ void coll_ts_arm(struct collector *c)
 	int on = 0;
 	for (size_t i = 0; i < ptable_count(c->pt) && !on && !c->ts_quiet; i++) {
 		const struct pentry *e = ptable_at(c->pt, i);
-		on = !e->top_gone && !coll_sample_vm_borrowed(c, e);
+		on = !e->top_gone && !coll_proc_vm_borrowed(c, e);
 	}
 	if (on == c->ts_polled)
 		return;

@@ -38,41 +38,6 @@ uint64_t collector_now_ns(void)
 	return clockns_now();
 }
 
-static uint64_t cpu_ns(clockid_t clk)
-{
-	return clockns_of(clk);
-}
-
-/* The injected clock, or CLOCK_MONOTONIC: every "now" of the collector. */
-uint64_t collector_clock(const struct collector *c)
-{
-	return c->cfg.clock_ns ? c->cfg.clock_ns(c->cfg.clock_ctx) : collector_now_ns();
-}
-
-/* The collector thread's CPU time: what a PSS read cost. */
-uint64_t collector_thread_cpu_ns(void)
-{
-	return cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-}
-
-/* All of spacetime's threads: the budget covers the dashboard too. */
-uint64_t collector_process_cpu_ns(void)
-{
-	return cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
-}
-
-/* Clock ticks (stat's CPU times) in microseconds. */
-uint64_t collector_ticks_to_us(uint64_t t)
-{
-	return t * 1000000u / (uint64_t)procfs_hz();
-}
-
-/* v counted from base (an attached process's counter when it was found). */
-uint64_t collector_since_base(uint64_t v, uint64_t base)
-{
-	return v > base ? v - base : 0;
-}
-
 struct collector *collector_new(struct store *st, const struct collector_config *cfg)
 {
 	struct collector *c = calloc(1, sizeof(*c));
@@ -120,22 +85,6 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 	c->ncpu = ncpu > 0 ? (double)ncpu : 1.0;
 	c->sum.interval_ms = c->cfg.interval_ms;
 	return c;
-}
-
-/* Wakes the UI (notify fd). */
-void collector_notify(struct collector *c)
-{
-	uint64_t one = 1;
-
-	if (write(c->notify_fd, &one, sizeof(one)) < 0) {
-		/* counter saturated or closed: the UI will poll anyway */
-	}
-}
-
-/* Publishes an entry's record to the store. */
-void collector_publish(struct collector *c, struct pentry *e)
-{
-	store_proc_update(c->st, &e->rec);
 }
 
 /* Appends to c->ps a per-process sample of e at now when it is live and new
@@ -210,7 +159,7 @@ static int wait_events(struct collector *c, struct epoll_event *evs, int max)
 /* One sampling tick: cheap counters for all, PSS within budget, a sample. */
 void collector_tick(struct collector *c)
 {
-	uint64_t now = collector_clock(c);
+	uint64_t now = coll_base_clock(c);
 	struct sample s = {.t_ns = now};
 
 	if (c->sum.mode == COLLECTOR_POLL)
@@ -266,10 +215,10 @@ void collector_tick(struct collector *c)
 		proc_samples_room(c, ptable_count(c->pt));
 	for (size_t i = 0; i < ptable_count(c->pt); i++) {
 		struct pentry *e = ptable_at(c->pt, i);
-		s.minflt += collector_since_base(e->rec.minflt, e->base_minflt);
-		s.majflt += collector_since_base(e->rec.majflt, e->base_majflt);
-		s.utime_us += collector_since_base(e->rec.utime_us, e->base_utime_us);
-		s.stime_us += collector_since_base(e->rec.stime_us, e->base_stime_us);
+		s.minflt += coll_base_since(e->rec.minflt, e->base_minflt);
+		s.majflt += coll_base_since(e->rec.majflt, e->base_majflt);
+		s.utime_us += coll_base_since(e->rec.utime_us, e->base_utime_us);
+		s.stime_us += coll_base_since(e->rec.stime_us, e->base_stime_us);
 		if (c->attach && e->rec.peak_rss_kib > c->sum.ru_maxrss_kib)
 			c->sum.ru_maxrss_kib = e->rec.peak_rss_kib;
 		s.live_threads += e->rec.threads;
@@ -280,7 +229,7 @@ void collector_tick(struct collector *c)
 				c->sum.pss_max_age_ns = now - e->pss_t_ns;
 		}
 		if (due) {
-			collector_publish(c, e);
+			coll_base_publish(c, e);
 			if (c->cfg.proc_samples)
 				proc_sample(c, e, now, &nps);
 		}
@@ -324,7 +273,7 @@ void collector_tick(struct collector *c)
 	/* its own CPU time is a system call here: read once a second (and at
 	 * the end, coll_end), not at every tick */
 	if (!c->cpu_read_ns || now - c->cpu_read_ns >= COLLECTOR_SELF_CPU_NS) {
-		c->sum.collector_cpu_ns = collector_thread_cpu_ns();
+		c->sum.collector_cpu_ns = coll_base_thread_cpu_ns();
 		c->cpu_read_ns = now;
 	}
 	c->last_tick_ns = now;
@@ -333,8 +282,23 @@ void collector_tick(struct collector *c)
 	if (push) {
 		store_summary_set(c->st, &c->sum);
 		if (!c->cfg.notify_end)
-			collector_notify(c);
+			coll_base_notify(c);
 	}
+}
+
+void collector_finish(struct collector *c, uint64_t now)
+{
+	c->end_due = 0;
+	coll_end_last_reads(c, now);
+	collector_tick(c);
+	coll_end_close(c);
+}
+
+/* Ends the run when coll_end said it has ended. */
+static void finish_if_due(struct collector *c)
+{
+	if (c->end_due && !atomic_load(&c->finished))
+		collector_finish(c, c->end_due_ns);
 }
 
 /* An exit at a top is due for its sample: its exit event came (the entry
@@ -406,7 +370,7 @@ static void *collector_main(void *arg)
 		/* stamped a little before now: an exec queued between epoll's
 		 * look and this clock read is older than the stamp, and a
 		 * fork|exit event newer than the stamp has it read */
-		uint64_t nl_empty = nl_ready || c->nl_fd < 0 ? 0 : collector_clock(c);
+		uint64_t nl_empty = nl_ready || c->nl_fd < 0 ? 0 : coll_base_clock(c);
 		nl_empty = nl_empty > COLLECTOR_NL_EMPTY_SLACK_NS ? nl_empty - COLLECTOR_NL_EMPTY_SLACK_NS : 0;
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
@@ -418,9 +382,10 @@ static void *collector_main(void *arg)
 				coll_events_drain(c);
 			} else if (fd == c->pidfd) {
 				coll_end_reap(c);
+				finish_if_due(c);
 			} else if (fd == c->wake_fd) {
 				if (atomic_load(&c->detach_req) && !atomic_load(&c->finished))
-					coll_end_finish(c, collector_clock(c));
+					collector_finish(c, coll_base_clock(c));
 				return NULL;
 			}
 		}
@@ -453,6 +418,7 @@ static void *collector_main(void *arg)
 				c->reap_due = 0;
 				c->reap_ns = c->last_tick_ns;
 				coll_end_reap(c);
+				finish_if_due(c);
 			}
 		}
 		if (c->attach) {
@@ -462,10 +428,11 @@ static void *collector_main(void *arg)
 				if (c->nl_fd >= 0)
 					coll_events_drain(c);
 				if (coll_end_attach_ended(c))
-					coll_end_finish(c, collector_clock(c));
+					collector_finish(c, coll_base_clock(c));
 			}
 		} else if (c->pidfd < 0 && !atomic_load(&c->finished)) {
 			coll_end_reap(c);
+			finish_if_due(c);
 		}
 	}
 	return NULL;
@@ -518,9 +485,9 @@ static int attach_base(struct collector *c, struct pentry *e)
 {
 	struct procfs_stat ps;
 
-	if (coll_sample_read_stat(c, e, &ps) < 0)
+	if (coll_proc_read_stat(c, e, &ps) < 0)
 		return -ESRCH;
-	coll_sample_take_stat(e, &ps);
+	coll_proc_take_stat(e, &ps);
 	memcpy(e->rec.comm, ps.comm, sizeof(e->rec.comm));
 	e->rec.comm[sizeof(e->rec.comm) - 1] = '\0';
 	e->rec.ppid = ps.ppid ? ps.ppid : e->rec.ppid;
@@ -582,7 +549,7 @@ int collector_attach(struct collector *c, const pid_t *pids, size_t n, uint64_t 
 		struct pentry *e = ptable_at(c->pt, i);
 		c->total_procs++;
 		c->total_threads += e->max_threads;
-		collector_publish(c, e);
+		coll_base_publish(c, e);
 	}
 	if (!ptable_count(c->pt))
 		return -ESRCH;

@@ -129,6 +129,8 @@ struct collector {
 	pthread_t th;
 	int started;
 	atomic_int finished;
+	int end_due;            /* the run has ended (coll_end): collector_finish is due */
+	uint64_t end_due_ns;
 	struct ptable *pt;
 	uint64_t next_id;
 	/* totals over the tree */
@@ -287,16 +289,21 @@ struct collector {
 	char argv[COLLECTOR_ARGV_MAX];
 };
 
-/* collector.c */
+/* coll_base.c: below every job */
 /* The collector's "now": the injected clock, or CLOCK_MONOTONIC. */
-uint64_t collector_clock(const struct collector *c);
-uint64_t collector_thread_cpu_ns(void);
-uint64_t collector_process_cpu_ns(void);
-uint64_t collector_ticks_to_us(uint64_t t);
-uint64_t collector_since_base(uint64_t v, uint64_t base);
-void collector_notify(struct collector *c);
-void collector_publish(struct collector *c, struct pentry *e);
+uint64_t coll_base_clock(const struct collector *c);
+uint64_t coll_base_thread_cpu_ns(void);
+uint64_t coll_base_process_cpu_ns(void);
+uint64_t coll_base_ticks_to_us(uint64_t t);
+uint64_t coll_base_since(uint64_t v, uint64_t base);
+uint64_t coll_base_early_ns(const struct collector *c);
+void coll_base_notify(struct collector *c);
+void coll_base_publish(struct collector *c, struct pentry *e);
+
+/* collector.c: the coordinator (a job never calls it; tests do) */
 void collector_tick(struct collector *c);
+/* Ends the run at now: the last reads, the last tick, the final summary. */
+void collector_finish(struct collector *c, uint64_t now);
 
 /* coll_sample.c */
 /* As coll_sample_retire's last: stat is read there. */
@@ -307,26 +314,28 @@ int coll_sample_prefetch_exec(struct collector *c, const struct nlproc_event *ev
 void coll_sample_prefetch_expire(struct collector *c, uint64_t now, int all);
 uint32_t coll_sample_root_argv(struct collector *c);
 void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns);
-uint64_t coll_sample_boot_offset_ns(const struct collector *c);
-int coll_sample_proc_fd(struct collector *c, pid_t pid, int *slot, const char *name, int *own);
-int coll_sample_read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps);
-int coll_sample_hwm_now(struct collector *c, struct pentry *e, uint64_t *hwm_kib);
-void coll_sample_take_stat(struct pentry *e, const struct procfs_stat *ps);
 struct pentry *coll_sample_add_proc(struct collector *c, pid_t pid, pid_t ppid, uint64_t t_ns,
 					   const struct pentry *parent);
 void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, int status, int known,
 			const struct procfs_stat *last);
-int coll_sample_was_retired(struct collector *c, pid_t pid);
-int coll_sample_retired_lately(const struct collector *c, pid_t pid);
-uint64_t coll_sample_retired_hwm(const struct collector *c, pid_t ppid, uint64_t start_ns);
 int coll_sample_retired_exec(struct collector *c, pid_t pid, uint64_t t_ns);
 void coll_events_replay(struct collector *c, pid_t pid, uint64_t at_ns);
-uint64_t coll_events_early_ns(const struct collector *c);
-int coll_sample_before_first_exec(const struct collector *c, const struct pentry *e);
-int coll_sample_vm_borrowed(const struct collector *c, const struct pentry *e);
 int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now);
 int coll_sample_proc_ended(struct collector *c, struct pentry *e, struct procfs_stat *ps, int *read);
 void coll_sample_retire_exited(struct collector *c);
+
+/* coll_proc.c: below sample, model and retire */
+uint64_t coll_proc_boot_offset_ns(const struct collector *c);
+int coll_proc_fd(struct collector *c, pid_t pid, int *slot, const char *name, int *own);
+int coll_proc_read_stat(struct collector *c, struct pentry *e, struct procfs_stat *ps);
+int coll_proc_identity(struct collector *c, struct pentry *e, const struct procfs_stat *ps);
+int coll_proc_hwm_now(struct collector *c, struct pentry *e, uint64_t *hwm_kib);
+void coll_proc_take_stat(struct pentry *e, const struct procfs_stat *ps);
+int coll_proc_was_retired(struct collector *c, pid_t pid);
+int coll_proc_retired_lately(const struct collector *c, pid_t pid);
+uint64_t coll_proc_retired_hwm(const struct collector *c, pid_t ppid, uint64_t start_ns);
+int coll_proc_before_first_exec(const struct collector *c, const struct pentry *e);
+int coll_proc_vm_borrowed(const struct collector *c, const struct pentry *e);
 
 /* coll_events.c */
 void coll_events_on_event(struct collector *c, const struct nlproc_event *ev);
@@ -377,8 +386,11 @@ void coll_ts_lost_children(struct collector *c);
 void coll_ts_drain(struct collector *c);
 
 /* coll_end.c */
-void coll_end_finish(struct collector *c, uint64_t now);
+/* The run's end in two halves, its last tick between (collector_finish). */
+void coll_end_last_reads(struct collector *c, uint64_t now);
+void coll_end_close(struct collector *c);
 int coll_end_attach_ended(struct collector *c);
+/* Returns 1 when the run has ended (end_due set: collector_finish ends it). */
 int coll_end_reap(struct collector *c);
 
 #endif

@@ -61,7 +61,7 @@ static void test_end_finish(void **state)
 	struct proc_rec r[4];
 
 	f->now_ns = t_end;
-	coll_end_finish(f->c, t_end);
+	collector_finish(f->c, t_end);
 	assert_true(collector_finished(f->c));
 	assert_int_equal(f->c->sum.end_ns, t_end);
 	assert_int_equal(store_procs(f->st, STORE_PROCS_EXITED, r, 4), 1);
