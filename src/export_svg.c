@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 #include "export.h"
-#include "spawn.h"
+#include "exitcode.h"
 #include "units.h"
 
 #define SVG_W 960
@@ -288,7 +288,7 @@ static void svg_title(FILE *f, const struct export_snap *sn, double t0_s, double
 	if (s->exited && WIFSIGNALED(s->wait_status))
 		fprintf(f, "killed by signal %d", WTERMSIG(s->wait_status));
 	else if (s->exited)
-		fprintf(f, "exit %d", spawn_exit_code(s->wait_status));
+		fprintf(f, "exit %d", exitcode_of(s->wait_status));
 	else
 		fputs("still running", f);
 	fprintf(f, " \xc2\xb7 %" PRIu32 " processes, %" PRIu32 " threads%s</text>\n",

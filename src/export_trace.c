@@ -10,7 +10,7 @@
 #include "export.h"
 #include "export_jobs.h"
 #include "jsonw.h"
-#include "spawn.h"
+#include "exitcode.h"
 
 #define TRACE_ANCESTRY_MAX 256 /* parent links followed at most */
 #define TRACE_TITLE_MAX 200    /* bytes of the command line in the process name */
@@ -236,7 +236,7 @@ static void trace_slice(FILE *f, const struct export_snap *sn, const struct proc
 		fputs("true", f);
 	}
 	if (p->valid & PROC_V_EXIT)
-		jsonw_i64(f, "exit_status", spawn_exit_code(p->exit_status), &first);
+		jsonw_i64(f, "exit_status", exitcode_of(p->exit_status), &first);
 	fputs("}}", f);
 }
 

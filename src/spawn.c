@@ -1,6 +1,8 @@
 /* spawn.c: fork/exec of the command with privileges already dropped. */
 #include "spawn.h"
 
+#include "exitcode.h"
+
 #include "caps.h"
 
 #include <errno.h>
@@ -227,11 +229,7 @@ int spawn_release(struct spawn *sp)
 
 int spawn_exit_code(int st)
 {
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return 255;
+	return exitcode_of(st);
 }
 
 int spawn_signal(const struct spawn *sp, int sig)

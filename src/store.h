@@ -10,6 +10,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The sampling interval when none is given (ms): the one place it is said
+ * (the collector's default, --help's, a replay's of a run that says none). */
+#define STORE_INTERVAL_MS 100
+
 /* Bits of struct sample.valid: a field whose bit is clear is unknown, not zero. */
 enum {
 	SAMPLE_PSS = 1u << 0,     /* pss_kib and its anon/file/shmem split */

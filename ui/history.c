@@ -340,7 +340,7 @@ static int history_replay(const struct hopts *o)
 				  : "");
 	if (tty) {
 		struct tui_ctx tc = {.run = run, .argv = argv,
-				     .interval_ms = sum.interval_ms ? (unsigned)sum.interval_ms : 100, .notice = notice,
+				     .interval_ms = sum.interval_ms ? (unsigned)sum.interval_ms : STORE_INTERVAL_MS, .notice = notice,
 				     .log_fd = -1, .export_dir = NULL, .cursor_ns = at,
 				     .start_wall_ns = row.start_wall_ns};
 		if ((r = tui_run(&tc)) < 0)

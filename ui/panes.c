@@ -5,7 +5,7 @@
 #include "keys.h"
 #include "report.h"
 #include "resample.h"
-#include "spawn.h"
+#include "exitcode.h"
 #include "term.h"
 #include "textsafe.h"
 
@@ -292,10 +292,10 @@ void panes_header(struct panes *p)
 		snprintf(buf, sizeof(buf), "recording ends here (incomplete)");
 		state_role = ROLE_BAD;
 	} else if (p->finished) {
-		int code = spawn_exit_code(p->sum.wait_status);
-		if (WIFSIGNALED(p->sum.wait_status))
+		int code = exitcode_of(p->sum.wait_status);
+		if (exitcode_signal(p->sum.wait_status))
 			snprintf(buf, sizeof(buf), "finished, exit %d (signal %d)", code,
-				 WTERMSIG(p->sum.wait_status));
+				 exitcode_signal(p->sum.wait_status));
 		else
 			snprintf(buf, sizeof(buf), "finished, exit %d", code);
 		state_role = code ? ROLE_BAD : ROLE_OK;
