@@ -5,6 +5,7 @@
 
 #include "clockns.h"
 
+#include <sys/epoll.h>
 #include <unistd.h>
 
 /* The injected clock, or CLOCK_MONOTONIC: every "now" of the collector. */
@@ -61,4 +62,15 @@ void coll_base_notify(struct collector *c)
 void coll_base_publish(struct collector *c, struct pentry *e)
 {
 	store_proc_update(c->st, &e->rec);
+}
+
+/* Wakes for fork|exit events until the next tick's adjustment: an exit
+ * awaited (a top's, collector.c) is read as it comes. */
+void coll_base_quiet_wake(struct collector *c)
+{
+	if (c->nl_quiet_fd < 0 || c->ep_fd < 0 || c->quiet_polled)
+		return;
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = c->nl_quiet_fd};
+	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->nl_quiet_fd, &ev) == 0)
+		c->quiet_polled = 1;
 }

@@ -157,7 +157,7 @@ static void root_ended(struct collector *c, int status, const struct rusage *ru)
 	}
 	/* what it left behind that no scan has seen yet: ours now */
 	if (c->sum.mode == COLLECTOR_POLL && c->cfg.subreaper)
-		coll_scan_tree(c, now);
+		coll_scan_tree(c, now, NULL);
 	if (!c->cfg.wait_tree || !tree_left(c))
 		end_due(c, now);
 }

@@ -62,110 +62,130 @@ void coll_events_replay(struct collector *c, pid_t pid, uint64_t at_ns)
 		replay_early(c, &fork, coll_base_early_ns(c), 1);
 }
 
-/* Handles one netlink event. */
-void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
+/* A fork event: a thread counted, or a child of the tree added. */
+static void on_fork_event(struct collector *c, const struct nlproc_event *ev)
 {
 	struct pentry *e, *p;
 
-	switch (ev->type) {
-	case NLPROC_FORK:
-		if (ev->pid != ev->tgid) {
-			if ((e = ptable_get(c->pt, ev->tgid))) {
-				c->total_threads++;
-				e->thread_forked = 1;
-			}
-			return;
+	if (ev->pid != ev->tgid) {
+		if ((e = ptable_get(c->pt, ev->tgid))) {
+			c->total_threads++;
+			e->thread_forked = 1;
 		}
-		p = ptable_get(c->pt, ev->ptgid);
-		if (!p || ptable_get(c->pt, ev->pid))
-			return;
-		/* Forked after the parent's exit event: by another process that
-		 * got its pid (a thread's exec, whose leader "exit" comes first,
-		 * has cleared exit_pending with its exec event by now: events are
-		 * handled in time order). */
-		if (p->exit_pending && ev->ts_ns > p->exit_ns)
-			return;
-		if (c->cfg.test_lose_forks && ++c->test_forks % c->cfg.test_lose_forks == 0) {
-			c->test_lost[c->test_nlost++ % 64] = ev->pid;
-			return;
-		}
-		p->forked_since_read = 1; /* its pages are shared with the child now */
-		pid_t parent_pid = p->rec.pid;
-		e = coll_sample_add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
-		if (e) {
-			e->fork_seen = 1;
-			struct store_event se = {.t_ns = ev->ts_ns, .type = STORE_EV_FORK,
-						 .pid = ev->pid, .ppid = parent_pid};
-			store_push_event(c->st, &se);
-			coll_base_publish(c, e);
-			/* its exec (and exit) events, read before its fork event;
-			 * within COLLECTOR_EARLY_NS of it (the kernel sends the fork
-			 * event after the child may have run) */
-			replay_early(c, ev, COLLECTOR_EARLY_NS, 0);
-		}
-		return;
-	case NLPROC_EXEC:
-		e = ptable_get(c->pt, ev->tgid);
-		if (e) {
-			/* the leader's "exit" was a thread's exec (it comes before
-			 * the exec event); an exec replayed from before a real exit
-			 * leaves the exit be */
-			if (!e->exit_pending || ev->ts_ns >= e->exit_ns) {
-				e->exit_pending = 0;
-				e->exit_late = 0;
-			}
-			coll_sample_note_exec(c, e, ev->ts_ns);
-		} else if (!coll_sample_retired_exec(c, ev->tgid, ev->ts_ns)) {
-			keep_early(c, ev);
-		}
-		return;
-	case NLPROC_EXIT:
-		/* a task of an orphan of ours: its last one leaves a zombie to
-		 * reap (the main thread is not always the last) */
-		if (ev->ptgid == c->self)
-			c->reap_due = 1;
-		if (ev->pid != ev->tgid)
-			return;
-		for (size_t i = 0; c->cfg.test_lose_exits && i < 64 && i < c->test_nlost; i++)
-			if (c->test_lost[i] == ev->pid)
-				return;
-		e = ptable_get(c->pt, ev->pid);
-		if (e) {
-			/* Retired at the next tick once /proc shows it gone: a thread
-			 * that execs also sends the old leader's exit, and an early
-			 * event may be a stranger's whose pid the tree reused. */
-			if (e->exit_pending)
-				return; /* the pid's next holder ended too: ours ended first */
-			e->exit_pending = 1;
-			e->exit_status_pending = (int)ev->exit_code;
-			e->exit_ns = ev->ts_ns;
-		} else if ((p = ptable_get(c->pt, ev->ptgid)) && !(p->exit_pending && ev->ts_ns > p->exit_ns) &&
-			   !coll_proc_retired_lately(c, ev->pid)) {
-			/* A child of the tree whose fork event was lost (fork and exit
-			 * come on one socket, in order) and that ended before a
-			 * rescan could find it: counted now, its figures unknown but
-			 * for those its taskstats record brings. */
-			e = coll_sample_add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
-			if (!e)
-				return;
-			c->sum.rescans++;
-			/* ended: before its exec events are replayed, so that they
-			 * leave the exit be and read no stranger's stat */
-			e->exit_pending = 1;
-			e->exit_status_pending = (int)ev->exit_code;
-			e->exit_ns = ev->ts_ns;
-			coll_base_publish(c, e);
-			/* its exec events, which came on the other socket, first */
-			struct nlproc_event fork = {.type = NLPROC_FORK, .pid = ev->pid, .tgid = ev->pid,
-						    .ts_ns = ev->ts_ns};
-			replay_early(c, &fork, coll_base_early_ns(c), 1);
-		} else {
-			keep_early(c, ev);
-		}
-		return;
-	default:
 		return;
 	}
+	p = ptable_get(c->pt, ev->ptgid);
+	if (!p || ptable_get(c->pt, ev->pid))
+		return;
+	/* Forked after the parent's exit event: by another process that got
+	 * its pid (a thread's exec, whose leader "exit" comes first, has
+	 * cleared exit_pending with its exec event by now: events are handled
+	 * in time order). */
+	if (p->exit_pending && ev->ts_ns > p->exit_ns)
+		return;
+	if (c->cfg.test_lose_forks && ++c->test_forks % c->cfg.test_lose_forks == 0) {
+		c->test_lost[c->test_nlost++ % 64] = ev->pid;
+		return;
+	}
+	p->forked_since_read = 1; /* its pages are shared with the child now */
+	pid_t parent_pid = p->rec.pid;
+	e = coll_sample_add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
+	if (e) {
+		e->fork_seen = 1;
+		struct store_event se = {.t_ns = ev->ts_ns, .type = STORE_EV_FORK,
+					 .pid = ev->pid, .ppid = parent_pid};
+		store_push_event(c->st, &se);
+		coll_base_publish(c, e);
+		/* its exec (and exit) events, read before its fork event; within
+		 * COLLECTOR_EARLY_NS of it (the kernel sends the fork event after
+		 * the child may have run) */
+		replay_early(c, ev, COLLECTOR_EARLY_NS, 0);
+	}
+}
+
+/* An exec event: of a process of the tree, of one retired already, or
+ * kept (its fork event may still be on the way). */
+static void on_exec_event(struct collector *c, const struct nlproc_event *ev)
+{
+	struct pentry *e = ptable_get(c->pt, ev->tgid);
+
+	if (e) {
+		/* the leader's "exit" was a thread's exec (it comes before the
+		 * exec event); an exec replayed from before a real exit leaves
+		 * the exit be */
+		if (!e->exit_pending || ev->ts_ns >= e->exit_ns) {
+			e->exit_pending = 0;
+			e->exit_late = 0;
+		}
+		coll_sample_note_exec(c, e, ev->ts_ns);
+	} else if (!coll_sample_retired_exec(c, ev->tgid, ev->ts_ns)) {
+		keep_early(c, ev);
+	}
+}
+
+/* A child of the tree whose fork event was lost (fork and exit come on one
+ * socket, in order) and that ended before a rescan could find it: counted
+ * now, its figures unknown but for those its taskstats record brings. */
+static void on_lost_child_exit(struct collector *c, const struct nlproc_event *ev, struct pentry *p)
+{
+	struct pentry *e = coll_sample_add_proc(c, ev->pid, ev->ptgid, ev->ts_ns, p);
+
+	if (!e)
+		return;
+	c->sum.rescans++;
+	/* ended: before its exec events are replayed, so that they leave the
+	 * exit be and read no stranger's stat */
+	e->exit_pending = 1;
+	e->exit_status_pending = (int)ev->exit_code;
+	e->exit_ns = ev->ts_ns;
+	coll_base_publish(c, e);
+	/* its exec events, which came on the other socket, first */
+	struct nlproc_event fork = {.type = NLPROC_FORK, .pid = ev->pid, .tgid = ev->pid, .ts_ns = ev->ts_ns};
+	replay_early(c, &fork, coll_base_early_ns(c), 1);
+}
+
+/* An exit event: a process of the tree is due to retire (at the next tick,
+ * once /proc shows it gone), a lost child is counted, or it is kept. */
+static void on_exit_event(struct collector *c, const struct nlproc_event *ev)
+{
+	struct pentry *e, *p;
+
+	/* a task of an orphan of ours: its last one leaves a zombie to reap
+	 * (the main thread is not always the last) */
+	if (ev->ptgid == c->self)
+		c->reap_due = 1;
+	if (ev->pid != ev->tgid)
+		return;
+	for (size_t i = 0; c->cfg.test_lose_exits && i < 64 && i < c->test_nlost; i++)
+		if (c->test_lost[i] == ev->pid)
+			return;
+	e = ptable_get(c->pt, ev->pid);
+	if (e) {
+		/* Retired at the next tick once /proc shows it gone: a thread
+		 * that execs also sends the old leader's exit, and an early
+		 * event may be a stranger's whose pid the tree reused. */
+		if (e->exit_pending)
+			return; /* the pid's next holder ended too: ours ended first */
+		e->exit_pending = 1;
+		e->exit_status_pending = (int)ev->exit_code;
+		e->exit_ns = ev->ts_ns;
+	} else if ((p = ptable_get(c->pt, ev->ptgid)) && !(p->exit_pending && ev->ts_ns > p->exit_ns) &&
+		   !coll_proc_retired_lately(c, ev->pid)) {
+		on_lost_child_exit(c, ev, p);
+	} else {
+		keep_early(c, ev);
+	}
+}
+
+/* Handles one netlink event. */
+void coll_events_on_event(struct collector *c, const struct nlproc_event *ev)
+{
+	if (ev->type == NLPROC_FORK)
+		on_fork_event(c, ev);
+	else if (ev->type == NLPROC_EXEC)
+		on_exec_event(c, ev);
+	else if (ev->type == NLPROC_EXIT)
+		on_exit_event(c, ev);
 }
 
 /* One netlink socket being drained: a batch of its events and where we are. */
@@ -189,7 +209,7 @@ static void rescan_if_due(struct collector *c, struct nlsrc *src)
 	src->rescan_due = 0;
 	struct store_event ev = {.t_ns = coll_base_clock(c), .type = STORE_EV_RESCAN};
 	store_push_event(c->st, &ev);
-	coll_scan_tree(c, ev.t_ns);
+	coll_scan_tree(c, ev.t_ns, coll_events_replay);
 }
 
 /* Reads one batch of datagrams from src into its events; counts and repairs
@@ -260,24 +280,13 @@ void coll_events_quiet_adjust(struct collector *c, int at_tick)
 	if (at_tick)
 		c->quiet_read = 0;
 	if (c->top_due)
-		on = 1; /* an exit event awaited (coll_events_quiet_wake) */
+		on = 1; /* an exit event awaited (coll_base_quiet_wake) */
 	if (on == c->quiet_polled)
 		return;
 	/* with no EPOLLIN an overflow (EPOLLERR) still wakes us */
 	struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.fd = c->nl_quiet_fd};
 	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->nl_quiet_fd, &ev) == 0)
 		c->quiet_polled = on;
-}
-
-/* Wakes for fork|exit events until the next tick's adjustment: an exit
- * awaited (a top's, collector.c) is read as it comes. */
-void coll_events_quiet_wake(struct collector *c)
-{
-	if (c->nl_quiet_fd < 0 || c->ep_fd < 0 || c->quiet_polled)
-		return;
-	struct epoll_event ev = {.events = EPOLLIN, .data.fd = c->nl_quiet_fd};
-	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->nl_quiet_fd, &ev) == 0)
-		c->quiet_polled = 1;
 }
 
 /* Reads every pending netlink event and handles them in the order they

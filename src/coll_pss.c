@@ -620,15 +620,16 @@ uint64_t coll_pss_peak_kib(const struct collector *c)
  * not there then, and their reads are no use to it); else an exit at a top
  * (its high-water mark) may make this instant's tree, with it, a new peak
  * (*since: 0, every process is read). */
-static int exit_top(struct collector *c, const struct pssmodel_total *t, uint64_t *since)
+static int exit_top(struct collector *c, const struct pssmodel_total *t, const struct coll_rss_ends *ends,
+		    uint64_t *since)
 {
-	int top;
-
 	*since = 0;
 	if (!t->doubt_kib)
 		return 0;
-	if (coll_rss_exit_top(c, &top, since))
-		return top;
+	if (ends->told) {
+		*since = ends->top_t_ns;
+		return ends->top;
+	}
 	struct pssmodel_total tx = *t;
 	uint64_t extra = coll_top_exit_extra(&c->top);
 	tx.est_kib += extra;
@@ -700,14 +701,14 @@ static size_t model_fill_all(struct collector *c, int *whole)
  * top: reads the processes in doubt, most first, into t. Returns whether the
  * tick is sure; *trusted stays whole unless the reads moved. */
 static int tick_sweep(struct collector *c, struct pssmodel_total *t, size_t m, uint64_t now, int whole,
-		      int *trusted)
+		      const struct coll_rss_ends *ends, int *trusted)
 {
 	uint64_t since = 0;
 	int climb = pssmodel_need_sweep(&c->model, t);
 
 	*trusted = whole;
 	c->tick_moved = 0;
-	if (!climb && !exit_top(c, t, &since))
+	if (!climb && !exit_top(c, t, ends, &since))
 		return pssmodel_observe(&c->model, t, whole, 0);
 	struct sweep_ctx sw = {c, now, 0};
 	/* for an end alone, the processes there at its instant */
@@ -773,7 +774,7 @@ static int sample_fill(struct collector *c, struct sample *s, const struct pssmo
 	return have_mem;
 }
 
-int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
+int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now, const struct coll_rss_ends *ends)
 {
 	struct pssmodel_total t;
 	int whole, trusted;
@@ -784,7 +785,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now)
 	pssmodel_total(&c->model, c->mp, m, &t);
 	c->model.thrifty = (double)c->sweep_cpu_ns >
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
-	int sure = tick_sweep(c, &t, m, now, whole, &trusted);
+	int sure = tick_sweep(c, &t, m, now, whole, ends, &trusted);
 	int have_mem = sample_fill(c, s, &t, m, whole, now);
 	/* near the peak and moving (a plateau needs no fast ticks) */
 	c->near_peak = c->model.peak_kib && t.est_kib > 1024 &&

@@ -101,17 +101,17 @@ void coll_rss_begin(struct collector *c, uint64_t now)
 	c->rss_fwd = 1;
 }
 
-int coll_rss_exit_top(const struct collector *c, int *top, uint64_t *t_ns)
+void coll_rss_ends(const struct collector *c, struct coll_rss_ends *x)
 {
-	const struct rssspan_exits *x = &c->rss_exits;
+	const struct rssspan_exits *ex = &c->rss_exits;
 
-	*top = 0;
+	*x = (struct coll_rss_ends){0, 0, 0};
 	/* the trace tells of this interval's ends only when it will bound it */
-	if (!c->rss_fwd || c->rss_skip || c->rss_reclaim || !c->last_tick_ns || x->hi_kib == UINT64_MAX)
-		return 0;
-	*top = x->top;
-	*t_ns = x->top_t_ns;
-	return 1;
+	if (!c->rss_fwd || c->rss_skip || c->rss_reclaim || !c->last_tick_ns || ex->hi_kib == UINT64_MAX)
+		return;
+	x->told = 1;
+	x->top = ex->top;
+	x->top_t_ns = ex->top_t_ns;
 }
 
 void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)

@@ -286,7 +286,7 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	if (last && last != COLL_SAMPLE_RETIRE_READ)
 		coll_proc_take_stat(e, last);
 	if (c->ts_fd >= 0)
-		coll_ts_adopt(c, e); /* its tasks' records read before its fork event */
+		coll_tsrec_adopt(c, e); /* its tasks' records read before its fork event */
 	if (e->ts_leader) {
 		/* exact at the exit, where samples saw it last up to a tick before */
 		if (e->ts_utime_us + e->ts_stime_us >= e->rec.utime_us + e->rec.stime_us) {
@@ -580,7 +580,7 @@ void coll_sample_retire_exited(struct collector *c)
 		/* its records may have come before its fork event: kept apart
 		 * until now (coll_sample_retire adopts them too) */
 		if (e->exit_pending && !e->ts_leader && c->ts_fd >= 0)
-			coll_ts_adopt(c, e);
+			coll_tsrec_adopt(c, e);
 		/* its record, sent before its exit event, is unread yet when the
 		 * taskstats socket was last found empty before that event: it
 		 * waits a tick for it, which would come to no one once it is

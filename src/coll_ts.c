@@ -8,105 +8,6 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-/* When the task of record x (of e) ended: its start (its fork event's time)
- * plus its lifetime, when both are known, never after now; else now (the
- * record read at once: the socket wakes the collector, coll_ts_arm). */
-static uint64_t exit_ns(struct collector *c, const struct pentry *e, const struct taskstats_exit *x)
-{
-	uint64_t now = coll_base_clock(c);
-
-	/* not known: no earlier than when the socket was last found empty
-	 * (the earliest it can have been: a late tick's sample is no prompt
-	 * one) */
-	if (!e->fork_seen || !x->etime_us)
-		return c->ts_empty_ns && c->ts_empty_ns < now ? c->ts_empty_ns : now;
-	uint64_t t = e->rec.start_ns + x->etime_us * 1000u;
-	return t < now ? t : now;
-}
-
-/* Adds one task's exit record to its process's entry, if it is in the tree.
- * A process's figures are the sum over its tasks (the per-thread records);
- * a thread group's aggregate record is not needed. */
-static void ts_add(struct collector *c, struct pentry *e, const struct taskstats_exit *x)
-{
-	e->ts_utime_us += x->utime_us;
-	e->ts_stime_us += x->stime_us;
-	e->ts_minflt += x->minflt;
-	e->ts_majflt += x->majflt;
-	if (x->hiwater_rss_kib > e->ts_hiwater_kib)
-		e->ts_hiwater_kib = x->hiwater_rss_kib;
-	/* it went above what the ticks saw of it, with the tree near enough to
-	 * its peak that the others, grown since the last tick too, may have
-	 * made one with it: the exit sample is best made now, with the others
-	 * read now */
-	uint64_t seen = e->top.tick ? e->top.rss_kib : 0, peak = c->sum.peak.pss_kib;
-	/* (its high-water mark is its program's whole life's: past what a tick
-	 * read of it only if it rose since; the main thread's record only) */
-	int rose = !e->top.tick || (e->hwm_read && x->hiwater_rss_kib > e->hwm_kib);
-	if (x->pid == x->tgid && rose && x->hiwater_rss_kib >= seen + COLL_TOP_MIN_GAIN_KIB &&
-	    !coll_proc_before_first_exec(c, e) &&
-	    x->hiwater_rss_kib >= COLLECTOR_TOP_MIN_KIB &&
-	    (double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >= (double)peak * COLLECTOR_TOP_NEAR)
-	{
-		if (!c->top_due) {
-			c->top_due = 1;
-			c->top_due_ns = clockns_now() + COLLECTOR_TOP_WAIT_NS;
-		}
-		c->top_wait_pid = e->rec.pid;
-		coll_events_quiet_wake(c);
-	}
-	if (x->pid == x->tgid) {
-		e->ts_leader = 1;
-		e->ts_leader_seq = x->seq;
-		memcpy(e->ts_comm, x->comm, sizeof(e->ts_comm));
-		e->ts_comm[sizeof(e->ts_comm) - 1] = '\0';
-		/* a process of one thread ends with its record, sent as its
-		 * memory is let go of (its exit event only once it is freed): it
-		 * leaves the peak's reckoning now, at its most, and the tick
-		 * taken at once reads the others at that instant */
-		if (e->max_threads == 1 && !e->thread_forked && !e->top_gone) {
-			uint64_t f = e->ts_minflt + e->ts_majflt;
-			coll_pss_gone(c, e, exit_ns(c, e, x), e->ts_hiwater_kib, e->ts_hiwater_kib != 0,
-				      f > e->mem_at_faults ? f - e->mem_at_faults : 0, 0);
-			e->top_gone = 1;
-		}
-	}
-	c->sum.ts_records++;
-}
-
-/* Whether record x, received at read_ns with the socket found empty at
- * after_ns, is of a task of e (taskstats_belongs): not of a stranger that had
- * e's pid before e's fork or got it after e ended. */
-static int ts_fits(struct collector *c, const struct pentry *e, const struct taskstats_exit *x,
-		   uint64_t after_ns, uint64_t read_ns)
-{
-	const struct pentry *p = ptable_get(c->pt, e->rec.ppid);
-	struct taskstats_owner o = {.end_ns = e->exit_pending ? e->exit_ns : 0, .ppid = e->rec.ppid,
-				    .parent_sure = p && !p->exit_pending, .ours = e->rec.pid == c->root};
-
-	if (e->fork_seen) {
-		o.start_ns = e->rec.start_ns;
-	} else if (e->start_ticks) {
-		/* found by polling: its stat start, rounded down to a tick */
-		uint64_t boot = e->start_ticks * (1000000000ull / (uint64_t)procfs_hz());
-		uint64_t off = coll_proc_boot_offset_ns(c);
-		o.start_ns = boot > off ? boot - off : 0;
-	}
-	return taskstats_belongs(x, &o, after_ns, read_ns);
-}
-
-/* Adds the record kept in slot k of tspend, of e's pid, to e if it is one of
- * its tasks' and not too old; the slot is free then. */
-static void ts_adopt_one(struct collector *c, struct pentry *e, size_t k, uint64_t now)
-{
-	struct taskstats_exit *x = &c->tspend[k];
-	if (c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= now &&
-	    ts_fits(c, e, x, c->tspend_after_ns[k], c->tspend_ns[k])) {
-		ts_add(c, e, x);
-		x->tgid = c->tspend_tgid[k] = 0;
-	}
-}
-
 /* Whether the next record kept would take the place of one kept since the
  * ring was last swept (ts_park_sweep), not yet too old: its process may be
  * in the tree (a record is adopted at its process's exit, coll_sample.c, and
@@ -131,7 +32,7 @@ static void ts_park_sweep(struct collector *c)
 	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
 		struct pentry *e = c->tspend_tgid[k] ? ptable_get(c->pt, c->tspend_tgid[k]) : NULL;
 		if (e)
-			ts_adopt_one(c, e, k, now);
+			coll_tsrec_adopt_one(c, e, k, now);
 	}
 }
 
@@ -151,7 +52,7 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 		ts_park_sweep(c);
 		e = ptable_get(c->pt, x->tgid);
 	}
-	if (e && !ts_fits(c, e, x, c->ts_empty_ns, coll_base_clock(c))) {
+	if (e && !coll_tsrec_fits(c, e, x, c->ts_empty_ns, coll_base_clock(c))) {
 		c->sum.ts_unfit++;
 		return;
 	}
@@ -177,17 +78,7 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 		return;
 	}
 	if (!coll_proc_before_first_exec(c, e))
-		ts_add(c, e, x);
-}
-
-/* Adds to e the records of its tasks that came before it was in the table. */
-void coll_ts_adopt(struct collector *c, struct pentry *e)
-{
-	uint64_t now = coll_base_clock(c);
-
-	for (size_t k = 0; k < COLLECTOR_TSPEND; k++)
-		if (c->tspend_tgid[k] == e->rec.pid)
-			ts_adopt_one(c, e, k, now);
+		coll_tsrec_add(c, e, x);
 }
 
 /* Counts the children of the tree that only their taskstats records tell of:
@@ -251,8 +142,8 @@ void coll_ts_lost_children(struct collector *c)
 		for (size_t j = 0; j < COLLECTOR_TSPEND; j++)
 			if (c->tspend_tgid[j] == x->pid && c->tspend[j].pid == x->pid)
 				c->tspend[j].tgid = c->tspend_tgid[j] = 0;
-		ts_add(c, e, x);
-		coll_ts_adopt(c, e);
+		coll_tsrec_add(c, e, x);
+		coll_tsrec_adopt(c, e);
 	}
 }
 

@@ -10,11 +10,24 @@
  * that a new peak is a sum of reads, whatever the budget; near the peak, ticks
  * come every COLLECTOR_FAST_TICK_MS.
  *
- * This file holds the thread, its epoll loop, the tick and the public API;
- * the jobs are in coll_events.c (netlink events), coll_scan.c (the /proc
- * tree scan), coll_sample.c (processes added, sampled, retired), coll_pss.c
- * (the PSS model and its reads), coll_ts.c (taskstats) and coll_end.c
- * (reaping, the run's end), sharing collector_int.h. */
+ * This file, the coordinator, holds the thread, its epoll loop, the tick and
+ * the public API. Calls go down, never back up (tests/structure.py checks
+ * that the files call each other in no circle); from the top:
+ *   coll_end.c     reaping, the run's end (it says the end is due; the
+ *                  coordinator runs the last tick: collector_finish)
+ *   coll_ts.c      taskstats records read, lost children counted
+ *   coll_events.c  netlink events merged in time order, the early buffer
+ *   coll_scan.c    the /proc tree scan (the events' job replays the early
+ *                  events of what it finds, through a callback)
+ *   coll_sample.c  processes added, their execs, cheap samples, retired
+ *   coll_rss.c     the traced RSS between ticks (tells the PSS job of the
+ *                  interval's ends: coll_rss_ends, handed down by the tick)
+ *   coll_tsrec.c   a taskstats record added to its process, or adopted later
+ *   coll_pss.c     the PSS model, its reads and sweeps, the peak
+ *   coll_proc.c    a process's /proc files with its identity checked, the
+ *                  processes retired lately
+ *   coll_base.c    the clock, CPU accounting, publishing, waking the UI
+ * sharing their state in collector_int.h. */
 #include "collector_int.h"
 
 #include "clockns.h"
@@ -49,7 +62,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 	c->self = getpid();
 	c->proc_root = cfg->proc_root ? cfg->proc_root : "/proc";
 	if (!c->cfg.interval_ms)
-		c->cfg.interval_ms = 100;
+		c->cfg.interval_ms = STORE_INTERVAL_MS;
 	if (c->cfg.budget <= 0)
 		c->cfg.budget = 0.01;
 	c->nl_fd = cfg->nl_fd;
@@ -156,14 +169,13 @@ static int wait_events(struct collector *c, struct epoll_event *evs, int max)
 	return n;
 }
 
-/* One sampling tick: cheap counters for all, PSS within budget, a sample. */
-void collector_tick(struct collector *c)
+/* The tick's first step: what the events, the scan and the taskstats
+ * records say changed since the last one; the processes known to have
+ * ended leave the table. */
+static void tick_changes(struct collector *c, uint64_t now)
 {
-	uint64_t now = coll_base_clock(c);
-	struct sample s = {.t_ns = now};
-
 	if (c->sum.mode == COLLECTOR_POLL)
-		coll_scan_tree(c, now);
+		coll_scan_tree(c, now, NULL);
 	if (c->nl_fd >= 0) {
 		coll_events_drain(c); /* exits first: a process gone now has its event queued */
 		coll_events_quiet_adjust(c, 1);
@@ -182,6 +194,12 @@ void collector_tick(struct collector *c)
 	coll_ts_lost_children(c);
 	coll_sample_prefetch_expire(c, now, 0);
 	coll_sample_retire_exited(c);
+}
+
+/* The cheap counters of every live process; one gone without an exit event
+ * leaves the table. */
+static void tick_cheap(struct collector *c, uint64_t now)
+{
 	for (size_t i = 0; i < ptable_count(c->pt);) {
 		struct pentry *e = ptable_at(c->pt, i);
 		if (coll_sample_cheap(c, e, now) == -ESRCH && e->rec.pid != c->root) {
@@ -197,31 +215,30 @@ void collector_tick(struct collector *c)
 		}
 		i++;
 	}
-	coll_rss_begin(c, now); /* an exit at a top there has the tick read the others */
-	coll_pss_schedule(c, now);
-	int sure = coll_pss_tick(c, &s, now);
-	s.minflt = c->gone_minflt;
-	s.majflt = c->gone_majflt;
-	s.utime_us = c->gone_utime_us;
-	s.stime_us = c->gone_stime_us;
-	/* records reach the store at the interval (a fast tick between two
-	 * changes nothing the UI shows at its frame rate); a tick taken early
-	 * (COLLECTOR_TICK_SLACK) is the interval's */
-	uint64_t every = c->cfg.interval_ms * 900000ull;
-	every = every > c->tick_slack_ns ? every - c->tick_slack_ns : 0;
-	int due = !c->last_push_ns || now - c->last_push_ns >= every;
+}
+
+/* The tree's counters in s (those of the processes gone, and the live
+ * ones' since their base), the refresh ages; when due, every record to the
+ * store, with per-process samples. */
+static void tick_totals(struct collector *c, struct sample *s, uint64_t now, int due)
+{
 	size_t nps = 0;
+
+	s->minflt = c->gone_minflt;
+	s->majflt = c->gone_majflt;
+	s->utime_us = c->gone_utime_us;
+	s->stime_us = c->gone_stime_us;
 	if (due && c->cfg.proc_samples)
 		proc_samples_room(c, ptable_count(c->pt));
 	for (size_t i = 0; i < ptable_count(c->pt); i++) {
 		struct pentry *e = ptable_at(c->pt, i);
-		s.minflt += coll_base_since(e->rec.minflt, e->base_minflt);
-		s.majflt += coll_base_since(e->rec.majflt, e->base_majflt);
-		s.utime_us += coll_base_since(e->rec.utime_us, e->base_utime_us);
-		s.stime_us += coll_base_since(e->rec.stime_us, e->base_stime_us);
+		s->minflt += coll_base_since(e->rec.minflt, e->base_minflt);
+		s->majflt += coll_base_since(e->rec.majflt, e->base_majflt);
+		s->utime_us += coll_base_since(e->rec.utime_us, e->base_utime_us);
+		s->stime_us += coll_base_since(e->rec.stime_us, e->base_stime_us);
 		if (c->attach && e->rec.peak_rss_kib > c->sum.ru_maxrss_kib)
 			c->sum.ru_maxrss_kib = e->rec.peak_rss_kib;
-		s.live_threads += e->rec.threads;
+		s->live_threads += e->rec.threads;
 		if (e->pss_t_ns) {
 			c->age_sum_ns += now - e->pss_t_ns;
 			c->age_n++;
@@ -235,7 +252,13 @@ void collector_tick(struct collector *c)
 		}
 	}
 	store_push_proc_samples(c->st, c->ps, nps);
-	uint64_t tree_cpu = s.utime_us + s.stime_us;
+}
+
+/* How many cores the tree kept busy since the last tick, the counts, and
+ * which of s's figures hold. */
+static void tick_counts(struct collector *c, struct sample *s, uint64_t now)
+{
+	uint64_t tree_cpu = s->utime_us + s->stime_us;
 	if (c->last_tick_ns && now > c->last_tick_ns && tree_cpu >= c->tree_cpu_us)
 		c->tree_cores = (double)(tree_cpu - c->tree_cpu_us) * 1000.0 / (double)(now - c->last_tick_ns);
 	/* A process's exact CPU (taskstats) lands at its exit, all in one tick:
@@ -243,31 +266,39 @@ void collector_tick(struct collector *c)
 	if (c->tree_cores > c->ncpu)
 		c->tree_cores = c->ncpu;
 	c->tree_cpu_us = tree_cpu;
-	s.live_procs = (uint32_t)ptable_count(c->pt);
-	s.total_procs = c->total_procs;
-	s.total_threads = c->total_threads;
-	s.valid = SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS;
+	s->live_procs = (uint32_t)ptable_count(c->pt);
+	s->total_procs = c->total_procs;
+	s->total_threads = c->total_threads;
+	s->valid = SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS;
 	/* no process counted yet (the command not exec'd, or gone before any
 	 * read): its memory is unknown, not 0; once all have gone, it is 0 */
 	if (c->model_seen)
-		s.valid |= SAMPLE_PSS | SAMPLE_RSS;
-	if ((s.valid & SAMPLE_RSS) && s.rss_kib > c->sum.max_tree_rss_kib)
-		c->sum.max_tree_rss_kib = s.rss_kib;
+		s->valid |= SAMPLE_PSS | SAMPLE_RSS;
+	if ((s->valid & SAMPLE_RSS) && s->rss_kib > c->sum.max_tree_rss_kib)
+		c->sum.max_tree_rss_kib = s->rss_kib;
+}
+
+/* The interval's traced floor, the exit samples and the peak; returns
+ * whether s is to be stored (a new peak, or an interval since the last). */
+static int tick_peak(struct collector *c, struct sample *s, int sure, uint64_t now, uint64_t every)
+{
 	uint64_t peak_t = c->sum.peak.t_ns, any_t = c->peak_any.t_ns;
-	coll_rss_tick(c, &s, now);        /* before the exit sample: it closes the interval */
-	coll_pss_exit_sample(c, &s, now); /* before s: it is older */
-	coll_pss_peak(c, &s, sure, now, NULL);
-	if (c->sum.peak.t_ns != peak_t && c->sum.peak.t_ns == s.t_ns)
-		coll_pss_peak_procs(c, s.t_ns);
+	coll_rss_tick(c, s, now);        /* before the exit sample: it closes the interval */
+	coll_pss_exit_sample(c, s, now); /* before s: it is older */
+	coll_pss_peak(c, s, sure, now, NULL);
+	if (c->sum.peak.t_ns != peak_t && c->sum.peak.t_ns == s->t_ns)
+		coll_pss_peak_procs(c, s->t_ns);
 	/* and every sample that is the run's peak, measured or the highest
 	 * estimate (an unconfirmed peak is one of the series' samples too) */
-	int push = !c->last_push_ns || c->sum.peak.t_ns != peak_t || c->peak_any.t_ns != any_t ||
-		   now - c->last_push_ns >= every;
-	if (push) {
-		store_push_sample(c->st, &s);
-		c->last_push_ns = now;
-	}
-	c->sum.last = s;
+	return !c->last_push_ns || c->sum.peak.t_ns != peak_t || c->peak_any.t_ns != any_t ||
+	       now - c->last_push_ns >= every;
+}
+
+/* The tick's last step: the summary so far, when the next tick comes, and
+ * (pushed) the UI told. */
+static void tick_close(struct collector *c, const struct sample *s, uint64_t now, int push)
+{
+	c->sum.last = *s;
 	c->sum.total_execs = c->total_execs;
 	c->sum.pss_mean_age_ns = c->age_n ? c->age_sum_ns / c->age_n : 0;
 	/* its own CPU time is a system call here: read once a second (and at
@@ -284,6 +315,35 @@ void collector_tick(struct collector *c)
 		if (!c->cfg.notify_end)
 			coll_base_notify(c);
 	}
+}
+
+/* One sampling tick: cheap counters for all, PSS within budget, a sample. */
+void collector_tick(struct collector *c)
+{
+	uint64_t now = coll_base_clock(c);
+	struct sample s = {.t_ns = now};
+
+	tick_changes(c, now);
+	tick_cheap(c, now);
+	coll_rss_begin(c, now); /* an exit at a top there has the tick read the others */
+	coll_pss_schedule(c, now);
+	struct coll_rss_ends ends;
+	coll_rss_ends(c, &ends);
+	int sure = coll_pss_tick(c, &s, now, &ends);
+	/* records reach the store at the interval (a fast tick between two
+	 * changes nothing the UI shows at its frame rate); a tick taken early
+	 * (COLLECTOR_TICK_SLACK) is the interval's */
+	uint64_t every = c->cfg.interval_ms * 900000ull;
+	every = every > c->tick_slack_ns ? every - c->tick_slack_ns : 0;
+	int due = !c->last_push_ns || now - c->last_push_ns >= every;
+	tick_totals(c, &s, now, due);
+	tick_counts(c, &s, now);
+	int push = tick_peak(c, &s, sure, now, every);
+	if (push) {
+		store_push_sample(c->st, &s);
+		c->last_push_ns = now;
+	}
+	tick_close(c, &s, now, push);
 }
 
 void collector_finish(struct collector *c, uint64_t now)
@@ -338,6 +398,82 @@ static void short_slice(void)
 	(void)syscall(SYS_sched_setattr, 0, &a, 0);
 }
 
+/* Handles the fds epoll found ready. Returns 1 when the thread is to stop
+ * (the UI asked: wake_fd). */
+static int on_ready(struct collector *c, const struct epoll_event *evs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int fd = evs[i].data.fd;
+		if (fd == c->ts_fd) {
+			coll_ts_drain(c);
+		} else if (fd == c->nl_fd) {
+			coll_events_exec_ahead(c);
+		} else if (fd == c->nl_quiet_fd) {
+			coll_events_drain(c);
+		} else if (fd == c->pidfd) {
+			coll_end_reap(c);
+			finish_if_due(c);
+		} else if (fd == c->wake_fd) {
+			if (atomic_load(&c->detach_req) && !atomic_load(&c->finished))
+				collector_finish(c, coll_base_clock(c));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The tick, when due, or nearly and awake anyway (n events), or an exit at
+ * a top is; then the orphans' reaping. nl_empty: when the exec socket was
+ * last found empty. */
+static void tick_if_due(struct collector *c, int n, uint64_t nl_empty)
+{
+	uint64_t now = collector_now_ns();
+	if (atomic_load(&c->finished) ||
+	    !(now >= c->next_tick_ns || top_ready(c, now) || (n > 0 && now + c->tick_slack_ns >= c->next_tick_ns)))
+		return;
+	/* a regular tick before the awaited exit event leaves it due */
+	if (now < c->next_tick_ns && top_ready(c, now))
+		c->sum.exit_ticks++;
+	c->top_due = c->top_due && !top_ready(c, now);
+	c->nl_empty_ns = nl_empty;
+	collector_tick(c);
+	/* the exit it drained was sampled by it */
+	if (c->top_due && top_ready(c, collector_now_ns()))
+		c->top_due = 0;
+	c->nl_empty_ns = 0;
+	/* orphans: no pidfd tells when they end, nor when the tree left
+	 * behind has (--wait-tree); with events, when one of ours exited (and
+	 * once a second, for an exit event lost) */
+	if ((c->cfg.subreaper || c->root_done) && c->pidfd >= 0 &&
+	    (c->root_done || c->sum.mode == COLLECTOR_POLL || c->reap_due ||
+	     c->last_tick_ns - c->reap_ns >= COLLECTOR_REAP_NS)) {
+		c->reap_due = 0;
+		c->reap_ns = c->last_tick_ns;
+		coll_end_reap(c);
+		finish_if_due(c);
+	}
+}
+
+/* Whether the run has ended: attached, when every process has (unless a
+ * fork not yet read says otherwise: one that forked, then ended, in this
+ * tick); without a pidfd, when the command has been reaped. */
+static void end_if_over(struct collector *c)
+{
+	if (atomic_load(&c->finished))
+		return;
+	if (c->attach) {
+		if (coll_end_attach_ended(c)) {
+			if (c->nl_fd >= 0)
+				coll_events_drain(c);
+			if (coll_end_attach_ended(c))
+				collector_finish(c, coll_base_clock(c));
+		}
+	} else if (c->pidfd < 0) {
+		coll_end_reap(c);
+		finish_if_due(c);
+	}
+}
+
 static void *collector_main(void *arg)
 {
 	struct collector *c = arg;
@@ -372,68 +508,14 @@ static void *collector_main(void *arg)
 		 * fork|exit event newer than the stamp has it read */
 		uint64_t nl_empty = nl_ready || c->nl_fd < 0 ? 0 : coll_base_clock(c);
 		nl_empty = nl_empty > COLLECTOR_NL_EMPTY_SLACK_NS ? nl_empty - COLLECTOR_NL_EMPTY_SLACK_NS : 0;
-		for (int i = 0; i < n; i++) {
-			int fd = evs[i].data.fd;
-			if (fd == c->ts_fd) {
-				coll_ts_drain(c);
-			} else if (fd == c->nl_fd) {
-				coll_events_exec_ahead(c);
-			} else if (fd == c->nl_quiet_fd) {
-				coll_events_drain(c);
-			} else if (fd == c->pidfd) {
-				coll_end_reap(c);
-				finish_if_due(c);
-			} else if (fd == c->wake_fd) {
-				if (atomic_load(&c->detach_req) && !atomic_load(&c->finished))
-					collector_finish(c, coll_base_clock(c));
-				return NULL;
-			}
-		}
+		if (on_ready(c, evs, n))
+			return NULL;
 		/* records of small processes only: theirs wait for the next
 		 * other wakeup; any other wakeup arms them again */
 		c->ts_quiet = by_ts && !by_other && !c->ts_useful;
 		coll_ts_arm(c);
-		/* the tick: due, or nearly and awake anyway, or an exit at a top */
-		uint64_t now = collector_now_ns();
-		if (!atomic_load(&c->finished) &&
-		    (now >= c->next_tick_ns || top_ready(c, now) ||
-		     (n > 0 && now + c->tick_slack_ns >= c->next_tick_ns))) {
-			/* a regular tick before the awaited exit event leaves it due */
-			if (now < c->next_tick_ns && top_ready(c, now))
-				c->sum.exit_ticks++;
-			c->top_due = c->top_due && !top_ready(c, now);
-			c->nl_empty_ns = nl_empty;
-			collector_tick(c);
-			/* the exit it drained was sampled by it */
-			if (c->top_due && top_ready(c, collector_now_ns()))
-				c->top_due = 0;
-			c->nl_empty_ns = 0;
-			/* orphans: no pidfd tells when they end, nor when the
-			 * tree left behind has (--wait-tree); with events, when
-			 * one of ours exited (and once a second, for an exit
-			 * event lost) */
-			if ((c->cfg.subreaper || c->root_done) && c->pidfd >= 0 &&
-			    (c->root_done || c->sum.mode == COLLECTOR_POLL || c->reap_due ||
-			     c->last_tick_ns - c->reap_ns >= COLLECTOR_REAP_NS)) {
-				c->reap_due = 0;
-				c->reap_ns = c->last_tick_ns;
-				coll_end_reap(c);
-				finish_if_due(c);
-			}
-		}
-		if (c->attach) {
-			/* all ended: unless a fork not yet read says otherwise (a
-			 * process that forked, then ended, in this tick) */
-			if (!atomic_load(&c->finished) && coll_end_attach_ended(c)) {
-				if (c->nl_fd >= 0)
-					coll_events_drain(c);
-				if (coll_end_attach_ended(c))
-					collector_finish(c, coll_base_clock(c));
-			}
-		} else if (c->pidfd < 0 && !atomic_load(&c->finished)) {
-			coll_end_reap(c);
-			finish_if_due(c);
-		}
+		tick_if_due(c, n, nl_empty);
+		end_if_over(c);
 	}
 	return NULL;
 }
@@ -533,7 +615,7 @@ int collector_attach(struct collector *c, const pid_t *pids, size_t n, uint64_t 
 	 * table holds). An attached process that is also a descendant of
 	 * another is found twice, and kept once. */
 	c->attaching = 1;
-	coll_scan_tree(c, start_ns);
+	coll_scan_tree(c, start_ns, NULL);
 	c->attaching = 0;
 	/* gone since it was found: it was never watched, and is not counted */
 	for (size_t i = 0; i < ptable_count(c->pt);) {

@@ -299,6 +299,8 @@ uint64_t coll_base_since(uint64_t v, uint64_t base);
 uint64_t coll_base_early_ns(const struct collector *c);
 void coll_base_notify(struct collector *c);
 void coll_base_publish(struct collector *c, struct pentry *e);
+/* Wakes for fork|exit events until the next tick's adjustment. */
+void coll_base_quiet_wake(struct collector *c);
 
 /* collector.c: the coordinator (a job never calls it; tests do) */
 void collector_tick(struct collector *c);
@@ -319,10 +321,21 @@ struct pentry *coll_sample_add_proc(struct collector *c, pid_t pid, pid_t ppid, 
 void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, int status, int known,
 			const struct procfs_stat *last);
 int coll_sample_retired_exec(struct collector *c, pid_t pid, uint64_t t_ns);
-void coll_events_replay(struct collector *c, pid_t pid, uint64_t at_ns);
 int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now);
 int coll_sample_proc_ended(struct collector *c, struct pentry *e, struct procfs_stat *ps, int *read);
 void coll_sample_retire_exited(struct collector *c);
+
+/* coll_tsrec.c: below sample, above the model */
+/* Adds one task's exit record to its process's entry. */
+void coll_tsrec_add(struct collector *c, struct pentry *e, const struct taskstats_exit *x);
+/* Whether record x (received at read_ns, the socket found empty at
+ * after_ns) is of a task of e. */
+int coll_tsrec_fits(struct collector *c, const struct pentry *e, const struct taskstats_exit *x,
+		    uint64_t after_ns, uint64_t read_ns);
+/* Adds the record kept in slot k of tspend to e if it is one of its tasks'. */
+void coll_tsrec_adopt_one(struct collector *c, struct pentry *e, size_t k, uint64_t now);
+/* Adds to e the records of its tasks that came before it was in the table. */
+void coll_tsrec_adopt(struct collector *c, struct pentry *e);
 
 /* coll_proc.c: below sample, model and retire */
 uint64_t coll_proc_boot_offset_ns(const struct collector *c);
@@ -338,15 +351,19 @@ int coll_proc_before_first_exec(const struct collector *c, const struct pentry *
 int coll_proc_vm_borrowed(const struct collector *c, const struct pentry *e);
 
 /* coll_events.c */
+void coll_events_replay(struct collector *c, pid_t pid, uint64_t at_ns);
 void coll_events_on_event(struct collector *c, const struct nlproc_event *ev);
 void coll_events_quiet_adjust(struct collector *c, int at_tick);
-void coll_events_quiet_wake(struct collector *c);
 void coll_ts_arm(struct collector *c);
 void coll_events_drain(struct collector *c);
 void coll_events_exec_ahead(struct collector *c);
 
 /* coll_scan.c */
-void coll_scan_tree(struct collector *c, uint64_t now);
+/* found, when not NULL, is told of each process the scan adds with netlink
+ * events on (its exec events, read before it was found, are its own: the
+ * events' job replays them). */
+typedef void (*coll_scan_found_fn)(struct collector *c, pid_t pid, uint64_t at_ns);
+void coll_scan_tree(struct collector *c, uint64_t now, coll_scan_found_fn found);
 
 /* coll_pss.c */
 int coll_pss_counts(const struct collector *c, const struct pentry *e);
@@ -357,7 +374,15 @@ void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, u
 		   int have_hw, uint64_t dfaults, int by_exec);
 uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint64_t *clk);
 void coll_pss_schedule(struct collector *c, uint64_t now);
-int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now);
+/* What the trace told of the interval's ends (coll_rss_ends): whether it
+ * tells of them, and then whether the tree can have been above its peak
+ * (coll_pss_peak_kib, as the interval began) just before one, and the last
+ * such end's instant. */
+struct coll_rss_ends {
+	int told, top;
+	uint64_t top_t_ns;
+};
+int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now, const struct coll_rss_ends *ends);
 void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64_t now,
 		   const struct coll_top_sample *x);
 void coll_pss_peak_procs(struct collector *c, uint64_t t_ns);
@@ -372,16 +397,12 @@ void coll_pss_floor_of(const struct sample *s, uint64_t lo_kib, uint64_t hi_kib,
  * (before coll_pss_exit_sample closes it) */
 void coll_rss_begin(struct collector *c, uint64_t now);
 void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now);
-/* Whether the trace tells of this interval's ends (returns 1), and then
- * whether the tree can have been above its peak (coll_pss_peak_kib, as the
- * interval began) just before one (*top), and the last such end's instant. */
-int coll_rss_exit_top(const struct collector *c, int *top, uint64_t *t_ns);
+void coll_rss_ends(const struct collector *c, struct coll_rss_ends *x);
 int coll_rss_start(struct collector *c);
 void coll_rss_free(struct collector *c);
 
 /* coll_ts.c */
 void coll_ts_apply(struct collector *c, const struct taskstats_exit *x);
-void coll_ts_adopt(struct collector *c, struct pentry *e);
 void coll_ts_lost_children(struct collector *c);
 void coll_ts_drain(struct collector *c);
 

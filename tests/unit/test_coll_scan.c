@@ -66,7 +66,7 @@ static void test_scan_poll(void **state)
 	(void)state;
 	struct fakeproc *f = follow_root(0);
 
-	coll_scan_tree(f->c, f->now_ns);
+	coll_scan_tree(f->c, f->now_ns, NULL);
 	assert_int_equal(ptable_count(f->c->pt), 5);
 	assert_parent(f, A, R);
 	assert_parent(f, B, R);
@@ -79,7 +79,7 @@ static void test_scan_poll(void **state)
 	/* a found process is read at once when polling: its program is its own */
 	assert_string_equal(ptable_get(f->c->pt, D)->rec.comm, "as");
 	/* a second scan adds nothing */
-	coll_scan_tree(f->c, f->now_ns);
+	coll_scan_tree(f->c, f->now_ns, NULL);
 	assert_int_equal(f->c->total_procs, 5);
 	fp_free(f);
 }
@@ -91,7 +91,7 @@ static void test_scan_rescan(void **state)
 	(void)state;
 	struct fakeproc *f = follow_root(1);
 
-	coll_scan_tree(f->c, f->now_ns);
+	coll_scan_tree(f->c, f->now_ns, NULL);
 	/* a process found by a netlink-mode scan is read at the next tick: its
 	 * threads unknown yet, only its main thread's children are found */
 	assert_int_equal(ptable_count(f->c->pt), 4);
@@ -103,7 +103,7 @@ static void test_scan_rescan(void **state)
 	/* once sampled, A's two threads are known: the next rescan finds D */
 	assert_int_equal(coll_sample_cheap(f->c, ptable_get(f->c->pt, A), f->now_ns), 0);
 	assert_int_equal(ptable_get(f->c->pt, A)->rec.threads, 2);
-	coll_scan_tree(f->c, f->now_ns);
+	coll_scan_tree(f->c, f->now_ns, NULL);
 	assert_parent(f, D, A);
 	assert_int_equal(ptable_count(f->c->pt), 5);
 	assert_int_equal(f->c->sum.rescans, 4);
@@ -112,14 +112,14 @@ static void test_scan_rescan(void **state)
 	fp_stat(f, B, &(struct fp_stat){.ppid = R, .comm = "ld", .state = 'Z', .start_ticks = 21});
 	coll_sample_retire(f->c, ptable_get(f->c->pt, B), f->now_ns, 0, 1, COLL_SAMPLE_RETIRE_READ);
 	assert_null(ptable_get(f->c->pt, B));
-	coll_scan_tree(f->c, f->now_ns);
+	coll_scan_tree(f->c, f->now_ns, NULL);
 	assert_null(ptable_get(f->c->pt, B));
 	assert_int_equal(f->c->sum.rescans, 4);
 	assert_int_equal(f->c->total_procs, 5);
 
 	/* B's pid goes to a new child of R (a later start): a new process */
 	fp_stat(f, B, &(struct fp_stat){.ppid = R, .comm = "ld", .start_ticks = 90});
-	coll_scan_tree(f->c, f->now_ns);
+	coll_scan_tree(f->c, f->now_ns, NULL);
 	assert_parent(f, B, R);
 	assert_int_equal(f->c->sum.rescans, 5);
 	assert_int_equal(f->c->total_procs, 6);
@@ -139,7 +139,7 @@ static void test_scan_orphans(void **state)
 	fp_children(f, f->c->self, f->c->self, kids);
 	fp_stat(f, E, &(struct fp_stat){.ppid = f->c->self, .comm = "orphan", .start_ticks = 40});
 	fp_children(f, E, E, "4000009 "); /* S, a child of the orphan now */
-	coll_scan_tree(f->c, f->now_ns);
+	coll_scan_tree(f->c, f->now_ns, NULL);
 	assert_parent(f, E, f->c->self);
 	assert_parent(f, S, E);
 	assert_int_equal(ptable_count(f->c->pt), 7);

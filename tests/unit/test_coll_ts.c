@@ -132,7 +132,7 @@ static void test_ts_adopted(void **state)
 	assert_null(ptable_get(f->c->pt, K));
 	fork_event(f, K, R, t + 8 * MS);
 	assert_false(ptable_get(f->c->pt, K)->ts_leader);
-	coll_ts_adopt(f->c, ptable_get(f->c->pt, K));
+	coll_tsrec_adopt(f->c, ptable_get(f->c->pt, K));
 	assert_true(ptable_get(f->c->pt, K)->ts_leader);
 	coll_sample_retire(f->c, ptable_get(f->c->pt, K), t + 18 * MS, 1 << 8, 1, NULL);
 	assert_int_equal(exited_one(f).minflt, 4321);
@@ -166,7 +166,7 @@ static void test_ts_ring_full_of_ours(void **state)
 	for (pid_t i = 0; i < N; i++) {
 		struct pentry *e = ptable_get(f->c->pt, K + i);
 		assert_non_null(e);
-		coll_ts_adopt(f->c, e);
+		coll_tsrec_adopt(f->c, e);
 		assert_true(e->ts_leader);
 		assert_int_equal(e->ts_minflt, 4321);
 	}
