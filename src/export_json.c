@@ -3,7 +3,7 @@
 #include "peak.h"
 
 #include "export.h"
-#include "spawn.h"
+#include "exitcode.h"
 #include "export_jobs.h"
 #include "jobname.h"
 #include "jsonw.h"
@@ -194,17 +194,14 @@ int export_json_summary(FILE *f, struct store *st, char *const argv[])
 	return export_json_summary_of(f, st, &s, argv);
 }
 
-int export_json_summary_of(FILE *f, struct store *st, const struct store_summary *sum,
-			   char *const argv[])
+/* The run: the command, how it was watched, how it ended, its times. */
+static void write_run(FILE *f, const struct store_summary *sp, char *const argv[], int *first)
 {
-	struct store_summary s = *sum;
-	int first = 1;
-	uint64_t end;
+	const struct store_summary s = *sp;
+	uint64_t end = s.end_ns ? s.end_ns : s.last.t_ns;
 
-	end = s.end_ns ? s.end_ns : s.last.t_ns;
-	fputc('{', f);
-	jsonw_u64(f, "version", EXPORT_JSON_VERSION, &first);
-	jsonw_key(f, "command", &first);
+	jsonw_u64(f, "version", EXPORT_JSON_VERSION, first);
+	jsonw_key(f, "command", first);
 	fputc('[', f);
 	for (int i = 0; argv[i]; i++) {
 		if (i)
@@ -212,55 +209,63 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 		jsonw_str(f, argv[i], strlen(argv[i]));
 	}
 	fputc(']', f);
-	jsonw_key(f, "mode", &first);
+	jsonw_key(f, "mode", first);
 	fputs(s.mode == STORE_MODE_NETLINK ? "\"netlink\"" : "\"poll\"", f);
-	jsonw_key(f, "finished", &first);
+	jsonw_key(f, "finished", first);
 	fputs(s.exited || (s.attached && s.end_ns && !s.detached) ? "true" : "false", f);
-	jsonw_key(f, "exit_status", &first);
+	jsonw_key(f, "exit_status", first);
 	if (s.exited)
-		fprintf(f, "%d", spawn_exit_code(s.wait_status));
+		fprintf(f, "%d", exitcode_of(s.wait_status));
 	else
 		fputs("null", f);
-	jsonw_key(f, "signal", &first);
+	jsonw_key(f, "signal", first);
 	if (s.exited && WIFSIGNALED(s.wait_status))
 		fprintf(f, "%d", WTERMSIG(s.wait_status));
 	else
 		fputs("null", f);
-	jsonw_u64(f, "wall_us", end > s.start_ns ? (end - s.start_ns) / 1000 : 0, &first);
-	jsonw_u64(f, "user_us", s.exited ? s.ru_utime_us : s.last.utime_us, &first);
-	jsonw_u64(f, "sys_us", s.exited ? s.ru_stime_us : s.last.stime_us, &first);
+	jsonw_u64(f, "wall_us", end > s.start_ns ? (end - s.start_ns) / 1000 : 0, first);
+	jsonw_u64(f, "user_us", s.exited ? s.ru_utime_us : s.last.utime_us, first);
+	jsonw_u64(f, "sys_us", s.exited ? s.ru_stime_us : s.last.stime_us, first);
+}
+
+/* The peak PSS: its figure, split and instant, what kind of figure it is
+ * and how far the truth can be from it (peak.h). */
+static void write_peak(FILE *f, const struct store_summary *sp, int *first)
+{
+	const struct store_summary s = *sp;
+
 	/* a command that ended before any sample saw it has no measured PSS */
 	int pss = s.peak.pss_kib > 0;
-	snap_u64(f, "peak_pss_bytes", s.peak.pss_kib * 1024, pss, &first);
+	snap_u64(f, "peak_pss_bytes", s.peak.pss_kib * 1024, pss, first);
 	snap_u64(f, "peak_pss_t_us", s.peak.t_ns > s.start_ns ? (s.peak.t_ns - s.start_ns) / 1000 : 0,
-		 pss, &first);
-	snap_u64(f, "peak_pss_anon_bytes", s.peak.pss_anon_kib * 1024, pss, &first);
-	snap_u64(f, "peak_pss_file_bytes", s.peak.pss_file_kib * 1024, pss, &first);
-	snap_u64(f, "peak_pss_shmem_bytes", s.peak.pss_shmem_kib * 1024, pss, &first);
+		 pss, first);
+	snap_u64(f, "peak_pss_anon_bytes", s.peak.pss_anon_kib * 1024, pss, first);
+	snap_u64(f, "peak_pss_file_bytes", s.peak.pss_file_kib * 1024, pss, first);
+	snap_u64(f, "peak_pss_shmem_bytes", s.peak.pss_shmem_kib * 1024, pss, first);
 	struct peak pk;
 	peak_of(&s, &pk);
 	/* true only when the true peak's instant was read (peak.h) */
-	jsonw_key(f, "peak_pss_measured", &first);
+	jsonw_key(f, "peak_pss_measured", first);
 	fputs(!pss ? "null" : pk.read ? "true" : "false", f);
-	jsonw_key(f, "peak_pss_sum_of_reads", &first);
+	jsonw_key(f, "peak_pss_sum_of_reads", first);
 	fputs(!pss ? "null" : pk.sum_of_reads ? "true" : "false", f);
 	/* no instant of the tree above it, between samples included (null:
 	 * unknown, processes left between samples without taskstats) */
-	snap_u64(f, "peak_pss_bound_bytes", pk.bound_kib * 1024, pss && pk.bound_known, &first);
-	jsonw_key(f, "peak_pss_at_exit", &first);
+	snap_u64(f, "peak_pss_bound_bytes", pk.bound_kib * 1024, pss && pk.bound_known, first);
+	jsonw_key(f, "peak_pss_at_exit", first);
 	if (pss && pk.at_exit_pid)
 		fprintf(f, "{\"pid\": %d, \"processes\": %u}", pk.at_exit_pid, pk.at_exit_tops);
 	else
 		fputs("null", f);
 	/* the figure is an unsure tick's floor (peak.h) */
-	jsonw_key(f, "peak_pss_floor", &first);
+	jsonw_key(f, "peak_pss_floor", first);
 	fputs(!pss ? "null" : pk.floor ? "true" : "false", f);
 	/* of it, a traced floor: an instant between two ticks (rssspan.h) */
-	jsonw_key(f, "peak_pss_traced", &first);
+	jsonw_key(f, "peak_pss_traced", first);
 	fputs(!pss ? "null" : pk.traced ? "true" : "false", f);
 	/* the tree's RSS changes were traced between samples: records read,
 	 * records the kernel lost, intervals the trace bounded of all */
-	jsonw_key(f, "rss_trace", &first);
+	jsonw_key(f, "rss_trace", first);
 	if (s.rss_traced)
 		fprintf(f, "{\"records\": %llu, \"lost\": %llu, \"intervals\": %llu, \"bounded\": %llu, "
 			   "\"conflicts\": %llu}",
@@ -269,54 +274,81 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 			(unsigned long long)s.rss_conflicts);
 	else
 		fputs("null", f);
-	snap_u64(f, "peak_pss_estimated_bytes", s.peak.pss_est_kib * 1024, pss, &first);
-	snap_u64(f, "peak_pss_upper_bytes", s.peak.pss_hi_kib * 1024, pss, &first);
+	snap_u64(f, "peak_pss_estimated_bytes", s.peak.pss_est_kib * 1024, pss, first);
+	snap_u64(f, "peak_pss_upper_bytes", s.peak.pss_hi_kib * 1024, pss, first);
 	snap_u64(f, "peak_pss_unconfirmed_bytes", s.peak_unconfirmed_kib * 1024,
-		 pss && s.peak_unconfirmed_kib, &first);
-	jsonw_key(f, "pss_estimated_share", &first);
+		 pss && s.peak_unconfirmed_kib, first);
+	jsonw_key(f, "pss_estimated_share", first);
 	if (pss)
 		fprintf(f, "%.4f", s.pss_est_share);
 	else
 		fputs("null", f);
-	jsonw_u64(f, "pss_sweeps", s.pss_sweeps, &first);
-	jsonw_u64(f, "pss_sweep_reads", s.pss_sweep_reads, &first);
-	jsonw_u64(f, "pss_sweep_skips", s.pss_sweep_skips, &first);
-	jsonw_u64(f, "pss_sweeps_unstable", s.pss_sweeps_unstable, &first);
-	jsonw_u64(f, "fast_ticks", s.fast_ticks, &first);
-	jsonw_u64(f, "exit_ticks", s.exit_ticks, &first);
-	jsonw_u64(f, "exit_samples", s.exit_samples, &first);
-	jsonw_u64(f, "peak_rss_kib", s.ru_maxrss_kib, &first);
-	jsonw_u64(f, "peak_tree_rss_kib", s.peak.rss_kib, &first);
-	jsonw_u64(f, "max_tree_rss_kib", s.max_tree_rss_kib, &first);
-	jsonw_u64(f, "processes", s.last.total_procs, &first);
-	jsonw_u64(f, "threads", s.last.total_threads, &first);
-	jsonw_u64(f, "execs_count", s.total_execs, &first);
-	jsonw_u64(f, "minflt", s.exited ? s.ru_minflt : s.last.minflt, &first);
-	jsonw_u64(f, "majflt", s.exited ? s.ru_majflt : s.last.majflt, &first);
+}
+
+/* The collector's sweeps and ticks, and the tree's counts. */
+static void write_counts(FILE *f, const struct store_summary *sp, int *first)
+{
+	const struct store_summary s = *sp;
+
+	jsonw_u64(f, "pss_sweeps", s.pss_sweeps, first);
+	jsonw_u64(f, "pss_sweep_reads", s.pss_sweep_reads, first);
+	jsonw_u64(f, "pss_sweep_skips", s.pss_sweep_skips, first);
+	jsonw_u64(f, "pss_sweeps_unstable", s.pss_sweeps_unstable, first);
+	jsonw_u64(f, "fast_ticks", s.fast_ticks, first);
+	jsonw_u64(f, "exit_ticks", s.exit_ticks, first);
+	jsonw_u64(f, "exit_samples", s.exit_samples, first);
+	jsonw_u64(f, "peak_rss_kib", s.ru_maxrss_kib, first);
+	jsonw_u64(f, "peak_tree_rss_kib", s.peak.rss_kib, first);
+	jsonw_u64(f, "max_tree_rss_kib", s.max_tree_rss_kib, first);
+	jsonw_u64(f, "processes", s.last.total_procs, first);
+	jsonw_u64(f, "threads", s.last.total_threads, first);
+	jsonw_u64(f, "execs_count", s.total_execs, first);
+	jsonw_u64(f, "minflt", s.exited ? s.ru_minflt : s.last.minflt, first);
+	jsonw_u64(f, "majflt", s.exited ? s.ru_majflt : s.last.majflt, first);
 	/* attached: only wait4 sums these over a tree, so unknown */
-	snap_u64(f, "nvcsw", s.ru_nvcsw, !s.attached, &first);
-	snap_u64(f, "nivcsw", s.ru_nivcsw, !s.attached, &first);
-	snap_u64(f, "inblock", s.ru_inblock, !s.attached, &first);
-	snap_u64(f, "oublock", s.ru_oublock, !s.attached, &first);
-	write_rusage_source(f, &s, &first);
-	jsonw_u64(f, "lost_events", s.lost_events, &first);
-	jsonw_u64(f, "interval_ms", s.interval_ms, &first);
-	jsonw_u64(f, "pss_reads", s.pss_reads, &first);
-	jsonw_u64(f, "pss_read_cpu_us", s.pss_cpu_ns / 1000, &first);
-	jsonw_u64(f, "budget_cpu_us", s.budget_ns / 1000, &first);
-	jsonw_u64(f, "pss_refresh_mean_age_us", s.pss_mean_age_ns / 1000, &first);
-	jsonw_u64(f, "pss_refresh_max_age_us", s.pss_max_age_ns / 1000, &first);
-	jsonw_u64(f, "collector_cpu_us", s.collector_cpu_ns / 1000, &first);
-	jsonw_u64(f, "spacetime_cpu_us", s.self_cpu_ns / 1000, &first);
-	jsonw_u64(f, "collector_wakeups", s.collector_wakeups, &first);
-	jsonw_u64(f, "netlink_events", s.nl_events, &first);
-	jsonw_key(f, "taskstats", &first);
+	snap_u64(f, "nvcsw", s.ru_nvcsw, !s.attached, first);
+	snap_u64(f, "nivcsw", s.ru_nivcsw, !s.attached, first);
+	snap_u64(f, "inblock", s.ru_inblock, !s.attached, first);
+	snap_u64(f, "oublock", s.ru_oublock, !s.attached, first);
+	write_rusage_source(f, &s, first);
+}
+
+/* What the collector did and cost. */
+static void write_collector(FILE *f, const struct store_summary *sp, int *first)
+{
+	const struct store_summary s = *sp;
+
+	jsonw_u64(f, "lost_events", s.lost_events, first);
+	jsonw_u64(f, "interval_ms", s.interval_ms, first);
+	jsonw_u64(f, "pss_reads", s.pss_reads, first);
+	jsonw_u64(f, "pss_read_cpu_us", s.pss_cpu_ns / 1000, first);
+	jsonw_u64(f, "budget_cpu_us", s.budget_ns / 1000, first);
+	jsonw_u64(f, "pss_refresh_mean_age_us", s.pss_mean_age_ns / 1000, first);
+	jsonw_u64(f, "pss_refresh_max_age_us", s.pss_max_age_ns / 1000, first);
+	jsonw_u64(f, "collector_cpu_us", s.collector_cpu_ns / 1000, first);
+	jsonw_u64(f, "spacetime_cpu_us", s.self_cpu_ns / 1000, first);
+	jsonw_u64(f, "collector_wakeups", s.collector_wakeups, first);
+	jsonw_u64(f, "netlink_events", s.nl_events, first);
+	jsonw_key(f, "taskstats", first);
 	fputs(s.taskstats ? "true" : "false", f);
-	jsonw_u64(f, "taskstats_records", s.ts_records, &first);
-	jsonw_u64(f, "taskstats_lost", s.ts_lost, &first);
-	jsonw_u64(f, "taskstats_unmatched", s.ts_unfit, &first);
-	snap_u64(f, "command_end_us", (s.root_end_ns - s.start_ns) / 1000, s.root_end_ns > s.start_ns, &first);
-	jsonw_u64(f, "orphans_reaped", s.orphans_reaped, &first);
+	jsonw_u64(f, "taskstats_records", s.ts_records, first);
+	jsonw_u64(f, "taskstats_lost", s.ts_lost, first);
+	jsonw_u64(f, "taskstats_unmatched", s.ts_unfit, first);
+	snap_u64(f, "command_end_us", (s.root_end_ns - s.start_ns) / 1000, s.root_end_ns > s.start_ns, first);
+	jsonw_u64(f, "orphans_reaped", s.orphans_reaped, first);
+}
+
+int export_json_summary_of(FILE *f, struct store *st, const struct store_summary *sum,
+			   char *const argv[])
+{
+	struct store_summary s = *sum;
+	int first = 1;
+
+	fputc('{', f);
+	write_run(f, &s, argv, &first);
+	write_peak(f, &s, &first);
+	write_counts(f, &s, &first);
+	write_collector(f, &s, &first);
 	jsonw_key(f, "top_jobs_by_peak_pss", &first);
 	write_top_jobs(f, st, EXPORT_TOP_PSS);
 	jsonw_key(f, "top_jobs_by_cpu", &first);
@@ -424,7 +456,7 @@ static void snap_proc(FILE *f, const struct export_snap *sn, const struct proc_r
 	fputs(p->end_ns ? "false" : "true", f);
 	jsonw_key(f, "exit_status", &first);
 	if (p->valid & PROC_V_EXIT)
-		fprintf(f, "%d", spawn_exit_code(p->exit_status));
+		fprintf(f, "%d", exitcode_of(p->exit_status));
 	else
 		fputs("null", f);
 	jsonw_key(f, "signal", &first);
@@ -471,7 +503,7 @@ static void snap_event(FILE *f, const struct export_snap *sn, const struct store
 	jsonw_i64(f, "ppid", e->ppid, &first);
 	if (e->type == STORE_EV_EXIT) {
 		int ws = (int)e->arg;
-		jsonw_i64(f, "exit_status", spawn_exit_code(ws), &first);
+		jsonw_i64(f, "exit_status", exitcode_of(ws), &first);
 		jsonw_key(f, "signal", &first);
 		if (WIFSIGNALED(ws))
 			fprintf(f, "%d", WTERMSIG(ws));

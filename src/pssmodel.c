@@ -82,12 +82,23 @@ static uint64_t own_pages(struct pssmodel_proc *p)
 	return anon + file;
 }
 
-void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
+/* What a read process stopped sharing since its read passes to the others
+ * that map it: its share of the pages it broke copy-on-write on
+ * (unexplained faults), unmapped or freed; never more than it shared. */
+static uint64_t released(const struct pssmodel_proc *p, uint64_t unexplained, uint64_t down_a, uint64_t down_s,
+			 double ar, double sr)
 {
-	if (!p->read) {
-		estimate_unread(p);
-		goto out;
-	}
+	uint64_t rd_shared_pss = p->rd_pss_file_kib + p->rd_pss_shmem_kib;
+	uint64_t q_a = sub0(p->rd_pss_anon_kib, p->rd_private_kib);
+	uint64_t rel = (unexplained < q_a ? unexplained : q_a) + mul(down_s, sr) + (q_a ? mul(down_a, ar) : 0);
+	uint64_t q_all = sub0(p->rd_pss_anon_kib + rd_shared_pss, p->rd_private_kib);
+	return rel < q_all ? rel : q_all;
+}
+
+/* The estimate and bounds of a process read before, from its read and the
+ * change of its counters since. */
+static void estimate_read(struct pssmodel_proc *p, uint64_t page_kib)
+{
 	uint64_t rd_shared_pss = p->rd_pss_file_kib + p->rd_pss_shmem_kib;
 	uint64_t up_a = sub0(p->anon_rss_kib, p->rd_anon_rss_kib);
 	uint64_t down_a = sub0(p->rd_anon_rss_kib, p->anon_rss_kib);
@@ -129,12 +140,7 @@ void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
 	 * fork: a new sibling's fork shares them once more). The estimate moves
 	 * half way down. */
 	uint64_t q_a = sub0(p->rd_pss_anon_kib, p->rd_private_kib);
-	/* what it stopped sharing passes to the others that map it: its share of
-	 * the pages it broke copy-on-write on, unmapped or freed */
-	uint64_t rel = (unexplained < q_a ? unexplained : q_a) + mul(down_s, sr) +
-		       (q_a ? mul(down_a, ar) : 0);
-	uint64_t q_all = sub0(p->rd_pss_anon_kib + rd_shared_pss, p->rd_private_kib);
-	p->released_kib = rel < q_all ? rel : q_all;
+	p->released_kib = released(p, unexplained, down_a, down_s, ar, sr);
 	uint64_t half = p->diluted_kib / 2;
 	uint64_t dil_s = half < rd_shared_pss ? half : rd_shared_pss;
 	uint64_t dil_a = half - dil_s < q_a ? half - dil_s : q_a;
@@ -160,7 +166,14 @@ void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
 	 * can have moved its share. */
 	p->exact = !p->forked && !up_s && !down_s && !cow && !down_a && (!up_a || !unpaid_a) && !dil &&
 		   !p->inherit_kib;
-out:
+}
+
+void pssmodel_estimate(struct pssmodel_proc *p, uint64_t page_kib)
+{
+	if (p->read)
+		estimate_read(p, page_kib);
+	else
+		estimate_unread(p);
 	p->est_kib = p->est_anon_kib + p->est_file_kib + p->est_shmem_kib;
 	if (p->hi_kib < p->est_kib)
 		p->hi_kib = p->est_kib;

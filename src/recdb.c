@@ -498,33 +498,12 @@ static int recdb_write_proc(struct recdb *db, int64_t run_id, uint64_t base,
 }
 
 /* Every row of the batch, inside the caller's transaction. */
-static int recdb_write_rows(struct recdb *db, int64_t run_id, uint64_t base,
-			    const struct recdb_batch *b)
+/* The batch's execs and per-process samples. */
+static int write_execs_psamples(struct recdb *db, int64_t run_id, uint64_t base, const struct recdb_batch *b)
 {
 	sqlite3_stmt *s;
 	int rc = 0;
 
-	s = db->st[RS_SAMPLE];
-	for (size_t i = 0; i < b->nsamples && rc == 0; i++) {
-		sqlite3_bind_int64(s, 1, run_id);
-		for (size_t f = 0; f < recdb_sql_nsample_fields; f++)
-			recdb_sql_bind_field(s, (int)f + 2, &recdb_sql_sample_fields[f], &b->samples[i], base);
-		rc = recdb_sql_step(db, s, "writing samples");
-	}
-	s = db->st[RS_EVENT];
-	for (size_t i = 0; i < b->nevents && rc == 0; i++) {
-		const struct store_event *e = &b->events[i];
-
-		sqlite3_bind_int64(s, 1, run_id);
-		sqlite3_bind_int64(s, 2, (int64_t)(e->t_ns - base));
-		sqlite3_bind_int64(s, 3, e->type);
-		sqlite3_bind_int64(s, 4, e->pid);
-		sqlite3_bind_int64(s, 5, e->ppid);
-		sqlite3_bind_int64(s, 6, e->arg);
-		rc = recdb_sql_step(db, s, "writing events");
-	}
-	for (size_t i = 0; i < b->nprocs && rc == 0; i++)
-		rc = recdb_write_proc(db, run_id, base, &b->procs[i]);
 	s = db->st[RS_EXEC];
 	for (size_t i = 0; i < b->nexecs && rc == 0; i++) {
 		const struct recdb_exec *x = &b->execs[i];
@@ -557,6 +536,38 @@ static int recdb_write_rows(struct recdb *db, int64_t run_id, uint64_t base,
 		}
 		rc = recdb_sql_step(db, s, "writing per-process samples");
 	}
+	return rc;
+}
+
+static int recdb_write_rows(struct recdb *db, int64_t run_id, uint64_t base,
+			    const struct recdb_batch *b)
+{
+	sqlite3_stmt *s;
+	int rc = 0;
+
+	s = db->st[RS_SAMPLE];
+	for (size_t i = 0; i < b->nsamples && rc == 0; i++) {
+		sqlite3_bind_int64(s, 1, run_id);
+		for (size_t f = 0; f < recdb_sql_nsample_fields; f++)
+			recdb_sql_bind_field(s, (int)f + 2, &recdb_sql_sample_fields[f], &b->samples[i], base);
+		rc = recdb_sql_step(db, s, "writing samples");
+	}
+	s = db->st[RS_EVENT];
+	for (size_t i = 0; i < b->nevents && rc == 0; i++) {
+		const struct store_event *e = &b->events[i];
+
+		sqlite3_bind_int64(s, 1, run_id);
+		sqlite3_bind_int64(s, 2, (int64_t)(e->t_ns - base));
+		sqlite3_bind_int64(s, 3, e->type);
+		sqlite3_bind_int64(s, 4, e->pid);
+		sqlite3_bind_int64(s, 5, e->ppid);
+		sqlite3_bind_int64(s, 6, e->arg);
+		rc = recdb_sql_step(db, s, "writing events");
+	}
+	for (size_t i = 0; i < b->nprocs && rc == 0; i++)
+		rc = recdb_write_proc(db, run_id, base, &b->procs[i]);
+	if (rc == 0)
+		rc = write_execs_psamples(db, run_id, base, b);
 	s = db->st[RS_LINE];
 	for (size_t i = 0; i < b->nlines && rc == 0; i++) {
 		sqlite3_bind_int64(s, 1, run_id);

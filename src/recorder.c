@@ -477,6 +477,28 @@ static void recorder_note(struct recorder *r, char *note, size_t cap)
  * output queue is emptied (its lines are counted as dropped). The last pass
  * (end) writes the run's end state in the same transaction; returns 1 when
  * it did. */
+/* The batch's figures into the recorder's stats (under its lock): written,
+ * or the output lines dropped. t0..t1 was the copy; the write ended now. */
+static void recorder_count(struct recorder *r, int written, uint64_t t0, uint64_t t1)
+{
+	r->stats.copy_ns += t1 - t0;
+	r->stats.procs_looked = r->looked;
+	if (written) {
+		r->stats.write_ns += recorder_now() - t1;
+		r->stats.batches++;
+		r->stats.samples += r->samples.len;
+		r->stats.events += r->events.len;
+		r->stats.procs += r->procs.len;
+		r->stats.psamples += r->psamples.len;
+		r->stats.execs += r->execs.len;
+		r->stats.lines += r->lines.len;
+	} else {
+		r->stats.lines_dropped += r->lines.len;
+		for (size_t i = 0; i < r->lines.len; i++)
+			r->stats.bytes_dropped += ((struct recdb_line *)r->lines.p)[i].len;
+	}
+}
+
 static int recorder_flush(struct recorder *r, int final, int end)
 {
 	struct store_summary sum;
@@ -538,22 +560,7 @@ static int recorder_flush(struct recorder *r, int final, int end)
 		}
 	}
 	pthread_mutex_lock(&r->lock);
-	r->stats.copy_ns += t1 - t0;
-	r->stats.procs_looked = r->looked;
-	if (!failed && rc == 0) {
-		r->stats.write_ns += recorder_now() - t1;
-		r->stats.batches++;
-		r->stats.samples += r->samples.len;
-		r->stats.events += r->events.len;
-		r->stats.procs += r->procs.len;
-		r->stats.psamples += r->psamples.len;
-		r->stats.execs += r->execs.len;
-		r->stats.lines += r->lines.len;
-	} else {
-		r->stats.lines_dropped += r->lines.len;
-		for (size_t i = 0; i < r->lines.len; i++)
-			r->stats.bytes_dropped += ((struct recdb_line *)r->lines.p)[i].len;
-	}
+	recorder_count(r, !failed && rc == 0, t0, t1);
 	r->qlen[drain] = 0;
 	pthread_mutex_unlock(&r->lock);
 	recorder_batch_reset(r);

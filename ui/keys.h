@@ -39,6 +39,7 @@ enum key_action {
 	ACT_EXPORT,
 	ACT_TYPE,
 	ACT_PEAK,
+	ACT_COUNT /* not an action: how many there are */
 };
 
 struct key_binding {

@@ -66,6 +66,9 @@ struct options {
  * summary and exports (freed by run_free). */
 static char **main_attach_argv;
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static void usage(FILE *f)
 {
 	fputs("usage: spacetime [options] [--] COMMAND [ARGS...]\n"
@@ -85,7 +88,7 @@ static void usage(FILE *f)
 	      "      --export DIR     when the run ends, write a snapshot into DIR: JSON,\n"
 	      "                       CSV, a Perfetto/Chrome trace and an SVG chart\n"
 	      "      --export-format LIST  formats to export: json,csv,trace,svg (default all)\n"
-	      "  -i, --interval MS    sampling interval in ms (default 100, 10..60000)\n"
+	      "  -i, --interval MS    sampling interval in ms (default " STR(STORE_INTERVAL_MS) ", 10..60000)\n"
 	      "      --budget PCT     CPU budget of spacetime, percent of one core\n"
 	      "                       (default 1), and at most 0.3 times that per core the\n"
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
@@ -185,81 +188,79 @@ static double parse_num(const char *s, double lo, double hi, const char *what)
 	return v;
 }
 
-static void parse_options(int argc, char **argv, struct options *o)
-{
-	enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_NO_RSS_TRACE, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
-	       OPT_FPS, OPT_WAIT_TREE,
-	       OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE };
-	static const struct option lo[] = {
-		{"summary", no_argument, NULL, 's'},
-		{"output", required_argument, NULL, 'o'},
-		{"json", required_argument, NULL, OPT_JSON},
-		{"interval", required_argument, NULL, 'i'},
-		{"budget", required_argument, NULL, OPT_BUDGET},
-		{"fps", required_argument, NULL, OPT_FPS},
-		{"verbose", no_argument, NULL, 'v'},
-		{"no-netlink", no_argument, NULL, OPT_NO_NETLINK},
-		{"no-rss-trace", no_argument, NULL, OPT_NO_RSS_TRACE},
-		{"wait-tree", no_argument, NULL, OPT_WAIT_TREE},
-		{"caps", no_argument, NULL, OPT_CAPS},
-		{"export", required_argument, NULL, OPT_EXPORT},
-		{"export-format", required_argument, NULL, OPT_EXPORT_FORMAT},
-		{"top", required_argument, NULL, OPT_TOP},
-		{"pid", required_argument, NULL, 'p'},
-		{"pgid", required_argument, NULL, OPT_PGID},
-		{"record", required_argument, NULL, OPT_RECORD},
-		{"no-record", no_argument, NULL, OPT_NO_RECORD},
-		{"keep", required_argument, NULL, OPT_KEEP},
-		{"record-deadline", required_argument, NULL, OPT_RECORD_DEADLINE},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{0},
-	};
-	int c;
+/* The long options; those without a short one numbered past any character. */
+enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_NO_RSS_TRACE, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
+       OPT_FPS, OPT_WAIT_TREE,
+       OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE };
+static const struct option main_long_opts[] = {
+	{"summary", no_argument, NULL, 's'},
+	{"output", required_argument, NULL, 'o'},
+	{"json", required_argument, NULL, OPT_JSON},
+	{"interval", required_argument, NULL, 'i'},
+	{"budget", required_argument, NULL, OPT_BUDGET},
+	{"fps", required_argument, NULL, OPT_FPS},
+	{"verbose", no_argument, NULL, 'v'},
+	{"no-netlink", no_argument, NULL, OPT_NO_NETLINK},
+	{"no-rss-trace", no_argument, NULL, OPT_NO_RSS_TRACE},
+	{"wait-tree", no_argument, NULL, OPT_WAIT_TREE},
+	{"caps", no_argument, NULL, OPT_CAPS},
+	{"export", required_argument, NULL, OPT_EXPORT},
+	{"export-format", required_argument, NULL, OPT_EXPORT_FORMAT},
+	{"top", required_argument, NULL, OPT_TOP},
+	{"pid", required_argument, NULL, 'p'},
+	{"pgid", required_argument, NULL, OPT_PGID},
+	{"record", required_argument, NULL, OPT_RECORD},
+	{"no-record", no_argument, NULL, OPT_NO_RECORD},
+	{"keep", required_argument, NULL, OPT_KEEP},
+	{"record-deadline", required_argument, NULL, OPT_RECORD_DEADLINE},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{0},
+};
 
-	memset(o, 0, sizeof(*o));
-	o->interval_ms = 100;
-	o->budget = 1.0;
-	o->top = -1;
-	o->keep = -1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:so:i:p:vhV", lo, NULL)) != -1) {
-		switch (c) {
-		case 's': o->summary = 1; break;
-		case 'o': o->output = optarg; break;
-		case OPT_JSON: o->json = optarg; break;
-		case 'i': o->interval_ms = (unsigned)parse_int(optarg, 10, 60000, "interval"); break;
-		case OPT_BUDGET: o->budget = parse_num(optarg, 0.01, 100, "budget"); break;
-		case OPT_FPS: o->fps = parse_num(optarg, 0.2, 30, "frame rate"); break;
-		case 'v': o->verbose = 1; break;
-		case OPT_NO_NETLINK: o->no_netlink = 1; break;
-		case OPT_NO_RSS_TRACE: o->no_rss_trace = 1; break;
-		case OPT_WAIT_TREE: o->wait_tree = 1; break;
-		case OPT_CAPS: o->caps = 1; break;
-		case 'p': parse_pids(optarg, o); break;
-		case OPT_PGID: o->pgid = (pid_t)parse_int(optarg, 1, INT_MAX, "process group"); break;
-		case OPT_EXPORT: o->export_dir = optarg; break;
-		case OPT_EXPORT_FORMAT:
-			if (export_formats_parse(optarg, &o->export_formats) < 0)
-				die_usage("invalid --export-format '%s': expected json,csv,trace,svg", optarg);
-			break;
-		case OPT_RECORD: o->record = optarg; break;
-		case OPT_NO_RECORD: o->no_record = 1; break;
-		case OPT_KEEP: o->keep = parse_int(optarg, 1, 1000000, "number of runs to keep"); break;
-		case OPT_RECORD_DEADLINE:
-			o->record_deadline_ms = (unsigned)(parse_num(optarg, 0.1, 3600, "deadline") * 1000);
-			break;
-		case OPT_TOP: o->top = (int)parse_int(optarg, 0, 1000, "number of jobs"); break;
-		case 'h': usage(stdout); exit(0);
-		case 'V':
-			printf("spacetime %s (commit %s)\n", SPACETIME_VERSION, *SPACETIME_COMMIT ? SPACETIME_COMMIT : "unknown");
-			exit(0);
-		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
-		default:
-			die_usage("unknown option '%s'", argv[optind - 1]);
-		}
+/* Takes option c (its value in optarg) into o, or exits: --help and
+ * --version print and exit 0, a bad value or option is a usage error. */
+static void take_option(struct options *o, int c, char **argv)
+{
+	switch (c) {
+	case 's': o->summary = 1; break;
+	case 'o': o->output = optarg; break;
+	case OPT_JSON: o->json = optarg; break;
+	case 'i': o->interval_ms = (unsigned)parse_int(optarg, 10, 60000, "interval"); break;
+	case OPT_BUDGET: o->budget = parse_num(optarg, 0.01, 100, "budget"); break;
+	case OPT_FPS: o->fps = parse_num(optarg, 0.2, 30, "frame rate"); break;
+	case 'v': o->verbose = 1; break;
+	case OPT_NO_NETLINK: o->no_netlink = 1; break;
+	case OPT_NO_RSS_TRACE: o->no_rss_trace = 1; break;
+	case OPT_WAIT_TREE: o->wait_tree = 1; break;
+	case OPT_CAPS: o->caps = 1; break;
+	case 'p': parse_pids(optarg, o); break;
+	case OPT_PGID: o->pgid = (pid_t)parse_int(optarg, 1, INT_MAX, "process group"); break;
+	case OPT_EXPORT: o->export_dir = optarg; break;
+	case OPT_EXPORT_FORMAT:
+		if (export_formats_parse(optarg, &o->export_formats) < 0)
+			die_usage("invalid --export-format '%s': expected json,csv,trace,svg", optarg);
+		break;
+	case OPT_RECORD: o->record = optarg; break;
+	case OPT_NO_RECORD: o->no_record = 1; break;
+	case OPT_KEEP: o->keep = parse_int(optarg, 1, 1000000, "number of runs to keep"); break;
+	case OPT_RECORD_DEADLINE:
+		o->record_deadline_ms = (unsigned)(parse_num(optarg, 0.1, 3600, "deadline") * 1000);
+		break;
+	case OPT_TOP: o->top = (int)parse_int(optarg, 0, 1000, "number of jobs"); break;
+	case 'h': usage(stdout); exit(0);
+	case 'V':
+		printf("spacetime %s (commit %s)\n", SPACETIME_VERSION, *SPACETIME_COMMIT ? SPACETIME_COMMIT : "unknown");
+		exit(0);
+	case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
+	default:
+		die_usage("unknown option '%s'", argv[optind - 1]);
 	}
-	o->argv = argv + optind;
+}
+
+/* Options that cannot go together, or no command: usage errors. */
+static void check_options(const struct options *o)
+{
 	if ((o->npids || o->pgid) && o->argv[0])
 		die_usage("-p/--pgid attach to running processes: a command ('%s') cannot be given too",
 			  o->argv[0]);
@@ -270,6 +271,22 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die_usage("--record and --no-record: choose one%s", "");
 	if (!o->caps && !o->npids && !o->pgid && !o->argv[0])
 		die_usage("no command given%s", "");
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->interval_ms = STORE_INTERVAL_MS;
+	o->budget = 1.0;
+	o->top = -1;
+	o->keep = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:so:i:p:vhV", main_long_opts, NULL)) != -1)
+		take_option(o, c, argv);
+	o->argv = argv + optind;
+	check_options(o);
 }
 
 /* The proc connector's receive buffer. Test only (tests/e2e/faults.bats):
@@ -529,248 +546,318 @@ static void write_outputs(const struct options *o, struct store *st, FILE *out, 
 	}
 }
 
-int main(int argc, char **argv)
-{
+/* What main's phases hand each other. */
+struct main_state {
 	struct options o;
 	struct caps_state cs;
 	struct run_sockets socks;
-	int r;
+	sigset_t ignored, orig_mask; /* as found: the command gets them back */
+	int env_fd, user_nice, boosted;
+	char **secure_env;
+	FILE *out, *json;
+	char notice[320];             /* what collection leaves out, in one line */
+	char recp[4096], recmsg[512]; /* the recording's path, or why there is none */
+	int sfd;                      /* the signals we take and pass on */
+	int dash;
+	struct winsize ws;
+	char logp[4096];
+	int lfd;
+	struct run *run;
+	int64_t rec_id;
+	int pruned;
+};
 
-	/* A SIGCHLD ignored by our parent would let the kernel reap the command
-	 * before we can. The command gets the dispositions and mask we found. */
-	sigset_t ignored, orig_mask;
+/* A SIGCHLD ignored by our parent would let the kernel reap the command
+ * before we can: the command gets the dispositions and mask we found, we
+ * take SIGCHLD back. A closed pipe on our stdout or stderr (spacetime -s
+ * ... 2>&1 | head) must not kill us before the files are written and the
+ * command's status returned: the write fails with EPIPE instead (the
+ * command gets SIGPIPE back at its default, spawn.c, unless it was ignored
+ * here). */
+static void signals_found(struct main_state *m)
+{
 	std_fds_open();
-	sigemptyset(&ignored);
+	sigemptyset(&m->ignored);
 	for (int s = 1; s < NSIG; s++) {
 		struct sigaction sa;
 		if (sigaction(s, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
-			sigaddset(&ignored, s);
+			sigaddset(&m->ignored, s);
 	}
-	sigprocmask(SIG_SETMASK, NULL, &orig_mask);
+	sigprocmask(SIG_SETMASK, NULL, &m->orig_mask);
 	signal(SIGCHLD, SIG_DFL);
-	/* A closed pipe on our stdout or stderr (spacetime -s ... 2>&1 | head)
-	 * must not kill us before the files are written and the command's
-	 * status returned: the write fails with EPIPE instead. The command gets
-	 * SIGPIPE back at its default (spawn.c), unless it was ignored here. */
 	signal(SIGPIPE, SIG_IGN);
-	/* While privileged: who to become (the elevation tool's variables, the
-	 * user's account), the netlink sockets, the nice boost, and the fd of
-	 * our own environment. Nothing else is read or parsed before the drop:
-	 * not the locale, not the options (--no-netlink closes the sockets
-	 * after it). */
-	if ((r = caps_probe(&cs)) < 0) {
+}
+
+/* While privileged: who to become (the elevation tool's variables, the
+ * user's account), the netlink sockets, the nice boost, and the fd of our
+ * own environment; then the drop. Nothing else is read or parsed before it:
+ * not the locale, not the options (--no-netlink closes the sockets after
+ * it). Returns 0 or the exit status to end with. */
+static int privileged_phase(struct main_state *m)
+{
+	int r;
+
+	if ((r = caps_probe(&m->cs)) < 0) {
 		if (r == -ENOTUNIQ)
 			fprintf(stderr, "spacetime: %s and %s name different users; refusing to run\n",
-				cs.var2, cs.var);
+				m->cs.var2, m->cs.var);
 		else if (r == -ESTALE)
 			fprintf(stderr, "spacetime: %s names uid %d, but this session's login uid is %ld "
 					"(a variable left in a root shell?); unset it to run as root\n",
-				cs.var, (int)cs.uid, cs.login_uid);
+				m->cs.var, (int)m->cs.uid, m->cs.login_uid);
 		else
 			fprintf(stderr, "spacetime: %s does not name a user; refusing to run\n",
-				cs.var ? cs.var : "SUDO_UID/SUDO_GID");
+				m->cs.var ? m->cs.var : "SUDO_UID/SUDO_GID");
 		return MAIN_EXIT_FAIL;
 	}
-	if (cs.net_admin)
+	if (m->cs.net_admin)
 		caps_raise_net_admin();
+	int root = m->cs.kind == CAPS_SUDO || m->cs.kind == CAPS_ROOT;
 	/* past rmem_max only for root (really, or by sudo): a file capability
 	 * must not let any user pin more kernel memory than the system allows */
-	run_sockets_open(&socks, main_rcvbuf(), cs.kind == CAPS_SUDO || cs.kind == CAPS_ROOT);
+	run_sockets_open(&m->socks, main_rcvbuf(), root);
 	/* While privileged, raise our priority a little: the collector thread
 	 * inherits it, so it reads a short program's command line before the
 	 * program is gone. The command and the UI go back to the user's own. */
 	errno = 0;
-	int user_nice = getpriority(PRIO_PROCESS, 0);
-	int boosted = errno == 0 && (cs.kind == CAPS_SUDO || cs.kind == CAPS_ROOT) &&
-		      setpriority(PRIO_PROCESS, 0, user_nice - MAIN_COLLECTOR_BOOST) == 0;
+	m->user_nice = getpriority(PRIO_PROCESS, 0);
+	m->boosted = errno == 0 && root && setpriority(PRIO_PROCESS, 0, m->user_nice - MAIN_COLLECTOR_BOOST) == 0;
 	/* Started in secure mode: the command gets back the environment glibc
 	 * pruned. Opened before the drop (a set-user-ID process's /proc files
 	 * belong to root), read after it. */
-	int env_fd = spawn_secure_env_open();
-	if ((r = caps_drop(&cs)) < 0) {
+	m->env_fd = spawn_secure_env_open();
+	if ((r = caps_drop(&m->cs)) < 0) {
 		fprintf(stderr, "spacetime: cannot drop privileges (%s); refusing to run the command\n",
 			strerror(-r));
 		return MAIN_EXIT_FAIL;
 	}
-	setlocale(LC_ALL, "");
-	/* spacetime runs | replay | export: the recorded runs (a command of
-	 * that name runs with spacetime -- NAME) */
-	if (argc > 1 && history_is_command(argv[1])) {
-		run_sockets_close(&socks, 0);
-		if (env_fd >= 0)
-			close(env_fd);
-		return history_main(argc - 1, argv + 1);
+	return 0;
+}
+
+/* The options taken: the sockets they turn off closed. Returns -1 to go on,
+ * or the exit status to end with (--caps, a bad attach). */
+static int options_phase(struct main_state *m, int argc, char **argv)
+{
+	int r;
+
+	parse_options(argc, argv, &m->o);
+	m->secure_env = spawn_secure_env(m->env_fd);
+	if (m->o.no_netlink)
+		run_sockets_close(&m->socks, -ENOTSUP);
+	if (m->o.no_rss_trace && m->socks.rss) {
+		rsstrace_close(m->socks.rss);
+		m->socks.rss = NULL;
+		m->socks.rss_err = -ENOTSUP;
 	}
-	parse_options(argc, argv, &o);
-	char **secure_env = spawn_secure_env(env_fd);
-	if (o.no_netlink)
-		run_sockets_close(&socks, -ENOTSUP);
-	if (o.no_rss_trace && socks.rss) {
-		rsstrace_close(socks.rss);
-		socks.rss = NULL;
-		socks.rss_err = -ENOTSUP;
-	}
-	if (o.caps) {
-		print_caps(&cs, &socks, o.no_netlink);
-		run_sockets_close(&socks, 0);
+	if (m->o.caps) {
+		print_caps(&m->cs, &m->socks, m->o.no_netlink);
+		run_sockets_close(&m->socks, 0);
 		return 0;
 	}
 	/* -p / --pgid: no command; the sockets were subscribed above, before
 	 * the collector's scan of the running tree */
-	int attach = o.npids || o.pgid;
-	if (attach && (r = attach_prepare(&o)) != 0) {
-		run_sockets_close(&socks, 0);
-		free(secure_env);
+	if ((m->o.npids || m->o.pgid) && (r = attach_prepare(&m->o)) != 0) {
+		run_sockets_close(&m->socks, 0);
 		return r;
 	}
-	/* Every output path is checked before the command starts: a typo must
-	 * not cost a long build its summary or snapshot. What can still go wrong
-	 * during the run (a full disk) is reported when it is written. */
-	FILE *out = o.output ? open_out(o.output) : stderr;
-	FILE *json = o.json ? open_out(o.json) : NULL;
-	if (o.export_dir && (r = export_dir_check(o.export_dir)) < 0) {
+	return -1;
+}
+
+/* Every output path is checked before the command starts: a typo must not
+ * cost a long build its summary or snapshot (what can still go wrong during
+ * the run, a full disk, is reported when it is written). Then what
+ * collection leaves out, in one line, and where the recording goes.
+ * Returns -1 to go on, or the exit status to end with. */
+static int outputs_phase(struct main_state *m)
+{
+	int r;
+
+	m->out = m->o.output ? open_out(m->o.output) : stderr;
+	m->json = m->o.json ? open_out(m->o.json) : NULL;
+	if (m->o.export_dir && (r = export_dir_check(m->o.export_dir)) < 0) {
 		fprintf(stderr, "spacetime: cannot export to %s: %s (the command was not started)\n",
-			o.export_dir, strerror(-r));
-		run_sockets_close(&socks, 0);
-		free(secure_env);
-		free(main_attach_argv);
+			m->o.export_dir, strerror(-r));
+		run_sockets_close(&m->socks, 0);
 		return MAIN_EXIT_USAGE;
 	}
-	/* What collection leaves out, in one line (the sockets pass to the run). */
-	char notice[320] = "";
-	if (socks.nl_err < 0)
-		snprintf(notice, sizeof(notice),
+	if (m->socks.nl_err < 0)
+		snprintf(m->notice, sizeof(m->notice),
 			 "%s: the tree was polled from /proc every %u ms, so processes that lived "
 			 "shorter were missed and counts are lower bounds",
-			 run_nl_reason(socks.nl_err, o.no_netlink), o.interval_ms);
-	else if (socks.ts_err < 0)
-		snprintf(notice, sizeof(notice),
+			 run_nl_reason(m->socks.nl_err, m->o.no_netlink), m->o.interval_ms);
+	else if (m->socks.ts_err < 0)
+		snprintf(m->notice, sizeof(m->notice),
 			 "%s: finished processes show the CPU, faults and RSS of their last sample, "
 			 "not the kernel's figures at their exit",
-			 run_ts_reason(socks.ts_err, 0));
-
-	/* The dashboard: stdout is a terminal and -s was not given. */
-	struct winsize ws = {0};
-	int dash = !o.summary && tui_probe() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0;
+			 run_ts_reason(m->socks.ts_err, 0));
 	/* the recording: the file given, or the user's default one, bounded */
-	char recp[4096] = "", recmsg[512] = "";
-	if (!o.no_record && o.record)
-		snprintf(recp, sizeof(recp), "%s", o.record);
-	else if (!o.no_record && recdir_default(recp, sizeof(recp), 1) < 0) {
-		snprintf(recmsg, sizeof(recmsg), "not recording: %s", recp);
-		recp[0] = 0;
+	if (!m->o.no_record && m->o.record)
+		snprintf(m->recp, sizeof(m->recp), "%s", m->o.record);
+	else if (!m->o.no_record && recdir_default(m->recp, sizeof(m->recp), 1) < 0) {
+		snprintf(m->recmsg, sizeof(m->recmsg), "not recording: %.480s", m->recp);
+		m->recp[0] = 0;
 	}
-	/* Terminal signals reach the command directly (same process group); we
-	 * take the others through a signalfd and pass them on;
-	 * after the run, one stops the recording's final write. */
+	return -1;
+}
+
+/* Terminal signals reach the command directly (same process group); the
+ * others come through a signalfd, passed on; after the run, one stops the
+ * recording's final write. */
+static int signals_taken(void)
+{
 	sigset_t ss;
-	sigemptyset(&ss);
 	int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+
+	sigemptyset(&ss);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaddset(&ss, sigs[i]);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
-	int sfd = signalfd(-1, &ss, SFD_CLOEXEC);
+	return signalfd(-1, &ss, SFD_CLOEXEC);
+}
 
-	int default_db = !o.record;
-	struct run_config rc = {.source = attach ? RUN_ATTACHED : RUN_SPAWNED, .argv = o.argv,
-				.record_path = recp[0] ? recp : NULL, .record_default = default_db,
-				.record_deadline_ms = o.record_deadline_ms, .record_cancel_fd = sfd,
-				.record_keep = o.keep > 0 ? (size_t)o.keep : default_db ? HISTORY_KEEP_RUNS : 0,
+/* The run as the options say. NULL (with the reason said): none. */
+static struct run *run_phase_new(struct main_state *m)
+{
+	const struct options *o = &m->o;
+	int attach = o->npids || o->pgid, default_db = !o->record;
+	struct run_config rc = {.source = attach ? RUN_ATTACHED : RUN_SPAWNED, .argv = o->argv,
+				.record_path = m->recp[0] ? m->recp : NULL, .record_default = default_db,
+				.record_deadline_ms = o->record_deadline_ms, .record_cancel_fd = m->sfd,
+				.record_keep = o->keep > 0 ? (size_t)o->keep : default_db ? HISTORY_KEEP_RUNS : 0,
 				.record_max_bytes = default_db ? HISTORY_MAX_BYTES : 0,
-				.reset_nice = boosted, .nice = user_nice,
-				.pids = o.pids, .npids = o.npids, .socks = &socks,
-				.interval_ms = o.interval_ms, .budget = o.budget / 100.0,
-				.wait_tree = o.wait_tree,
+				.reset_nice = m->boosted, .nice = m->user_nice,
+				.pids = o->pids, .npids = o->npids, .socks = &m->socks,
+				.interval_ms = o->interval_ms, .budget = o->budget / 100.0,
+				.wait_tree = o->wait_tree,
 				/* no dashboard: nothing reads before the end */
-				.notify_end = !dash,
+				.notify_end = !m->dash,
 				.test_lose_forks = main_lose_forks(),
 				.test_lose_exits = getenv("SPACETIME_TEST_LOSE_EXITS") != NULL};
 	struct run *run = run_new(&rc);
-	if (!run) {
+	if (!run)
 		fprintf(stderr, "spacetime: cannot set up the run: %s\n", strerror(errno));
-		free(secure_env);
-		free(main_attach_argv);
-		return MAIN_EXIT_FAIL;
-	}
-	struct spawn_opts so = {.use_pty = dash, .rows = ws.ws_row, .cols = ws.ws_col,
-				.set_nice = boosted, .nice = user_nice, .ignored = &ignored,
-				.mask = &orig_mask, .envp = secure_env};
-	char logp[4096] = "";
-	int lfd = -1;
+	return run;
+}
+
+/* The command started (or the processes attached to), watched by the
+ * dashboard or waited for, and stopped. Returns -1, or the exit status to
+ * end with (the start failed). */
+static int watch_phase(struct main_state *m)
+{
+	const struct options *o = &m->o;
+	int attach = o->npids || o->pgid, r;
+	struct spawn_opts so = {.use_pty = m->dash, .rows = m->ws.ws_row, .cols = m->ws.ws_col,
+				.set_nice = m->boosted, .nice = m->user_nice, .ignored = &m->ignored,
+				.mask = &m->orig_mask, .envp = m->secure_env};
 	enum run_fail fail;
-	if (dash && !attach && (lfd = log_open(logp, sizeof(logp))) < 0) {
+
+	if (m->dash && !attach && (m->lfd = log_open(m->logp, sizeof(m->logp))) < 0) {
 		fprintf(stderr, "spacetime: cannot save the command's output in %s: %s (set TMPDIR to "
-				"a writable directory, or use -s)\n", logp, strerror(-lfd));
-		r = MAIN_EXIT_USAGE;
-		goto out;
+				"a writable directory, or use -s)\n", m->logp, strerror(-m->lfd));
+		return MAIN_EXIT_USAGE;
 	}
-	if ((r = run_start(run, &so, &fail)) < 0) {
-		r = start_failed(&o, run, fail, r);
-		goto out;
-	}
+	if ((r = run_start(m->run, &so, &fail)) < 0)
+		return start_failed(o, m->run, fail, r);
 	/* attached: the scan is done and events are followed, so from now on
 	 * nothing the tree forks is missed (a script may wait for this line) */
-	if (attach && !dash) {
+	if (attach && !m->dash) {
 		fprintf(stderr, "spacetime: attached to pid");
-		for (size_t i = 0; i < o.npids; i++)
-			fprintf(stderr, "%s %d", i ? "," : "", (int)o.pids[i]);
+		for (size_t i = 0; i < o->npids; i++)
+			fprintf(stderr, "%s %d", i ? "," : "", (int)o->pids[i]);
 		fprintf(stderr, "; the summary comes when %s and %s descendants have ended, ^C "
-				"detaches\n", o.npids > 1 ? "they" : "it", o.npids > 1 ? "their" : "its");
+				"detaches\n", o->npids > 1 ? "they" : "it", o->npids > 1 ? "their" : "its");
 	}
-	if (boosted)
-		setpriority(PRIO_PROCESS, (id_t)gettid(), user_nice); /* the UI thread */
-	int pruned = 0;
-	int64_t rec_id = run_recording(run, recmsg[0] ? NULL : recmsg, sizeof(recmsg), &pruned);
-	if (recmsg[0] && !dash)
-		fprintf(stderr, "spacetime: %s\n", recmsg); /* one line, and the run goes on */
-	if (dash) {
-		struct tui_ctx tc = {.run = run, .argv = o.argv, .interval_ms = o.interval_ms, .fps = o.fps,
-				     .notice = notice[0] ? notice : NULL, .log_path = attach ? NULL : logp,
-				     .log_fd = lfd, .export_dir = o.export_dir,
-				     .export_formats = o.export_formats};
+	if (m->boosted)
+		setpriority(PRIO_PROCESS, (id_t)gettid(), m->user_nice); /* the UI thread */
+	m->rec_id = run_recording(m->run, m->recmsg[0] ? NULL : m->recmsg, sizeof(m->recmsg), &m->pruned);
+	if (m->recmsg[0] && !m->dash)
+		fprintf(stderr, "spacetime: %s\n", m->recmsg); /* one line, and the run goes on */
+	if (m->dash) {
+		struct tui_ctx tc = {.run = m->run, .argv = o->argv, .interval_ms = o->interval_ms, .fps = o->fps,
+				     .notice = m->notice[0] ? m->notice : NULL, .log_path = attach ? NULL : m->logp,
+				     .log_fd = m->lfd, .export_dir = o->export_dir,
+				     .export_formats = o->export_formats};
 		if ((r = tui_run(&tc)) < 0) {
 			fprintf(stderr, "spacetime: cannot start the dashboard (%s); waiting for the command\n",
 				strerror(-r));
-			dash = 0;
+			m->dash = 0;
 		}
 	}
-	if (!dash)
-		plain_wait(run, sfd);
+	if (!m->dash)
+		plain_wait(m->run, m->sfd);
 	/* q or a signal, attached: the summary so far, and the processes go on */
-	run_stop(run);
+	run_stop(m->run);
+	return -1;
+}
 
-	r = run_exit_status(run);
+/* The recording's one line: where the run is, or why it is not (all of it). */
+static void recording_line(struct main_state *m, char *line, size_t n)
+{
+	char endmsg[512] = "";
+	int64_t rec_end = run_recording(m->run, endmsg, sizeof(endmsg), NULL);
+
+	line[0] = 0;
+	if (rec_end < 0 && m->rec_id > 0) { /* it failed during the run */
+		fprintf(stderr, "spacetime: %s\n", endmsg);
+		snprintf(line, n, "%s", endmsg);
+	} else if (m->recmsg[0]) {
+		if (m->dash)
+			fprintf(stderr, "spacetime: %s\n", m->recmsg);
+		snprintf(line, n, "%s", m->recmsg);
+	} else if (rec_end > 0) {
+		int k = snprintf(line, n, "run %lld in %s (spacetime replay %lld)", (long long)rec_end, m->recp,
+				 (long long)rec_end);
+		if (m->pruned && k > 0 && (size_t)k < n)
+			snprintf(line + k, n - (size_t)k, "; %d oldest run%s pruned to keep it bounded", m->pruned,
+				 m->pruned > 1 ? "s" : "");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct main_state m = {.lfd = -1, .sfd = -1, .env_fd = -1};
+	int r;
+
+	signals_found(&m);
+	if ((r = privileged_phase(&m)) != 0)
+		return r;
+	setlocale(LC_ALL, "");
+	/* spacetime runs | replay | export ...: the recorded runs (a command of
+	 * that name runs with spacetime -- NAME) */
+	if (argc > 1 && history_is_command(argv[1])) {
+		run_sockets_close(&m.socks, 0);
+		if (m.env_fd >= 0)
+			close(m.env_fd);
+		return history_main(argc - 1, argv + 1);
+	}
+	if ((r = options_phase(&m, argc, argv)) >= 0 || (r = outputs_phase(&m)) >= 0)
+		goto out;
+	/* The dashboard: stdout is a terminal and -s was not given. */
+	m.dash = !m.o.summary && tui_probe() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &m.ws) == 0;
+	m.sfd = signals_taken();
+	if (!(m.run = run_phase_new(&m))) {
+		r = MAIN_EXIT_FAIL;
+		goto out;
+	}
+	if ((r = watch_phase(&m)) >= 0)
+		goto out;
+	r = run_exit_status(m.run);
 	if (r < 0) {
 		fprintf(stderr, "spacetime: the command's exit status is unknown (it was reaped by "
 				"someone else, or never seen to end)\n");
 		r = MAIN_EXIT_FAIL;
 	}
-	/* the recording's one line: where the run is, or why it is not (all of it) */
-	char recline[1024] = "";
-	char endmsg[512] = "";
-	int64_t rec_end = run_recording(run, endmsg, sizeof(endmsg), NULL);
-	if (rec_end < 0 && rec_id > 0) { /* it failed during the run */
-		fprintf(stderr, "spacetime: %s\n", endmsg);
-		snprintf(recline, sizeof(recline), "%s", endmsg);
-	} else if (recmsg[0]) {
-		if (dash)
-			fprintf(stderr, "spacetime: %s\n", recmsg);
-		snprintf(recline, sizeof(recline), "%s", recmsg);
-	} else if (rec_end > 0) {
-		int k = snprintf(recline, sizeof(recline), "run %lld in %s (spacetime replay %lld)",
-				 (long long)rec_end, recp, (long long)rec_end);
-		if (pruned && k > 0 && (size_t)k < sizeof(recline))
-			snprintf(recline + k, sizeof(recline) - (size_t)k,
-				 "; %d oldest run%s pruned to keep it bounded", pruned, pruned > 1 ? "s" : "");
-	}
-	write_outputs(&o, run_store(run), out, json, notice[0] ? notice : NULL, recline[0] ? recline : NULL);
+	char recline[1024];
+	recording_line(&m, recline, sizeof(recline));
+	write_outputs(&m.o, run_store(m.run), m.out, m.json, m.notice[0] ? m.notice : NULL,
+		      recline[0] ? recline : NULL);
 out:
-	if (lfd >= 0)
-		log_close(lfd, logp);
+	if (m.lfd >= 0)
+		log_close(m.lfd, m.logp);
 	/* everything main allocated, on every way out: LeakSanitizer (make
 	 * check-san) checks that nothing is left */
-	run_free(run);
-	free(secure_env);
+	run_free(m.run);
+	free(m.secure_env);
 	free(main_attach_argv);
 	return r;
 }

@@ -530,17 +530,14 @@ static const char *plist_sort_name(const struct plist *pl)
 	return (pl->finished_view ? fin : live)[pl->sort];
 }
 
-void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int focused)
+/* The title line: what the list shows, its sort, the f key's other view. */
+static void draw_title(const struct plist *pl, const struct rect *t, int focused)
 {
-	const struct rect *t = &l->plist_title, *h = &l->plist_head, *b = &l->plist_body;
 	const struct term_glyphs *g = term_glyph();
-	int on[NCOLS], x;
-	static char argv[PLIST_ARGV_MAX];
-	static wchar_t line[PLIST_ARGV_MAX + 2 * PLIST_MAX_DEPTH + 8];
-	char txt[64];
-
-	/* title */
 	enum role tr = focused ? ROLE_FOCUS : ROLE_TITLE;
+	char txt[64];
+	int x;
+
 	term_fill(t->y, t->x, t->w, g->hline, ROLE_TITLE);
 	if (pl->finished_view)
 		snprintf(txt, sizeof(txt), " Finished processes: %zu (%zu live) ", pl->finished, pl->live);
@@ -553,11 +550,14 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 	x += term_puts(t->y, x + 1, t->x + t->w - x - 1, txt, ROLE_TITLE) + 1;
 	term_puts(t->y, x + 1, t->x + t->w - x - 1, pl->finished_view ? " f: live tree " : " f: finished ",
 		  ROLE_DIM);
+}
 
-	/* column heads */
-	plist_columns(b->w, pl->finished_view, on);
+/* The column heads of the columns on. */
+static void draw_heads(const struct plist *pl, const struct rect *h, const int *on)
+{
+	int x = h->x;
+
 	term_blank(h->y, h->x, 1, h->w);
-	x = h->x;
 	for (int c = 0; c < NCOLS; c++) {
 		if (!on[c])
 			continue;
@@ -566,7 +566,97 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 		x += plist_cols[c].w + 1;
 	}
 	term_puts(h->y, x, h->x + h->w - x, pl->cmdline ? "COMMAND LINE" : "JOB", ROLE_DIM);
+}
 
+/* A row's job name (cc1 src/x.c, not cc1 -quiet -I ...), from the cache of
+ * names made; its length, 0 when none can be made. */
+static size_t job_of(struct plist *pl, struct store *st, const struct proc_rec *rec, const char **job)
+{
+	struct plist_job *j = &pl->jobs[rec->argv_id % PLIST_JOB_CACHE];
+	if (j->st != st || j->argv_id != rec->argv_id || strncmp(j->comm, rec->comm, sizeof(j->comm))) {
+		static char whole[PLIST_JOB_ARGV_MAX];
+		ssize_t len = store_str_get(st, rec->argv_id, whole, sizeof(whole));
+		if (len > (ssize_t)sizeof(whole))
+			len = sizeof(whole);
+		j->n = len > 0 ? jobname(whole, (size_t)len, rec->comm, j->job, sizeof(j->job)) : 0;
+		j->st = st;
+		j->argv_id = rec->argv_id;
+		memcpy(j->comm, rec->comm, sizeof(j->comm));
+	}
+	*job = j->job;
+	return j->n;
+}
+
+/* A row's command: its job name, its command line, or [comm] when neither
+ * is known; untrusted bytes, sanitized, after the tree prefix. */
+static void draw_command(struct plist *pl, struct store *st, const struct plist_row *row, int y, int x,
+			 int right, enum role role)
+{
+	static char argv[PLIST_ARGV_MAX];
+	static wchar_t line[PLIST_ARGV_MAX + 2 * PLIST_MAX_DEPTH + 8];
+	const struct proc_rec *rec = &pl->recs[row->rec];
+	size_t k = plist_prefix(row, line, 2 * PLIST_MAX_DEPTH + 4), room = sizeof(line) / sizeof(line[0]) - k;
+	ssize_t len = -1;
+	int known = rec->argv_id && (rec->valid & PROC_V_ARGV);
+	const char *job;
+	size_t n;
+
+	if (known && !pl->cmdline && (n = job_of(pl, st, rec, &job)) > 0) {
+		textsafe_wcs(job, n, line + k, room, term_utf8());
+		term_put(y, x, right - x, line, role);
+		return;
+	}
+	if (known && pl->cmdline)
+		len = store_str_get(st, rec->argv_id, argv, sizeof(argv));
+	if (len > (ssize_t)sizeof(argv))
+		len = sizeof(argv);
+	if (len > 0) {
+		while (len > 0 && argv[len - 1] == '\0')
+			len--;
+		textsafe_wcs(argv, (size_t)len, line + k, room, term_utf8());
+	} else {
+		char comm[24];
+		snprintf(comm, sizeof(comm), "[%.16s]", rec->comm);
+		textsafe_wcs(comm, strlen(comm), line + k, room, term_utf8());
+	}
+	term_put(y, x, right - x, line, role);
+}
+
+/* Row r of the body: its cells, then its command. */
+static void draw_row(struct plist *pl, struct store *st, const struct rect *b, const int *on, size_t r,
+		     int focused)
+{
+	const struct plist_row *row = &pl->rows[pl->top + r];
+	const struct proc_rec *rec = &pl->recs[row->rec];
+	int y = b->y + (int)r, sel = focused && pl->top + r == pl->sel, x = b->x;
+	enum role role = sel ? ROLE_SELECTED : ROLE_NORMAL;
+	char txt[64];
+
+	if (sel)
+		term_fill(y, b->x, b->w, ' ', ROLE_SELECTED);
+	for (int c = 0; c < NCOLS; c++) {
+		if (!on[c])
+			continue;
+		plist_cell(pl, row->rec, c, txt, sizeof(txt));
+		enum role cr = role;
+		if (!sel && c == COL_MAJFLT && rec->majflt && (rec->valid & PROC_V_FAULTS))
+			cr = ROLE_MAJOR;
+		if (!sel && c == COL_EXIT && strcmp(txt, "0") && strcmp(txt, "n/a"))
+			cr = ROLE_BAD;
+		term_printf(y, x, plist_cols[c].w, cr, "%*s", plist_cols[c].w, txt);
+		x += plist_cols[c].w + 1;
+	}
+	draw_command(pl, st, row, y, x, b->x + b->w, role);
+}
+
+void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int focused)
+{
+	const struct rect *b = &l->plist_body;
+	int on[NCOLS];
+
+	draw_title(pl, &l->plist_title, focused);
+	plist_columns(b->w, pl->finished_view, on);
+	draw_heads(pl, &l->plist_head, on);
 	/* rows, with the selection kept visible */
 	size_t rows = (size_t)(b->h > 0 ? b->h : 0);
 	if (pl->sel < pl->top)
@@ -579,66 +669,6 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 	if (!pl->nrows && rows)
 		term_puts(b->y, b->x + 2, b->w - 2,
 			  pl->finished_view ? "no process has finished yet" : "no live process", ROLE_DIM);
-	for (size_t r = 0; r < rows && pl->top + r < pl->nrows; r++) {
-		const struct plist_row *row = &pl->rows[pl->top + r];
-		const struct proc_rec *rec = &pl->recs[row->rec];
-		int y = b->y + (int)r, sel = focused && pl->top + r == pl->sel;
-		enum role role = sel ? ROLE_SELECTED : ROLE_NORMAL;
-		if (sel)
-			term_fill(y, b->x, b->w, ' ', ROLE_SELECTED);
-		x = b->x;
-		for (int c = 0; c < NCOLS; c++) {
-			if (!on[c])
-				continue;
-			plist_cell(pl, row->rec, c, txt, sizeof(txt));
-			enum role cr = role;
-			if (!sel && c == COL_MAJFLT && rec->majflt && (rec->valid & PROC_V_FAULTS))
-				cr = ROLE_MAJOR;
-			if (!sel && c == COL_EXIT && strcmp(txt, "0") && strcmp(txt, "n/a"))
-				cr = ROLE_BAD;
-			term_printf(y, x, plist_cols[c].w, cr, "%*s", plist_cols[c].w, txt);
-			x += plist_cols[c].w + 1;
-		}
-		/* the command line: untrusted bytes, sanitized */
-		size_t k = plist_prefix(row, line, 2 * PLIST_MAX_DEPTH + 4);
-		ssize_t len = -1;
-		int known = rec->argv_id && (rec->valid & PROC_V_ARGV);
-		if (known && !pl->cmdline) {
-			/* what a person calls it: cc1 src/x.c, not cc1 -quiet -I ... */
-			struct plist_job *j = &pl->jobs[rec->argv_id % PLIST_JOB_CACHE];
-			if (j->st != st || j->argv_id != rec->argv_id ||
-			    strncmp(j->comm, rec->comm, sizeof(j->comm))) {
-				static char whole[PLIST_JOB_ARGV_MAX];
-				len = store_str_get(st, rec->argv_id, whole, sizeof(whole));
-				if (len > (ssize_t)sizeof(whole))
-					len = sizeof(whole);
-				j->n = len > 0 ? jobname(whole, (size_t)len, rec->comm, j->job, sizeof(j->job)) : 0;
-				j->st = st;
-				j->argv_id = rec->argv_id;
-				memcpy(j->comm, rec->comm, sizeof(j->comm));
-			}
-			size_t n = j->n;
-			if (n) {
-				textsafe_wcs(j->job, n, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
-				term_put(y, x, b->x + b->w - x, line, role);
-				continue;
-			}
-			len = -1;
-		} else if (known) {
-			len = store_str_get(st, rec->argv_id, argv, sizeof(argv));
-		}
-		if (len > (ssize_t)sizeof(argv))
-			len = sizeof(argv);
-		if (len > 0) {
-			while (len > 0 && argv[len - 1] == '\0')
-				len--;
-			textsafe_wcs(argv, (size_t)len, line + k, sizeof(line) / sizeof(line[0]) - k, term_utf8());
-		} else {
-			char comm[24];
-			snprintf(comm, sizeof(comm), "[%.16s]", rec->comm);
-			textsafe_wcs(comm, strlen(comm), line + k, sizeof(line) / sizeof(line[0]) - k,
-				     term_utf8());
-		}
-		term_put(y, x, b->x + b->w - x, line, role);
-	}
+	for (size_t r = 0; r < rows && pl->top + r < pl->nrows; r++)
+		draw_row(pl, st, b, on, r, focused);
 }

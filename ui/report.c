@@ -1,5 +1,7 @@
 /* report.c: the time(1)-like summary, with EXEC lines and a PSS chart. */
 #include "report.h"
+
+#include "exitcode.h"
 #include "peak.h"
 
 #include "units.h"
@@ -188,12 +190,11 @@ static void put_status(FILE *f, const struct store_summary *s)
 			fprintf(f, "  status          ended (their exit statuses went to their parents)\n");
 	} else if (!s->exited)
 		fprintf(f, "  status          still running\n");
-	else if (WIFSIGNALED(s->wait_status))
-		fprintf(f, "  status          killed by signal %d (%s)%s, exit %d\n", WTERMSIG(s->wait_status),
-			strsignal(WTERMSIG(s->wait_status)), WCOREDUMP(s->wait_status) ? ", core dumped" : "",
-			128 + WTERMSIG(s->wait_status));
-	else
-		fprintf(f, "  status          exited %d\n", WEXITSTATUS(s->wait_status));
+	else {
+		char w[96];
+		exitcode_words(s->wait_status, w, sizeof(w));
+		fprintf(f, "  status          %s\n", w);
+	}
 }
 
 /* Lists the processes that outlived the command: still running when the run
@@ -280,30 +281,15 @@ static void put_top_jobs(FILE *f, struct store *st, const struct report_opts *o)
 	free(top);
 }
 
-static int report_put(FILE *f, struct store *st, char *const argv[], const struct report_opts *o)
+/* The times: wall, user, system, and the share of a core. */
+static void put_times(FILE *f, const struct store_summary *sp)
 {
-	struct store_summary s;
-	char a[32], b[32], c[32], d[32];
-
-	store_summary_get(st, &s);
+	const struct store_summary s = *sp;
 	uint64_t end = s.end_ns ? s.end_ns : s.last.t_ns;
 	double wall = end > s.start_ns ? (double)(end - s.start_ns) / 1e9 : 0;
 	double user = (double)(s.exited ? s.ru_utime_us : s.last.utime_us) / 1e6;
 	double sys = (double)(s.exited ? s.ru_stime_us : s.last.stime_us) / 1e6;
-	uint64_t minflt = s.exited ? s.ru_minflt : s.last.minflt;
-	uint64_t majflt = s.exited ? s.ru_majflt : s.last.majflt;
 
-	put_execs(f, st, s.start_ns, o);
-	put_chart(f, st, s.start_ns, end, o->utf8);
-	/* before the totals, which stay the last lines on a terminal */
-	put_top_jobs(f, st, o);
-	fprintf(f, "\nspacetime:");
-	for (int i = 0; argv[i]; i++) {
-		fputc(' ', f);
-		textsafe_fput(f, argv[i], strlen(argv[i]), o->utf8);
-	}
-	fputc('\n', f);
-	put_status(f, &s);
 	fprintf(f, "  wall            %.6f s\n", wall);
 	/* attached: no wait4 of the tree, only the processes seen */
 	const char *part = s.attached ? "  (partial: since the attach, from the processes seen)" : "";
@@ -314,52 +300,69 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 			   "(not counted above)\n", (double)s.attach_prior_cpu_us / 1e6);
 	if (wall > 0)
 		fprintf(f, "  cpu             %.0f%% of one core\n", (user + sys) * 100 / wall);
-	report_size(a, sizeof(a), s.peak.pss_kib);
-	report_size(b, sizeof(b), s.peak.pss_anon_kib);
-	report_size(c, sizeof(c), s.peak.pss_file_kib);
-	report_size(d, sizeof(d), s.peak.pss_shmem_kib);
-	if (s.peak.pss_kib) {
+}
+
+/* The peak PSS with its doubt and split, and the peak RSS. */
+static void put_peaks(FILE *f, const struct store_summary *s, int utf8)
+{
+	char a[32], b[32], c[32], d[32];
+
+	report_size(a, sizeof(a), s->peak.pss_kib);
+	report_size(b, sizeof(b), s->peak.pss_anon_kib);
+	report_size(c, sizeof(c), s->peak.pss_file_kib);
+	report_size(d, sizeof(d), s->peak.pss_shmem_kib);
+	if (s->peak.pss_kib) {
 		fprintf(f, "  peak PSS        %s at %.3f s (", a,
-			s.peak.t_ns > s.start_ns ? (double)(s.peak.t_ns - s.start_ns) / 1e9 : 0);
-		put_peak_doubt(f, &s, o->utf8);
+			s->peak.t_ns > s->start_ns ? (double)(s->peak.t_ns - s->start_ns) / 1e9 : 0);
+		put_peak_doubt(f, s, utf8);
 		fprintf(f, "; anon %s, file %s, shmem %s)\n", b, c, d);
 	} else
 		fprintf(f, "  peak PSS        not measured: the command ended before a sample saw it\n");
-	report_size(a, sizeof(a), s.ru_maxrss_kib);
-	report_size(b, sizeof(b), s.peak.rss_kib);
+	report_size(a, sizeof(a), s->ru_maxrss_kib);
+	report_size(b, sizeof(b), s->peak.rss_kib);
 	fprintf(f, "  peak RSS        %s largest process (%s); tree %s at the PSS peak\n", a,
-		s.attached ? "partial: sampled, of the processes seen" : "rusage", b);
-	fprintf(f, "  processes       ");
-	put_count(f, s.last.total_procs);
-	fprintf(f, " created\n");
-	put_outlived(f, st, &s, o);
+		s->attached ? "partial: sampled, of the processes seen" : "rusage", b);
+}
+
+/* Threads, execs, faults, context switches and block I/O. */
+static void put_counts(FILE *f, const struct store_summary *s)
+{
+	uint64_t minflt = s->exited ? s->ru_minflt : s->last.minflt;
+	uint64_t majflt = s->exited ? s->ru_majflt : s->last.majflt;
+
 	fprintf(f, "  threads         ");
-	put_count(f, s.last.total_threads);
+	put_count(f, s->last.total_threads);
 	fprintf(f, " created\n  execs           ");
-	put_count(f, s.total_execs);
+	put_count(f, s->total_execs);
 	fprintf(f, "\n  minor faults    ");
 	put_count(f, minflt);
 	if (minflt + majflt)
 		fprintf(f, " (%.1f%% of faults: served from memory, no I/O)", 100.0 * (double)minflt / (double)(minflt + majflt));
 	fprintf(f, "\n  major faults    ");
 	put_count(f, majflt);
-	fprintf(f, " (needed I/O)%s\n", s.attached ? " (minor and major: partial, since the attach)" : "");
-	if (s.attached) {
+	fprintf(f, " (needed I/O)%s\n", s->attached ? " (minor and major: partial, since the attach)" : "");
+	if (s->attached) {
 		/* only wait4 sums them over a tree */
 		fprintf(f, "  ctx switches    n/a (unknown when attached)\n");
 		fprintf(f, "  block I/O       n/a (unknown when attached)\n");
-		goto collection;
+		return;
 	}
 	fprintf(f, "  ctx switches    ");
-	put_count(f, s.ru_nvcsw);
+	put_count(f, s->ru_nvcsw);
 	fprintf(f, " voluntary, ");
-	put_count(f, s.ru_nivcsw);
+	put_count(f, s->ru_nivcsw);
 	fprintf(f, " involuntary\n  block I/O       ");
-	put_count(f, s.ru_inblock);
+	put_count(f, s->ru_inblock);
 	fprintf(f, " in, ");
-	put_count(f, s.ru_oublock);
+	put_count(f, s->ru_oublock);
 	fprintf(f, " out (512-byte blocks)\n");
-collection:
+}
+
+/* How the run was collected, and what it cost. */
+static void put_collection(FILE *f, const struct store_summary *sp)
+{
+	const struct store_summary s = *sp;
+
 	fprintf(f, "  collection      %s, every %" PRIu64 " ms, %" PRIu64 " lost events; %" PRIu64
 		   " PSS reads (%" PRIu64 " in %" PRIu64 " sweeps, %" PRIu64 " moved while read), "
 		   "%.1f%% of the PSS series estimated, refresh age mean %.2f s max %.2f s; "
@@ -373,6 +376,33 @@ collection:
 		(double)s.pss_cpu_ns / 1e9);
 	if (s.lost_events)
 		fprintf(f, "  warning         %" PRIu64 " netlink overruns: the tree was rescanned from /proc, counts are a lower bound\n", s.lost_events);
+}
+
+static int report_put(FILE *f, struct store *st, char *const argv[], const struct report_opts *o)
+{
+	struct store_summary s;
+
+	store_summary_get(st, &s);
+	uint64_t end = s.end_ns ? s.end_ns : s.last.t_ns;
+	put_execs(f, st, s.start_ns, o);
+	put_chart(f, st, s.start_ns, end, o->utf8);
+	/* before the totals, which stay the last lines on a terminal */
+	put_top_jobs(f, st, o);
+	fprintf(f, "\nspacetime:");
+	for (int i = 0; argv[i]; i++) {
+		fputc(' ', f);
+		textsafe_fput(f, argv[i], strlen(argv[i]), o->utf8);
+	}
+	fputc('\n', f);
+	put_status(f, &s);
+	put_times(f, &s);
+	put_peaks(f, &s, o->utf8);
+	fprintf(f, "  processes       ");
+	put_count(f, s.last.total_procs);
+	fprintf(f, " created\n");
+	put_outlived(f, st, &s, o);
+	put_counts(f, &s);
+	put_collection(f, &s);
 	if (o->notice)
 		fprintf(f, "  note            %s\n", o->notice);
 	if (o->record)

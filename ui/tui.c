@@ -360,12 +360,273 @@ static int tui_typing_key(struct tui *t, int key, uint64_t now)
 	return 1;
 }
 
+/* One handler per action of the key table (keys.h): t's state changes and
+ * what is to be drawn again. */
+typedef void (*tui_act_fn)(struct tui *t, enum key_action a, uint64_t now);
+
+static void act_quit(struct tui *t, enum key_action a, uint64_t now)
+{
+	(void)a;
+	/* attached: the processes are not ours to stop, q detaches; a replay
+	 * (followed live or not): q quits */
+	if (t->finished || tui_hands_off(t))
+		t->done = 1;
+	else if (t->p.quit == QUIT_STOPPING)
+		tui_kill_command(t, now);
+	else
+		t->p.quit = QUIT_CONFIRM;
+}
+
+static void act_help(struct tui *t, enum key_action a, uint64_t now)
+{
+	(void)a, (void)now;
+	t->p.help = 1;
+	t->p.help_top = 0;
+	erase();
+}
+
+static void act_pause(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	(void)a, (void)now;
+	timeline_pause(&p->tl, p->start_ns, p->live_ns);
+	t->dirty |= D_HEADER | D_MEM | D_STATS;
+	if (!p->tl.paused)
+		t->plist_due_ns = 0;
+}
+
+static void act_zoom(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	(void)now;
+	timeline_zoom(&p->tl, a == ACT_ZOOM_IN ? 1 : -1, p->start_ns, p->live_ns);
+	t->dirty |= D_HEADER | D_MEM | D_STATS;
+}
+
+static void act_pan(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	(void)now;
+	if (!p->tl.span_ns)
+		panes_message(p, "the whole run is in view: zoom in (+) to pan");
+	timeline_pan(&p->tl, a == ACT_PAN_LEFT ? -1 : 1, p->start_ns, p->live_ns);
+	t->dirty |= D_HEADER | D_MEM | D_STATS;
+}
+
+static void act_live(struct tui *t, enum key_action a, uint64_t now)
+{
+	(void)a, (void)now;
+	timeline_live(&t->p.tl);
+	t->p.out_back = 0;
+	t->plist_due_ns = 0;
+	t->dirty |= D_HEADER | D_MEM | D_STATS | D_OUT;
+}
+
+static void act_cursor(struct tui *t, enum key_action a, uint64_t now)
+{
+	(void)a, (void)now;
+	timeline_cursor_toggle(&t->p.tl, t->p.t0_ns, t->p.t1_ns);
+	t->dirty |= D_MEM | D_STATS;
+}
+
+static void act_peak(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	struct peak pk;
+	char brief[128], msg[256];
+	(void)a, (void)now;
+	if (!p->sum.peak.t_ns) {
+		panes_message(p, "no peak yet");
+		return;
+	}
+	/* the whole run in view, the cursor on its peak */
+	timeline_live(&p->tl);
+	if (!t->finished)
+		p->tl.paused = 1;
+	p->tl.cursor_on = 1;
+	p->tl.cursor_ns = p->sum.peak.t_ns;
+	t->dirty |= D_HEADER | D_MEM | D_STATS;
+	peak_of(&p->sum, &pk);
+	peak_brief(&pk, brief, sizeof(brief));
+	snprintf(msg, sizeof(msg), "cursor on the peak: %s%s", brief,
+		 t->recorded ? "" : "; the process list is the current one (a replay shows it as of the cursor)");
+	panes_message(p, "%s", msg);
+}
+
+static void act_cursor_move(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	int step = a == ACT_CURSOR_LEFT ? -1 : a == ACT_CURSOR_RIGHT ? 1 : a == ACT_CURSOR_LEFT_FAR ? -10 : 10;
+	(void)now;
+	if (!p->tl.cursor_on)
+		timeline_cursor_toggle(&p->tl, p->t0_ns, p->t1_ns);
+	timeline_cursor_move(&p->tl, step, p->lay.mem_graph.w, p->t0_ns, p->t1_ns);
+	t->dirty |= D_MEM | D_STATS;
+}
+
+static void act_focus(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	int d = a == ACT_FOCUS_NEXT ? 1 : FOCUS_COUNT - 1;
+	(void)now;
+	p->focus = (enum panes_focus)((p->focus + d) % FOCUS_COUNT);
+	if (p->focus == FOCUS_OUTPUT && !p->show_output)
+		p->focus = (enum panes_focus)((p->focus + d) % FOCUS_COUNT);
+	t->dirty |= D_MEM | D_PLIST | D_OUT;
+}
+
+static void act_plist(struct tui *t, enum key_action a, uint64_t now)
+{
+	if (a == ACT_SORT)
+		plist_cycle_sort(t->pl);
+	else if (a == ACT_SORT_REVERSE)
+		plist_reverse(t->pl);
+	else if (a == ACT_CMDLINE)
+		plist_toggle_cmdline(t->pl);
+	if (a == ACT_FINISHED) {
+		plist_toggle_finished(t->pl);
+		tui_refresh_plist(t, now);
+	}
+	t->dirty |= D_PLIST;
+}
+
+static void act_output(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	(void)a, (void)now;
+	p->show_output = !p->show_output;
+	if (!p->show_output && p->focus == FOCUS_OUTPUT)
+		p->focus = FOCUS_TIMELINE;
+	t->dirty |= D_LAYOUT;
+}
+
+static void act_rss(struct tui *t, enum key_action a, uint64_t now)
+{
+	(void)a, (void)now;
+	t->p.show_rss = !t->p.show_rss;
+	t->dirty |= D_MEM;
+}
+
+static void act_glyphs(struct tui *t, enum key_action a, uint64_t now)
+{
+	(void)a, (void)now;
+	if (!term_utf8())
+		panes_message(&t->p, "Braille and block graphs need a UTF-8 locale");
+	else
+		t->p.style = (enum graph_style)((t->p.style + 1) % 3);
+	t->dirty |= D_MEM | D_STATS;
+}
+
+static void act_scroll(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	long page = p->focus == FOCUS_OUTPUT ? p->lay.out_body.h : p->lay.plist_body.h;
+	(void)now;
+	if (a == ACT_UP || a == ACT_DOWN)
+		tui_scroll(t, a == ACT_UP ? -1 : 1);
+	else if (a == ACT_PAGE_UP || a == ACT_PAGE_DOWN)
+		tui_scroll(t, a == ACT_PAGE_UP ? -page : page);
+	else
+		tui_scroll(t, -(long)(outpane_count(t->op) + plist_live(t->pl) + plist_finished(t->pl)));
+}
+
+static void act_interrupt(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	(void)a, (void)now;
+	if (t->finished) {
+		t->done = 1;
+	} else if (run_source(t->ctx->run) == RUN_SPAWNED) {
+		run_signal(t->ctx->run, SIGINT);
+		panes_message(p, "SIGINT sent to the command's process group");
+	} else if (tui_attached(t)) {
+		panes_message(p, "attached: nothing is sent to the processes; q detaches");
+	} else {
+		panes_message(p, "a replay: nothing runs here to interrupt; q quits");
+	}
+}
+
+/* A snapshot of the whole run, or just the visible window when zoomed in. */
+static void act_export(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	struct export_opts eo = {.dir = t->ctx->export_dir, .formats = t->ctx->export_formats,
+				 .start_wall_ns = t->ctx->start_wall_ns};
+	char msg[1024];
+	(void)a, (void)now;
+	if (p->tl.span_ns) {
+		eo.t0_ns = p->t0_ns;
+		eo.t1_ns = p->t1_ns;
+	}
+	if (export_snapshot(run_store(t->ctx->run), t->ctx->argv, &eo, msg, sizeof(msg)) < 0)
+		panes_message(p, "export failed: %.180s", msg);
+	else
+		panes_message(p, "wrote %.190s", msg);
+}
+
+static void act_type(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	(void)a, (void)now;
+	if (t->finished || t->pty_fd < 0 || t->pty_eof) {
+		panes_message(p, "the command has no terminal to type to%s", t->finished ? ": it has ended" : "");
+		return;
+	}
+	/* its output in view, at its end, where the prompt is */
+	p->typing = 1;
+	p->out_back = 0;
+	if (!p->show_output) {
+		p->show_output = 1;
+		t->dirty |= D_LAYOUT;
+	}
+	p->focus = FOCUS_OUTPUT;
+	t->dirty |= D_OUT | D_PLIST | D_MEM;
+}
+
+static void act_redraw(struct tui *t, enum key_action a, uint64_t now)
+{
+	(void)a, (void)now;
+	term_invalidate();
+	t->dirty |= D_ALL;
+}
+
+static const tui_act_fn tui_acts[ACT_COUNT] = {
+	[ACT_QUIT] = act_quit,           [ACT_HELP] = act_help,
+	[ACT_PAUSE] = act_pause,         [ACT_ZOOM_IN] = act_zoom,
+	[ACT_ZOOM_OUT] = act_zoom,       [ACT_PAN_LEFT] = act_pan,
+	[ACT_PAN_RIGHT] = act_pan,       [ACT_LIVE] = act_live,
+	[ACT_CURSOR] = act_cursor,       [ACT_PEAK] = act_peak,
+	[ACT_CURSOR_LEFT] = act_cursor_move, [ACT_CURSOR_RIGHT] = act_cursor_move,
+	[ACT_CURSOR_LEFT_FAR] = act_cursor_move, [ACT_CURSOR_RIGHT_FAR] = act_cursor_move,
+	[ACT_FOCUS_NEXT] = act_focus,    [ACT_FOCUS_PREV] = act_focus,
+	[ACT_SORT] = act_plist,          [ACT_SORT_REVERSE] = act_plist,
+	[ACT_FINISHED] = act_plist,      [ACT_CMDLINE] = act_plist,
+	[ACT_OUTPUT] = act_output,       [ACT_RSS] = act_rss,
+	[ACT_GLYPHS] = act_glyphs,       [ACT_UP] = act_scroll,
+	[ACT_DOWN] = act_scroll,         [ACT_PAGE_UP] = act_scroll,
+	[ACT_PAGE_DOWN] = act_scroll,    [ACT_TOP] = act_scroll,
+	[ACT_INTERRUPT] = act_interrupt, [ACT_EXPORT] = act_export,
+	[ACT_TYPE] = act_type,           [ACT_REDRAW] = act_redraw,
+};
+
+/* A key on the help screen: scrolls it, any other closes it. */
+static void help_key(struct tui *t, enum key_action a)
+{
+	struct panes *p = &t->p;
+	if (a == ACT_UP || a == ACT_PAGE_UP)
+		p->help_top = p->help_top > (a == ACT_UP ? 1u : 10u) ? p->help_top - (a == ACT_UP ? 1 : 10) : 0;
+	else if (a == ACT_DOWN || a == ACT_PAGE_DOWN)
+		p->help_top += a == ACT_DOWN ? 1 : 10;
+	else
+		p->help = 0;
+	t->dirty |= D_ALL;
+	erase();
+}
+
 static void tui_key(struct tui *t, int key, uint64_t now)
 {
 	struct panes *p = &t->p;
 	enum key_action a = keys_lookup(key);
-	int gw = p->lay.mem_graph.w;
-	long page = p->focus == FOCUS_OUTPUT ? p->lay.out_body.h : p->lay.plist_body.h;
 
 	t->urgent = 1;
 	if (key == (TERM_FN | KEY_RESIZE)) {
@@ -376,14 +637,7 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 	if (p->typing && tui_typing_key(t, key, now))
 		return;
 	if (p->help) {
-		if (a == ACT_UP || a == ACT_PAGE_UP)
-			p->help_top = p->help_top > (a == ACT_UP ? 1u : 10u) ? p->help_top - (a == ACT_UP ? 1 : 10) : 0;
-		else if (a == ACT_DOWN || a == ACT_PAGE_DOWN)
-			p->help_top += a == ACT_DOWN ? 1 : 10;
-		else
-			p->help = 0;
-		t->dirty |= D_ALL;
-		erase();
+		help_key(t, a);
 		return;
 	}
 	if (p->quit == QUIT_CONFIRM) {
@@ -396,186 +650,8 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 	t->dirty |= D_STATUS;
 	/* keys batched before a frame: act on the view as the last key left it */
 	timeline_range(&p->tl, p->start_ns, p->live_ns, &p->t0_ns, &p->t1_ns);
-	switch (a) {
-	case ACT_QUIT:
-		/* attached: the processes are not ours to stop, q detaches;
-		 * a replay (followed live or not): q quits */
-		if (t->finished || tui_hands_off(t))
-			t->done = 1;
-		else if (p->quit == QUIT_STOPPING)
-			tui_kill_command(t, now);
-		else
-			p->quit = QUIT_CONFIRM;
-		break;
-	case ACT_HELP:
-		p->help = 1;
-		p->help_top = 0;
-		erase();
-		break;
-	case ACT_PAUSE:
-		timeline_pause(&p->tl, p->start_ns, p->live_ns);
-		t->dirty |= D_HEADER | D_MEM | D_STATS;
-		if (!p->tl.paused)
-			t->plist_due_ns = 0;
-		break;
-	case ACT_ZOOM_IN:
-	case ACT_ZOOM_OUT:
-		timeline_zoom(&p->tl, a == ACT_ZOOM_IN ? 1 : -1, p->start_ns, p->live_ns);
-		t->dirty |= D_HEADER | D_MEM | D_STATS;
-		break;
-	case ACT_PAN_LEFT:
-	case ACT_PAN_RIGHT:
-		if (!p->tl.span_ns)
-			panes_message(p, "the whole run is in view: zoom in (+) to pan");
-		timeline_pan(&p->tl, a == ACT_PAN_LEFT ? -1 : 1, p->start_ns, p->live_ns);
-		t->dirty |= D_HEADER | D_MEM | D_STATS;
-		break;
-	case ACT_LIVE:
-		timeline_live(&p->tl);
-		p->out_back = 0;
-		t->plist_due_ns = 0;
-		t->dirty |= D_HEADER | D_MEM | D_STATS | D_OUT;
-		break;
-	case ACT_CURSOR:
-		timeline_cursor_toggle(&p->tl, p->t0_ns, p->t1_ns);
-		t->dirty |= D_MEM | D_STATS;
-		break;
-	case ACT_PEAK:
-		if (!p->sum.peak.t_ns) {
-			panes_message(p, "no peak yet");
-			break;
-		}
-		/* the whole run in view, the cursor on its peak */
-		timeline_live(&p->tl);
-		if (!t->finished)
-			p->tl.paused = 1;
-		p->tl.cursor_on = 1;
-		p->tl.cursor_ns = p->sum.peak.t_ns;
-		t->dirty |= D_HEADER | D_MEM | D_STATS;
-		{
-			struct peak pk;
-			char brief[128], msg[256];
-			peak_of(&p->sum, &pk);
-			peak_brief(&pk, brief, sizeof(brief));
-			snprintf(msg, sizeof(msg), "cursor on the peak: %s%s", brief,
-				 t->recorded ? "" : "; the process list is the current one (a replay shows it "
-						    "as of the cursor)");
-			panes_message(p, "%s", msg);
-		}
-		break;
-	case ACT_CURSOR_LEFT:
-	case ACT_CURSOR_RIGHT:
-	case ACT_CURSOR_LEFT_FAR:
-	case ACT_CURSOR_RIGHT_FAR: {
-		int step = a == ACT_CURSOR_LEFT ? -1 : a == ACT_CURSOR_RIGHT ? 1 : a == ACT_CURSOR_LEFT_FAR ? -10 : 10;
-		if (!p->tl.cursor_on)
-			timeline_cursor_toggle(&p->tl, p->t0_ns, p->t1_ns);
-		timeline_cursor_move(&p->tl, step, gw, p->t0_ns, p->t1_ns);
-		t->dirty |= D_MEM | D_STATS;
-		break;
-	}
-	case ACT_FOCUS_NEXT:
-	case ACT_FOCUS_PREV: {
-		int d = a == ACT_FOCUS_NEXT ? 1 : FOCUS_COUNT - 1;
-		p->focus = (enum panes_focus)((p->focus + d) % FOCUS_COUNT);
-		if (p->focus == FOCUS_OUTPUT && !p->show_output)
-			p->focus = (enum panes_focus)((p->focus + d) % FOCUS_COUNT);
-		t->dirty |= D_MEM | D_PLIST | D_OUT;
-		break;
-	}
-	case ACT_SORT:
-		plist_cycle_sort(t->pl);
-		t->dirty |= D_PLIST;
-		break;
-	case ACT_SORT_REVERSE:
-		plist_reverse(t->pl);
-		t->dirty |= D_PLIST;
-		break;
-	case ACT_FINISHED:
-		plist_toggle_finished(t->pl);
-		tui_refresh_plist(t, now);
-		break;
-	case ACT_CMDLINE:
-		plist_toggle_cmdline(t->pl);
-		t->dirty |= D_PLIST;
-		break;
-	case ACT_OUTPUT:
-		p->show_output = !p->show_output;
-		if (!p->show_output && p->focus == FOCUS_OUTPUT)
-			p->focus = FOCUS_TIMELINE;
-		t->dirty |= D_LAYOUT;
-		break;
-	case ACT_RSS:
-		p->show_rss = !p->show_rss;
-		t->dirty |= D_MEM;
-		break;
-	case ACT_GLYPHS:
-		if (!term_utf8())
-			panes_message(p, "Braille and block graphs need a UTF-8 locale");
-		else
-			p->style = (enum graph_style)((p->style + 1) % 3);
-		t->dirty |= D_MEM | D_STATS;
-		break;
-	case ACT_UP:
-	case ACT_DOWN:
-		tui_scroll(t, a == ACT_UP ? -1 : 1);
-		break;
-	case ACT_PAGE_UP:
-	case ACT_PAGE_DOWN:
-		tui_scroll(t, a == ACT_PAGE_UP ? -page : page);
-		break;
-	case ACT_TOP:
-		tui_scroll(t, -(long)(outpane_count(t->op) + plist_live(t->pl) + plist_finished(t->pl)));
-		break;
-	case ACT_INTERRUPT:
-		if (t->finished) {
-			t->done = 1;
-		} else if (run_source(t->ctx->run) == RUN_SPAWNED) {
-			run_signal(t->ctx->run, SIGINT);
-			panes_message(p, "SIGINT sent to the command's process group");
-		} else if (tui_attached(t)) {
-			panes_message(p, "attached: nothing is sent to the processes; q detaches");
-		} else {
-			panes_message(p, "a replay: nothing runs here to interrupt; q quits");
-		}
-		break;
-	case ACT_EXPORT: {
-		/* the whole run, or just the visible window when zoomed in */
-		struct export_opts eo = {.dir = t->ctx->export_dir, .formats = t->ctx->export_formats,
-					 .start_wall_ns = t->ctx->start_wall_ns};
-		char msg[1024];
-		if (p->tl.span_ns) {
-			eo.t0_ns = p->t0_ns;
-			eo.t1_ns = p->t1_ns;
-		}
-		if (export_snapshot(run_store(t->ctx->run), t->ctx->argv, &eo, msg, sizeof(msg)) < 0)
-			panes_message(p, "export failed: %.180s", msg);
-		else
-			panes_message(p, "wrote %.190s", msg);
-		break;
-	}
-	case ACT_TYPE:
-		if (t->finished || t->pty_fd < 0 || t->pty_eof) {
-			panes_message(p, "the command has no terminal to type to%s", t->finished ? ": it has ended" : "");
-			break;
-		}
-		/* its output in view, at its end, where the prompt is */
-		p->typing = 1;
-		p->out_back = 0;
-		if (!p->show_output) {
-			p->show_output = 1;
-			t->dirty |= D_LAYOUT;
-		}
-		p->focus = FOCUS_OUTPUT;
-		t->dirty |= D_OUT | D_PLIST | D_MEM;
-		break;
-	case ACT_REDRAW:
-		term_invalidate();
-		t->dirty |= D_ALL;
-		break;
-	case ACT_NONE:
-		break;
-	}
+	if (a > ACT_NONE && a < ACT_COUNT && tui_acts[a])
+		tui_acts[a](t, a, now);
 }
 
 /* Reads what the command wrote: into the output pane and the log. */
@@ -704,6 +780,32 @@ static void tui_draw(struct tui *t, uint64_t now)
 		t->next_frame_ns = now + t->frame_ns;
 }
 
+/* A prompt: output quiet a while, a process of its terminal's foreground
+ * group blocked reading it; looked for less and less often while nobody
+ * reads. */
+static void tui_prompt_look(struct tui *t, uint64_t now)
+{
+	struct panes *p = &t->p;
+
+	/* (out_ns is read after now was: now - out_ns would wrap around) */
+	if (!t->finished && t->pty_fd >= 0 && !t->pty_eof && now >= t->wait_check_ns &&
+	    now >= t->out_ns + TUI_QUIET_NS) {
+		int w = tui_prompt_reader(t) > 0;
+		/* a look reads a file or two of each live process: less and
+		 * less often while output is quiet and nobody reads (a build
+		 * whose make prints nothing) */
+		if (w || t->wait_every_ns < TUI_WAIT_CHECK_NS)
+			t->wait_every_ns = TUI_WAIT_CHECK_NS;
+		else if (t->wait_every_ns < 8 * TUI_WAIT_CHECK_NS)
+			t->wait_every_ns *= 2;
+		t->wait_check_ns = now + t->wait_every_ns;
+		if (w != p->waiting) {
+			p->waiting = w;
+			t->dirty |= D_STATUS;
+		}
+	}
+}
+
 /* Work due on the clock: frames, process list, messages, the quit sequence. */
 static void tui_tick(struct tui *t, uint64_t now, int data)
 {
@@ -753,25 +855,7 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 		t->esc_pending = 0; /* one Esc alone: the program's */
 		tui_type_bytes(t, "\033", 1);
 	}
-	/* a prompt: output quiet a while, a process of its terminal's
-	 * foreground group blocked reading it */
-	/* (out_ns is read after now was: now - out_ns would wrap around) */
-	if (!t->finished && t->pty_fd >= 0 && !t->pty_eof && now >= t->wait_check_ns &&
-	    now >= t->out_ns + TUI_QUIET_NS) {
-		int w = tui_prompt_reader(t) > 0;
-		/* a look reads a file or two of each live process: less and
-		 * less often while output is quiet and nobody reads (a build
-		 * whose make prints nothing) */
-		if (w || t->wait_every_ns < TUI_WAIT_CHECK_NS)
-			t->wait_every_ns = TUI_WAIT_CHECK_NS;
-		else if (t->wait_every_ns < 8 * TUI_WAIT_CHECK_NS)
-			t->wait_every_ns *= 2;
-		t->wait_check_ns = now + t->wait_every_ns;
-		if (w != p->waiting) {
-			p->waiting = w;
-			t->dirty |= D_STATUS;
-		}
-	}
+	tui_prompt_look(t, now);
 	if (t->finished && (p->typing || p->waiting)) {
 		p->typing = p->waiting = 0;
 		t->dirty |= D_STATUS;
@@ -843,23 +927,104 @@ int tui_probe(void)
 	return isatty(STDOUT_FILENO) && term_probe();
 }
 
+/* The dashboard's state before its first frame, from ctx. */
+static void tui_init(struct tui *t, struct tui_ctx *ctx)
+{
+	memset(t, 0, sizeof(*t));
+	t->ctx = ctx;
+	t->p.st = run_store(ctx->run);
+	t->p.argv = ctx->argv;
+	t->p.notice = ctx->notice;
+	t->p.log_path = ctx->log_path;
+	t->p.interval_ms = ctx->interval_ms ? ctx->interval_ms : STORE_INTERVAL_MS;
+	t->p.show_rss = 1;
+	t->p.show_output = 1;
+	t->p.focus = FOCUS_PROCS;
+	tui_nframes = 0;
+}
+
+/* The settings that need the terminal started: the graph style, the kind of
+ * run, the cursor asked for, the frame rate. */
+static void tui_settle(struct tui *t, const struct tui_ctx *ctx)
+{
+	t->p.style = panes_default_style();
+	t->recorded = run_source(ctx->run) == RUN_RECORDED;
+	t->p.recorded = t->recorded && !run_following(ctx->run);
+	if (ctx->cursor_ns) {
+		t->p.tl.cursor_on = 1;
+		t->p.tl.cursor_ns = ctx->cursor_ns;
+	}
+	t->frame_ns = (uint64_t)(1e9 / (ctx->fps > 0 ? ctx->fps : TUI_FPS_DEFAULT));
+	term_resize();
+	t->dirty = D_LAYOUT;
+	t->urgent = 1;
+}
+
+/* Test only (tests/ui/restore.bats): SPACETIME_TEST_UI_ABORT=N makes the UI
+ * abort() after the first frame it draws N seconds (1..60) into the
+ * dashboard, a crash the terminal must survive; the delay lets the command
+ * set up what the test watches. Returns when (0: never). */
+static uint64_t test_abort_at(void)
+{
+	const char *test_abort = getenv("SPACETIME_TEST_UI_ABORT");
+	if (test_abort && atoi(test_abort) >= 1 && atoi(test_abort) <= 60)
+		return run_now_ns() + (uint64_t)atoi(test_abort) * 1000000000ull;
+	return 0;
+}
+
+/* One turn of the dashboard's loop: waits for a key, a signal, the
+ * command's output or a frame's time, handles what came, draws when due.
+ * Returns -1 when poll failed. */
+static int tui_turn(struct tui *t, uint64_t abort_at_ns)
+{
+	struct tui_ctx *ctx = t->ctx;
+	int due = t->finished || run_now_ns() >= t->next_frame_ns;
+	struct pollfd pf[4] = {
+		{.fd = t->tty_gone ? -1 : t->in_fd, .events = POLLIN},
+		{.fd = t->sig_fd, .events = POLLIN},
+		/* the collector's ticks are looked at when a frame is due, not
+		 * woken for: new data shows at the frame rate anyway */
+		{.fd = run_notify_fd(ctx->run), .events = due ? POLLIN : 0},
+		{.fd = t->pty_eof ? -1 : t->pty_fd, .events = POLLIN},
+	};
+	uint64_t now = run_now_ns();
+	int key, data = 0;
+
+	if (poll(pf, 4, tui_timeout(t, now)) < 0 && errno != EINTR)
+		return -1;
+	now = run_now_ns();
+	if (pf[1].revents & POLLIN)
+		tui_signals(t, now);
+	if (pf[0].revents & (POLLIN | POLLHUP | POLLERR))
+		while (!t->done && term_key(&key))
+			tui_key(t, key, now);
+	if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+		t->tty_gone = 1; /* the terminal went away: stop the command, then go */
+		if (t->p.quit != QUIT_STOPPING)
+			tui_stop_command(t, SIGHUP, now);
+	}
+	if (pf[3].revents & (POLLIN | POLLHUP | POLLERR))
+		tui_pty(t);
+	if ((pf[2].revents & POLLIN) || t->finished || now >= t->next_frame_ns) {
+		uint64_t x;
+		data = read(run_notify_fd(ctx->run), &x, sizeof(x)) == (ssize_t)sizeof(x);
+	}
+	tui_tick(t, now, data);
+	if (t->dirty && (t->urgent || now >= t->next_frame_ns)) {
+		tui_draw(t, now);
+		if (abort_at_ns && now >= abort_at_ns)
+			abort();
+	}
+	return 0;
+}
+
 int tui_run(struct tui_ctx *ctx)
 {
 	struct tui t;
 	sigset_t old;
 	int rc;
 
-	memset(&t, 0, sizeof(t));
-	t.ctx = ctx;
-	t.p.st = run_store(ctx->run);
-	t.p.argv = ctx->argv;
-	t.p.notice = ctx->notice;
-	t.p.log_path = ctx->log_path;
-	t.p.interval_ms = ctx->interval_ms ? ctx->interval_ms : 100;
-	t.p.show_rss = 1;
-	t.p.show_output = 1;
-	t.p.focus = FOCUS_PROCS;
-	tui_nframes = 0;
+	tui_init(&t, ctx);
 	sigprocmask(SIG_SETMASK, NULL, &old);
 	if ((rc = tui_open(&t, &old)) < 0)
 		goto out;
@@ -871,64 +1036,10 @@ int tui_run(struct tui_ctx *ctx)
 		rc = -ENOMEM;
 		goto out_term;
 	}
-	t.p.style = panes_default_style();
-	t.recorded = run_source(ctx->run) == RUN_RECORDED;
-	t.p.recorded = t.recorded && !run_following(ctx->run);
-	if (ctx->cursor_ns) {
-		t.p.tl.cursor_on = 1;
-		t.p.tl.cursor_ns = ctx->cursor_ns;
-	}
-	t.frame_ns = (uint64_t)(1e9 / (ctx->fps > 0 ? ctx->fps : TUI_FPS_DEFAULT));
-	term_resize();
-	t.dirty = D_LAYOUT;
-	t.urgent = 1;
-	/* Test only (tests/ui/restore.bats): SPACETIME_TEST_UI_ABORT=N makes the
-	 * UI abort() after the first frame it draws N seconds (1..60) into the
-	 * dashboard, a crash the terminal must survive; the delay lets the
-	 * command set up what the test watches. */
-	const char *test_abort = getenv("SPACETIME_TEST_UI_ABORT");
-	uint64_t abort_at_ns = 0;
-	if (test_abort && atoi(test_abort) >= 1 && atoi(test_abort) <= 60)
-		abort_at_ns = run_now_ns() + (uint64_t)atoi(test_abort) * 1000000000ull;
-	while (!t.done) {
-		int due = t.finished || run_now_ns() >= t.next_frame_ns;
-		struct pollfd pf[4] = {
-			{.fd = t.tty_gone ? -1 : t.in_fd, .events = POLLIN},
-			{.fd = t.sig_fd, .events = POLLIN},
-			/* the collector's ticks are looked at when a frame is due, not
-			 * woken for: new data shows at the frame rate anyway */
-			{.fd = run_notify_fd(ctx->run), .events = due ? POLLIN : 0},
-			{.fd = t.pty_eof ? -1 : t.pty_fd, .events = POLLIN},
-		};
-		uint64_t now = run_now_ns();
-		int key, data = 0;
-
-		if (poll(pf, 4, tui_timeout(&t, now)) < 0 && errno != EINTR)
-			break;
-		now = run_now_ns();
-		if (pf[1].revents & POLLIN)
-			tui_signals(&t, now);
-		if (pf[0].revents & (POLLIN | POLLHUP | POLLERR))
-			while (!t.done && term_key(&key))
-				tui_key(&t, key, now);
-		if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
-			t.tty_gone = 1; /* the terminal went away: stop the command, then go */
-			if (t.p.quit != QUIT_STOPPING)
-				tui_stop_command(&t, SIGHUP, now);
-		}
-		if (pf[3].revents & (POLLIN | POLLHUP | POLLERR))
-			tui_pty(&t);
-		if ((pf[2].revents & POLLIN) || t.finished || now >= t.next_frame_ns) {
-			uint64_t x;
-			data = read(run_notify_fd(ctx->run), &x, sizeof(x)) == (ssize_t)sizeof(x);
-		}
-		tui_tick(&t, now, data);
-		if (t.dirty && (t.urgent || now >= t.next_frame_ns)) {
-			tui_draw(&t, now);
-			if (abort_at_ns && now >= abort_at_ns)
-				abort();
-		}
-	}
+	tui_settle(&t, ctx);
+	uint64_t abort_at_ns = test_abort_at();
+	while (!t.done && tui_turn(&t, abort_at_ns) == 0)
+		;
 	rc = 0;
 out_term:
 	term_stop();
