@@ -202,7 +202,28 @@ static int export_procs_take(struct export_snap *sn)
 	return 0;
 }
 
-/* Copies the events of the window that the store's ring still holds. */
+/* Puts events in time order, those of one instant in the order they came
+ * (as a recording reads them back: ORDER BY t_ns, rowid). The collector
+ * pushes an event when it learns of it, which can be after a later one (an
+ * exit is dated when it happened, found at a tick): few are out of place,
+ * so insertion sorts them in little more than one pass. */
+static void events_in_order(struct store_event *ev, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (ev[i].t_ns >= ev[i - 1].t_ns)
+			continue;
+		struct store_event x = ev[i];
+		size_t j = i;
+		while (j > 0 && ev[j - 1].t_ns > x.t_ns) {
+			ev[j] = ev[j - 1];
+			j--;
+		}
+		ev[j] = x;
+	}
+}
+
+/* Copies the events of the window that the store's ring still holds, in
+ * time order. */
 static int export_events_take(struct export_snap *sn)
 {
 	size_t cap = 1024, n = 0;
@@ -231,6 +252,7 @@ static int export_events_take(struct export_snap *sn)
 				ev[keep++] = ev[i];
 		n = keep;
 	}
+	events_in_order(ev, n);
 	sn->events = ev;
 	sn->nevents = n;
 	return 0;

@@ -101,6 +101,35 @@ static struct store *mkstore(const struct store_config *cfg, size_t n, size_t sp
 	return st;
 }
 
+/* Events pushed out of time order (an exit dated when it happened, learned
+ * of at a later tick) come out of a snapshot sorted, those of one instant
+ * in the order they came, as a recording's do. */
+static void test_snapshot_events_sorted(void **state)
+{
+	struct store *st = store_new(NULL);
+	struct export_snap sn;
+	char *argv[] = {"x", NULL};
+	/* times in ms, pids telling the order they were pushed in */
+	const uint64_t t_ms[] = {10, 30, 20, 20, 50, 5, 40, 40, 60};
+	const size_t n = sizeof(t_ms) / sizeof(t_ms[0]);
+	struct store_summary sum = {.start_ns = T0, .end_ns = T0 + 100 * MS, .exited = 1, .mode = 1};
+
+	(void)state;
+	assert_non_null(st);
+	store_summary_set(st, &sum);
+	for (size_t i = 0; i < n; i++) {
+		struct store_event ev = {.t_ns = T0 + t_ms[i] * MS, .type = STORE_EV_FORK, .pid = (int)(100 + i), .ppid = 1};
+		store_push_event(st, &ev);
+	}
+	assert_int_equal(export_snap_take(&sn, st, argv, 0, 0, 0), 0);
+	assert_int_equal(sn.nevents, n);
+	const int want[] = {105, 100, 102, 103, 101, 106, 107, 104, 108};
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(sn.events[i].pid, want[i]);
+	export_snap_free(&sn);
+	store_free(st);
+}
+
 static void test_formats_parse(void **state)
 {
 	unsigned f = 0;
@@ -502,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_files),
 		cmocka_unit_test(test_snapshot_errors),
 		cmocka_unit_test(test_snapshot_empty),
+		cmocka_unit_test(test_snapshot_events_sorted),
 		cmocka_unit_test(test_dir_check),
 	};
 
