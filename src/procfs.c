@@ -188,7 +188,8 @@ static int token_is_int(const char *tok, size_t n)
 }
 
 /* Splits a stat line at the last ')' (comm is arbitrary bytes) and reads
- * fields 3 .. 24, checking that every field in between is a number. */
+ * fields 3 .. 24, checking that every field in between is a number. Its
+ * length is stat's grammar, field after field (tests/structure.py lists it). */
 int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
 {
 	struct cur c;

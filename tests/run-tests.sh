@@ -87,6 +87,22 @@ tap_count() {
 	tap_planned=$planned
 }
 
+# --- the structure -------------------------------------------------------------
+# tests/structure.py: no circle in the calls between src/ files, no function
+# over 80 lines but those it lists. Skipped under sanitizers (the same
+# sources: one check is enough) and when only named units were asked for.
+if [ -z "${UNITS:-}" ] && [ -z "${SAN_LOG_DIR:-}" ]; then
+	echo "# structure"
+	if tests/structure.py >"$tmp/structure.out" 2>&1; then
+		pass=$((pass + 1))
+		echo "ok - structure: $(tail -n 1 "$tmp/structure.out")"
+	else
+		fail=$((fail + 1))
+		sed 's/^/# /' "$tmp/structure.out"
+		failures+=("structure: $(head -n 1 "$tmp/structure.out")")
+	fi
+fi
+
 # --- unit tests ---------------------------------------------------------------
 # The sources say which binaries there must be: each tests/unit/test_X.c
 # builds $B/tests/test_X. A binary with no source (left from a test since

@@ -30,9 +30,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def functions(paths):
     """(name, file, start, end, static) for every function ctags finds."""
-    out = subprocess.run(
-        ["ctags", "-x", "--c-kinds=f", "--_xformat=%N\t%F\t%n\t%e\t%{file}"] + paths,
-        cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    try:
+        out = subprocess.run(
+            ["ctags", "-x", "--c-kinds=f", "--_xformat=%N\t%F\t%n\t%e\t%{file}"] + paths,
+            cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"structure: cannot run Universal Ctags ({e}): install universal-ctags (make deps)")
     rows = []
     for line in out.splitlines():
         f = line.split("\t")
