@@ -187,6 +187,7 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 		if (c->sum.peak.t_ns == fs.t_ns) {
 			coll_pss_peak_procs(c, fs.t_ns);
 			store_push_sample(c->st, &fs);
+			c->sum.exit_samples++; /* a sample between ticks, as an exit's */
 		}
 	}
 }

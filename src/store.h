@@ -157,7 +157,8 @@ struct store_summary {
 	uint64_t pss_sweeps_unstable; /* sweeps whose processes moved while read (no measurement) */
 	uint64_t fast_ticks;       /* ticks brought forward because the tree was near its peak */
 	uint64_t exit_ticks;       /* ticks taken at once for an exit at a top (coll_top.h) */
-	uint64_t exit_samples;     /* exit samples stored: each a new peak between two ticks */
+	uint64_t exit_samples;     /* samples stored between two ticks (an exit's, the trace's
+				    * floor): each a new peak */
 	/* the RSS changes traced between ticks (kmem/rss_stat: rsstrace.h, rssspan.h) */
 	int rss_traced;            /* on for this run */
 	int peak_traced;           /* peak is a traced floor: the least the tree had at an
