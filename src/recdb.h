@@ -173,34 +173,15 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out);
  * read so far. Zero it before the first call. */
 struct recdb_follow {
 	int started;
-	int64_t t_rel, event_rowid, exec_idx, seq;
+	int64_t t_rel, event_rowid, exec_idx, seq, psample_rowid, line_rowid;
 	int ended; /* the run has finished (or was never running) */
 	uint64_t updated_wall_ns; /* CLOCK_REALTIME of its recorder's last write */
 };
 /* Adds to st (a store of its own, from store_new) what the run has that was
- * not read yet: new samples, events, execs, new or changed process records,
- * and the summary; the first call reads it all. Returns 1 when something
+ * not read yet: new samples, events, execs, per-process samples, output
+ * lines, new or changed process records, and the summary; the first call reads it all. Returns 1 when something
  * came, 0 when nothing did, or -errno. */
 int recdb_follow(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f);
-
-/* A process alive at an instant, with its last per-process sample at or
- * before it (valid 0 when it had none yet). */
-struct recdb_proc_at {
-	uint64_t id;
-	pid_t pid, ppid;
-	uint64_t start_ns;
-	char comm[16];
-	struct store_proc_sample s;
-};
-/* The processes alive at t_ns (start <= t < end), by insertion order; *out
- * is malloc'd (free()). Returns the count. */
-ssize_t recdb_procs_at(struct recdb *db, int64_t run_id, uint64_t t_ns,
-		       struct recdb_proc_at **out);
-/* The last max output lines at or before t_ns, oldest first; *out (with the
- * bytes) is freed by recdb_lines_free(). Returns the count. */
-ssize_t recdb_output_at(struct recdb *db, int64_t run_id, uint64_t t_ns, size_t max,
-			struct recdb_line **out);
-void recdb_lines_free(struct recdb_line *lines, size_t n);
 
 /* Deletes the oldest runs until at most keep_runs remain (0: no limit) and
  * the file's used bytes are at most max_bytes (0: no limit), never the newest

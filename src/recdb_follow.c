@@ -100,6 +100,31 @@ static int recdb_follow_exec(sqlite3_stmt *s, void *arg)
 	return 0;
 }
 
+static int recdb_follow_psample(sqlite3_stmt *s, void *arg)
+{
+	struct recdb_follow_ctx *c = arg;
+	struct store_proc_sample ps;
+
+	recdb_read_psample(&c->rd, s, c->base, &ps);
+	int64_t rowid = recdb_rd_int(&c->rd, s, 7, 0, INT64_MAX, 0, NULL);
+	if (c->rd.bad)
+		return -EBADMSG;
+	store_push_proc_samples(c->st, &ps, 1);
+	c->f->psample_rowid = rowid;
+	return 0;
+}
+
+static int recdb_follow_line(sqlite3_stmt *s, void *arg)
+{
+	struct recdb_follow_ctx *c = arg;
+	int64_t rowid = recdb_rd_int(&c->rd, s, 2, 0, INT64_MAX, 0, NULL);
+	int e = c->rd.bad ? -EBADMSG : recdb_read_line(&c->rd, s, c->base, c->st);
+
+	if (e == 0)
+		c->f->line_rowid = rowid;
+	return e;
+}
+
 static int recdb_follow_read(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f,
 			     struct recdb_follow_ctx *cp);
 
@@ -110,7 +135,7 @@ int recdb_follow(struct recdb *db, int64_t run_id, struct store *st, struct recd
 
 	if (!f->started) {
 		f->t_rel = -1;
-		f->event_rowid = f->exec_idx = f->seq = -1;
+		f->event_rowid = f->exec_idx = f->seq = f->psample_rowid = f->line_rowid = -1;
 		f->started = 1;
 	}
 	/* one snapshot of the file: the data and the end state agree */
@@ -164,6 +189,17 @@ static int recdb_follow_read(struct recdb *db, int64_t run_id, struct store *st,
 				"SELECT t_ns, pid, ppid, comm, argv, idx FROM execs WHERE run_id = ?1"
 				" AND idx > ?2 ORDER BY idx", f->exec_idx, 0, recdb_follow_exec, &c,
 				"reading execs")) < 0)
+		return k;
+	n += k;
+	if ((k = recdb_follow_q(db, run_id,
+				"SELECT proc_id, t_ns, pss_kib, rss_kib, cpu_us, minflt, majflt, rowid FROM proc_samples"
+				" WHERE run_id = ?1 AND rowid > ?2 ORDER BY rowid", f->psample_rowid, 0,
+				recdb_follow_psample, &c, "reading per-process samples")) < 0)
+		return k;
+	n += k;
+	if ((k = recdb_follow_q(db, run_id,
+				"SELECT t_ns, line, rowid FROM output WHERE run_id = ?1 AND rowid > ?2 ORDER BY rowid",
+				f->line_rowid, 0, recdb_follow_line, &c, "reading output")) < 0)
 		return k;
 	n += k;
 	if ((rc = recdb_read_summary(db, run_id, c.base, st)) < 0)

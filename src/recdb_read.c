@@ -472,10 +472,95 @@ void recdb_read_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct
 		r->argv_id = recdb_col_intern(rd, st, s, 6);
 }
 
+void recdb_read_psample(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store_proc_sample *ps)
+{
+	static const uint32_t bit[] = {PROC_V_PSS, PROC_V_RSS, PROC_V_CPU, PROC_V_FAULTS};
+	uint64_t *fig[] = {&ps->pss_kib, &ps->rss_kib, &ps->cpu_us, &ps->minflt};
+	const int64_t max[] = {RECDB_SQL_KIB_MAX, RECDB_SQL_KIB_MAX, RECDB_SQL_COUNT_MAX, RECDB_SQL_COUNT_MAX};
+
+	memset(ps, 0, sizeof(*ps));
+	ps->id = (uint64_t)recdb_rd_int(rd, s, 0, 0, INT64_MAX, 0, NULL);
+	ps->t_ns = recdb_rd_time(rd, s, 1, base, NULL);
+	for (int i = 0; i < 4; i++) {
+		if (sqlite3_column_type(s, 2 + i) == SQLITE_NULL)
+			continue;
+		*fig[i] = (uint64_t)recdb_rd_int(rd, s, 2 + i, 0, max[i], 0, NULL);
+		ps->valid |= bit[i];
+	}
+	if (ps->valid & PROC_V_FAULTS)
+		ps->majflt = (uint64_t)recdb_rd_int(rd, s, 6, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
+}
+
+/* The run's per-process samples into the store (its ring holds them all),
+ * in time order. */
+static int recdb_load_psamples(struct recdb *db, int64_t run_id, uint64_t base, struct store *st)
+{
+	sqlite3_stmt *s;
+	int rc = recdb_read_prep(db,
+				"SELECT proc_id, t_ns, pss_kib, rss_kib, cpu_us, minflt, majflt FROM proc_samples"
+				" WHERE run_id = ?1 ORDER BY t_ns, rowid", run_id, &s);
+
+	if (rc < 0)
+		return rc;
+	struct recdb_rd rd;
+	recdb_rd_init(&rd, db, run_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_proc_sample ps;
+		recdb_read_psample(&rd, s, base, &ps);
+		if (rd.bad)
+			break;
+		store_push_proc_samples(st, &ps, 1);
+	}
+	sqlite3_finalize(s);
+	if (rd.bad)
+		return recdb_rd_status(&rd);
+	return rc == SQLITE_DONE ? 0 : recdb_sql_fail(db, rc, "reading per-process samples");
+}
+
+int recdb_read_line(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st)
+{
+	uint64_t t = recdb_rd_time(rd, s, 0, base, NULL);
+	size_t len = 0;
+	char *b = recdb_rd_dup(rd, s, 1, RECDB_SQL_LINE_MAX, &len);
+
+	if (!b && !rd->bad && !rd->nomem)
+		recdb_rd_int(rd, s, 1, 0, 0, 0, NULL); /* NULL: says so, as a bad value */
+	if (!b || rd->bad) {
+		free(b);
+		return rd->bad ? -EBADMSG : -ENOMEM;
+	}
+	int r = store_push_line(st, t, b, len);
+	free(b);
+	return r;
+}
+
+/* The run's output into the store (the last of it, when more than the store
+ * keeps). */
+static int recdb_load_lines(struct recdb *db, int64_t run_id, uint64_t base, struct store *st)
+{
+	sqlite3_stmt *s;
+	int rc = recdb_read_prep(db, "SELECT t_ns, line FROM output WHERE run_id = ?1 ORDER BY t_ns, rowid",
+				run_id, &s);
+
+	if (rc < 0)
+		return rc;
+	struct recdb_rd rd;
+	recdb_rd_init(&rd, db, run_id);
+	int e = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && (e = recdb_read_line(&rd, s, base, st)) == 0)
+		;
+	sqlite3_finalize(s);
+	if (e == -EBADMSG)
+		return recdb_rd_status(&rd);
+	if (e < 0)
+		return recdb_sql_say(db, -ENOMEM, "output: out of memory");
+	return rc == SQLITE_DONE ? 0 : recdb_sql_fail(db, rc, "reading output");
+}
+
 int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 {
 	struct store_config cfg;
-	int64_t nsamples = 0, nevents = 0;
+	int64_t nsamples = 0, nevents = 0, npsamples = 0;
 	struct store *st;
 	uint64_t base;
 	sqlite3_stmt *s;
@@ -486,13 +571,15 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 	if (rc < 0)
 		return rc;
 	rc = recdb_read_prep(db, "SELECT (SELECT count(*) FROM samples WHERE run_id = ?1),"
-			    " (SELECT count(*) FROM events WHERE run_id = ?1)", run_id, &s);
+			    " (SELECT count(*) FROM events WHERE run_id = ?1),"
+			    " (SELECT count(*) FROM proc_samples WHERE run_id = ?1)", run_id, &s);
 	if (rc < 0)
 		return rc;
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		nsamples = sqlite3_column_int64(s, 0);
 		nevents = sqlite3_column_int64(s, 1);
+		npsamples = sqlite3_column_int64(s, 2);
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW)
@@ -503,6 +590,8 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 					: 4096;
 	cfg.events_len = nevents > 65536 ? (uint32_t)(nevents < UINT32_MAX ? nevents : UINT32_MAX)
 					 : 65536;
+	/* every per-process sample, for the processes at any instant */
+	cfg.proc_samples_len = npsamples > 1 ? (uint32_t)(npsamples < UINT32_MAX ? npsamples : UINT32_MAX) : 1;
 	st = store_new(&cfg);
 	if (!st)
 		return recdb_sql_say(db, -ENOMEM, "loading run %" PRId64 ": out of memory", run_id);
@@ -514,6 +603,10 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 	if (rc == 0)
 		rc = recdb_load_execs(db, run_id, base, st);
 	if (rc == 0)
+		rc = recdb_load_psamples(db, run_id, base, st);
+	if (rc == 0)
+		rc = recdb_load_lines(db, run_id, base, st);
+	if (rc == 0)
 		rc = recdb_read_summary(db, run_id, base, st);
 	if (rc < 0) {
 		store_free(st);
@@ -523,155 +616,3 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 	return 0;
 }
 
-/* A process at an instant: its identity, and its last per-process sample
- * then (none: valid 0). */
-static void recdb_row_proc_at(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base,
-			      struct recdb_proc_at *p)
-{
-	static const uint32_t bit[] = {PROC_V_PSS, PROC_V_RSS, PROC_V_CPU, PROC_V_FAULTS};
-	uint64_t *fig[] = {&p->s.pss_kib, &p->s.rss_kib, &p->s.cpu_us, &p->s.minflt};
-	const int64_t max[] = {RECDB_SQL_KIB_MAX, RECDB_SQL_KIB_MAX, RECDB_SQL_COUNT_MAX,
-			       RECDB_SQL_COUNT_MAX};
-
-	memset(p, 0, sizeof(*p));
-	p->id = p->s.id = (uint64_t)recdb_rd_int(rd, s, 0, 0, INT64_MAX, 0, NULL);
-	p->pid = (pid_t)recdb_rd_int(rd, s, 1, 0, RECDB_SQL_PID_MAX, 1, NULL);
-	p->ppid = (pid_t)recdb_rd_int(rd, s, 2, 0, RECDB_SQL_PID_MAX, 1, NULL);
-	p->start_ns = recdb_rd_time(rd, s, 3, base, NULL);
-	recdb_rd_comm(rd, s, 4, p->comm);
-	if (sqlite3_column_type(s, 5) == SQLITE_NULL)
-		return;
-	p->s.t_ns = recdb_rd_time(rd, s, 5, base, NULL);
-	for (int i = 0; i < 4; i++) {
-		if (sqlite3_column_type(s, 6 + i) == SQLITE_NULL)
-			continue;
-		*fig[i] = (uint64_t)recdb_rd_int(rd, s, 6 + i, 0, max[i], 0, NULL);
-		p->s.valid |= bit[i];
-	}
-	if (p->s.valid & PROC_V_FAULTS)
-		p->s.majflt = (uint64_t)recdb_rd_int(rd, s, 10, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
-}
-
-ssize_t recdb_procs_at(struct recdb *db, int64_t run_id, uint64_t t_ns,
-		       struct recdb_proc_at **out)
-{
-	struct recdb_proc_at *v = NULL;
-	size_t n = 0, cap = 0;
-	sqlite3_stmt *s;
-	uint64_t base;
-	int rc;
-
-	*out = NULL;
-	rc = recdb_sql_run_base(db, run_id, &base);
-	if (rc < 0)
-		return rc;
-	rc = recdb_read_prep(db,
-			    "SELECT p.id, p.pid, p.ppid, p.start_ns, p.comm, s.t_ns, s.pss_kib,"
-			    " s.rss_kib, s.cpu_us, s.minflt, s.majflt FROM processes p"
-			    " LEFT JOIN proc_samples s ON s.rowid = (SELECT rowid FROM proc_samples"
-			    " WHERE run_id = p.run_id AND proc_id = p.id AND t_ns <= ?2"
-			    " ORDER BY t_ns DESC, rowid DESC LIMIT 1)"
-			    " WHERE p.run_id = ?1 AND p.start_ns <= ?2"
-			    " AND (p.end_ns IS NULL OR p.end_ns > ?2) ORDER BY p.seq", run_id, &s);
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(s, 2, (int64_t)(t_ns - base));
-	struct recdb_rd rd;
-	recdb_rd_init(&rd, db, run_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct recdb_proc_at *p;
-
-		if (n == cap) {
-			struct recdb_proc_at *g;
-
-			cap = cap ? cap * 2 : 64;
-			g = realloc(v, cap * sizeof(*v));
-			if (!g) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			v = g;
-		}
-		p = &v[n++];
-		recdb_row_proc_at(&rd, s, base, p);
-		if (rd.bad)
-			break;
-	}
-	sqlite3_finalize(s);
-	if (rd.bad) {
-		free(v);
-		return recdb_rd_status(&rd);
-	}
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return rc == SQLITE_NOMEM ? recdb_sql_say(db, -ENOMEM, "processes: out of memory")
-					  : recdb_sql_fail(db, rc, "reading per-process samples");
-	}
-	*out = v;
-	return (ssize_t)n;
-}
-
-void recdb_lines_free(struct recdb_line *lines, size_t n)
-{
-	for (size_t i = 0; lines && i < n; i++)
-		free((void *)lines[i].bytes);
-	free(lines);
-}
-
-ssize_t recdb_output_at(struct recdb *db, int64_t run_id, uint64_t t_ns, size_t max,
-			struct recdb_line **out)
-{
-	struct recdb_line *v;
-	size_t n = 0;
-	sqlite3_stmt *s;
-	uint64_t base;
-	int rc;
-
-	*out = NULL;
-	rc = recdb_sql_run_base(db, run_id, &base);
-	if (rc < 0 || max == 0)
-		return rc;
-	v = calloc(max, sizeof(*v));
-	if (!v)
-		return recdb_sql_say(db, -ENOMEM, "output: out of memory");
-	rc = recdb_read_prep(db,
-			    "SELECT t_ns, line FROM output WHERE run_id = ?1 AND t_ns <= ?2"
-			    " ORDER BY t_ns DESC, rowid DESC LIMIT ?3", run_id, &s);
-	if (rc < 0) {
-		free(v);
-		return rc;
-	}
-	sqlite3_bind_int64(s, 2, (int64_t)(t_ns - base));
-	sqlite3_bind_int64(s, 3, max > INT64_MAX ? INT64_MAX : (int64_t)max);
-	struct recdb_rd rd;
-	recdb_rd_init(&rd, db, run_id);
-	while (n < max && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct recdb_line *l = &v[max - 1 - n];
-
-		l->t_ns = recdb_rd_time(&rd, s, 0, base, NULL);
-		l->bytes = recdb_rd_dup(&rd, s, 1, RECDB_SQL_LINE_MAX, &l->len);
-		if (!l->bytes && !rd.bad && !rd.nomem)
-			recdb_rd_int(&rd, s, 1, 0, 0, 0, NULL); /* NULL: says so, as a bad value */
-		if (!l->bytes) {
-			rc = rd.bad ? SQLITE_ERROR : SQLITE_NOMEM;
-			break;
-		}
-		n++;
-	}
-	if (n == max && rc == SQLITE_ROW)
-		rc = SQLITE_DONE;
-	sqlite3_finalize(s);
-	if (rd.bad) {
-		recdb_lines_free(v, max);
-		return recdb_rd_status(&rd);
-	}
-	if (rc != SQLITE_DONE) {
-		recdb_lines_free(v, max);
-		return rc == SQLITE_NOMEM ? recdb_sql_say(db, -ENOMEM, "output: out of memory")
-					  : recdb_sql_fail(db, rc, "reading output");
-	}
-	/* filled from the end: move the newest-last block to the front */
-	memmove(v, v + (max - n), n * sizeof(*v));
-	*out = v;
-	return (ssize_t)n;
-}

@@ -144,6 +144,12 @@ int recdb_read_prep(struct recdb *db, const char *sql, int64_t run_id, sqlite3_s
 void recdb_read_sample(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct sample *smp);
 /* t_ns, type, pid, ppid, arg */
 void recdb_read_event(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store_event *e);
+/* A per-process sample row (proc_id, t_ns, pss_kib, rss_kib, cpu_us, minflt,
+ * majflt): a NULL figure is one not known. */
+void recdb_read_psample(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store_proc_sample *ps);
+/* An output row (t_ns, line) into the store. Returns 0, -EBADMSG (rd says
+ * which value) or -ENOMEM. */
+int recdb_read_line(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st);
 /* t_ns, pid, ppid, comm, argv (interned into st) */
 void recdb_read_exec(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
 		     struct store_exec *x);

@@ -1,6 +1,8 @@
 /* run.c: a run's sequencing and state, whatever its source (run.h). */
 #include "run.h"
 
+#include "moment.h"
+
 #include "clockns.h"
 #include "collector.h"
 #include "recdb.h"
@@ -29,7 +31,6 @@
 /* An output line longer than this is recorded in pieces. */
 #define RUN_LINE_MAX 4096
 /* Per-process samples a recorded run's store keeps between two writes. */
-#define RUN_PROC_SAMPLES 262144
 
 struct run {
 	struct run_config cfg;
@@ -136,14 +137,15 @@ struct run *run_new(const struct run_config *cfg)
 		/* orphans of the tree become ours: followed, counted, reaped (an
 		 * attached tree's orphans go to whoever reaps them now) */
 		.subreaper = spawned && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0,
-		.proc_samples = cfg->record_path != NULL,
+		.proc_samples = 1,
 		.notify_end = cfg->notify_end, .test_lose_forks = cfg->test_lose_forks,
 		.test_lose_exits = cfg->test_lose_exits};
 	r->nl = s->nl_fd >= 0;
 	errno = 0;
-	/* a recording keeps per-process samples: room for a few seconds' worth
-	 * of thousands of live processes between two writes */
-	struct store_config sc = {.proc_samples_len = cfg->record_path ? RUN_PROC_SAMPLES : 0};
+	/* per-process samples, for the processes at any instant (moment.h) and
+	 * the recording: room for a few seconds' worth of thousands of live
+	 * processes between two writes */
+	struct store_config sc = {.proc_samples_len = RUN_PROC_SAMPLES};
 	r->st = store_new(&sc);
 	if (r->st)
 		r->col = collector_new(r->st, &cc);
@@ -247,16 +249,18 @@ fail:
 
 /* Ends the recording: the rest of the data, the final summary and how the
  * run ended; the one line of a failure is kept. */
+static void run_line(struct run *r, const char *bytes, size_t len);
+
 static void run_record_end(struct run *r)
 {
+	if (r->line_len) { /* a last line without its newline */
+		run_line(r, r->line, r->line_len);
+		r->line_len = 0;
+	}
 	if (!r->rec) {
 		recdb_close(r->db);
 		r->db = NULL;
 		return;
-	}
-	if (r->line_len) { /* a last line without its newline */
-		recorder_output(r->rec, r->line_t_ns, r->line, r->line_len);
-		r->line_len = 0;
 	}
 	enum run_state st = run_state(r);
 	enum recdb_end end = st == RUN_DETACHED ? RECDB_END_DETACHED
@@ -280,10 +284,17 @@ static void run_record_end(struct run *r)
 	r->db = NULL;
 }
 
+/* A line of the command's output (without its newline), printed from
+ * t_ns: into the store, and the recording. */
+static void run_line(struct run *r, const char *bytes, size_t len)
+{
+	store_push_line(r->st, r->line_t_ns, bytes, len);
+	if (r->rec)
+		recorder_output(r->rec, r->line_t_ns, bytes, len);
+}
+
 void run_output(struct run *r, const char *bytes, size_t len)
 {
-	if (!r->rec)
-		return;
 	uint64_t now = run_now_ns();
 	for (size_t i = 0; i < len; i++) {
 		char c = bytes[i];
@@ -294,7 +305,7 @@ void run_output(struct run *r, const char *bytes, size_t len)
 			if (n && r->line[n - 1] == '\r')
 				n--; /* a pty's CR LF */
 			if (n || !r->line_split) /* not the end of a line already written in pieces */
-				recorder_output(r->rec, r->line_t_ns, r->line, n);
+				run_line(r, r->line, n);
 			r->line_len = 0;
 			r->line_split = 0;
 			continue;
@@ -302,7 +313,7 @@ void run_output(struct run *r, const char *bytes, size_t len)
 		r->line[r->line_len++] = c;
 		r->line_split = 0;
 		if (r->line_len == sizeof(r->line)) {
-			recorder_output(r->rec, r->line_t_ns, r->line, r->line_len);
+			run_line(r, r->line, r->line_len);
 			r->line_len = 0;
 			r->line_split = 1;
 		}
@@ -530,67 +541,9 @@ int run_following(const struct run *r)
 	return r->following;
 }
 
-/* A recorded process as the process list shows a live one: its figures are
- * those of its last per-process sample at or before the instant. */
-static void run_rec_of(const struct recdb_proc_at *p, struct proc_rec *out)
+int run_moment(struct run *r, uint64_t t_ns, uint64_t out_ns, size_t max_lines, struct moment *m)
 {
-	memset(out, 0, sizeof(*out));
-	out->id = p->id;
-	out->pid = p->pid;
-	out->ppid = p->ppid;
-	out->start_ns = p->start_ns;
-	memcpy(out->comm, p->comm, sizeof(out->comm));
-	out->threads = 1;
-	out->pss_kib = out->peak_pss_kib = p->s.pss_kib;
-	out->rss_kib = out->peak_rss_kib = p->s.rss_kib;
-	out->utime_us = p->s.cpu_us;
-	out->minflt = p->s.minflt;
-	out->majflt = p->s.majflt;
-	out->valid = p->s.valid & (PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
-}
-
-ssize_t run_procs_at(struct run *r, uint64_t t_ns, struct proc_rec **out)
-{
-	struct recdb_proc_at *at = NULL;
-
-	*out = NULL;
-	if (r->cfg.source != RUN_RECORDED || !r->db)
-		return -ENOTSUP;
-	ssize_t n = recdb_procs_at(r->db, r->rec_id, t_ns, &at);
-	if (n <= 0)
-		return n;
-	struct proc_rec *recs = calloc((size_t)n, sizeof(*recs));
-	if (!recs) {
-		free(at);
-		return -ENOMEM;
-	}
-	/* their command lines are in the store loaded from the same run */
-	size_t nall = store_procs(r->st, STORE_PROCS_ALL, NULL, 0);
-	struct proc_rec *all = nall ? calloc(nall, sizeof(*all)) : NULL;
-	if (all)
-		nall = store_procs(r->st, STORE_PROCS_ALL, all, nall);
-	for (ssize_t i = 0; i < n; i++) {
-		run_rec_of(&at[i], &recs[i]);
-		for (size_t j = 0; all && j < nall; j++)
-			if (all[j].id == recs[i].id) {
-				recs[i].argv_id = all[j].argv_id;
-				recs[i].valid |= all[j].valid & PROC_V_ARGV;
-				recs[i].nexec = all[j].nexec;
-				break;
-			}
-	}
-	free(all);
-	free(at);
-	*out = recs;
-	return n;
-}
-
-ssize_t run_output_at(struct run *r, uint64_t t_ns, size_t max, struct recdb_line **out)
-{
-	*out = NULL;
-	if (r->cfg.source != RUN_RECORDED || !r->db)
-		return -ENOTSUP;
-	return recdb_output_at(r->db, r->rec_id, t_ns, max, out);
+	return moment_take(r->st, t_ns, out_ns, max_lines, m);
 }
 
 void run_free(struct run *r)

@@ -147,7 +147,10 @@ int64_t run_recording(struct run *r, char *msg, size_t cap, int *pruned);
 /* A recorded run, read back: st (loaded by recdb_load) and db are the
  * run's now. It is over from the start; nothing runs or is signalled. */
 struct recdb;
-struct recdb_line;
+struct moment;
+/* The per-process samples a run's store keeps (a live run's, a followed
+ * recording's): the processes at any instant of the last part of the run. */
+#define RUN_PROC_SAMPLES 262144
 struct run *run_new_recorded(struct store *st, struct recdb *db, int64_t run_id);
 /* Follows a recorded run that another spacetime is still recording: the
  * first call reads all of it into the run's store (which must be empty),
@@ -160,13 +163,11 @@ int run_follow(struct run *r);
 int run_recording_live(uint64_t updated_wall_ns);
 /* Whether run_follow() still follows the run. */
 int run_following(const struct run *r);
-/* A recorded run's processes alive at t_ns, as records whose figures are
- * those of each one's last per-process sample then (not its peak); *out is
- * malloc'd. Returns the count, or -ENOTSUP for a run not recorded. */
-ssize_t run_procs_at(struct run *r, uint64_t t_ns, struct proc_rec **out);
-/* A recorded run's last max output lines at or before t_ns (free with
- * recdb_lines_free). Returns the count, or -ENOTSUP. */
-ssize_t run_output_at(struct run *r, uint64_t t_ns, size_t max, struct recdb_line **out);
+/* The run at t_ns (moment.h), whatever its source: the processes alive then
+ * with their figures then, the counts, the last max_lines lines of the
+ * output printed up to out_ns. Free with moment_free(). Returns 0 or
+ * -ENOMEM. */
+int run_moment(struct run *r, uint64_t t_ns, uint64_t out_ns, size_t max_lines, struct moment *m);
 
 /* Frees the run: collector, store, and what spawn opened. NULL is a no-op. */
 void run_free(struct run *r);

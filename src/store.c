@@ -67,6 +67,7 @@ struct store {
 	struct store_event *events;
 	uint32_t events_len;
 	uint64_t nevents; /* pushed so far; event i sits at i % events_len */
+	struct outlog *lines; /* the command's output */
 	struct store_proc_sample *psamples; /* the same ring for per-process samples */
 	uint32_t psamples_len;
 	uint64_t npsamples;
@@ -113,6 +114,7 @@ void store_free(struct store *st)
 	series_free(st->series);
 	free(st->events);
 	free(st->psamples);
+	outlog_free(st->lines);
 	segvec_free(&st->ids);
 	segvec_free(&st->loc);
 	segvec_free(&st->live);
@@ -179,6 +181,12 @@ struct store *store_new(const struct store_config *cfg)
 		err = !st->series && st->events && (st->psamples || !st->psamples_len) ? errno : ENOMEM;
 		store_free(st);
 		errno = err;
+		return NULL;
+	}
+	st->lines = outlog_new(c.lines_len ? c.lines_len : STORE_LINES, c.lines_bytes ? c.lines_bytes : STORE_LINES_BYTES);
+	if (!st->lines) {
+		store_free(st);
+		errno = ENOMEM;
 		return NULL;
 	}
 	return st;
@@ -282,6 +290,22 @@ void store_push_proc_samples(struct store *st, const struct store_proc_sample *v
 	for (size_t i = 0; i < n; i++)
 		st->psamples[st->npsamples++ % st->psamples_len] = v[i];
 	pthread_mutex_unlock(&st->lock);
+}
+
+int store_push_line(struct store *st, uint64_t t_ns, const char *bytes, size_t len)
+{
+	pthread_mutex_lock(&st->lock);
+	int r = outlog_push(st->lines, t_ns, bytes, len);
+	pthread_mutex_unlock(&st->lock);
+	return r;
+}
+
+ssize_t store_lines_to(struct store *st, uint64_t t_ns, size_t max, struct outlog_line **out, int *cut)
+{
+	pthread_mutex_lock(&st->lock);
+	ssize_t n = outlog_to(st->lines, t_ns, max, out, cut);
+	pthread_mutex_unlock(&st->lock);
+	return n;
 }
 
 size_t store_proc_samples(struct store *st, uint64_t *cursor, struct store_proc_sample *out,

@@ -14,6 +14,8 @@
  * (the collector's default, --help's, a replay's of a run that says none). */
 #define STORE_INTERVAL_MS 100
 
+#include "outlog.h"
+
 /* Bits of struct sample.valid: a field whose bit is clear is unknown, not zero. */
 enum {
 	SAMPLE_PSS = 1u << 0,     /* pss_kib and its anon/file/shmem split */
@@ -211,6 +213,8 @@ struct store_config {
 	uint32_t events_len;    /* event ring length (default 65536) */
 	uint32_t proc_samples_len; /* per-process sample ring length (default 0: none
 				    * kept, store_push_proc_samples() does nothing) */
+	uint32_t lines_len;     /* output lines kept at most (default STORE_LINES) */
+	size_t lines_bytes;     /* and their bytes (default STORE_LINES_BYTES) */
 	uint64_t base_ns;       /* tier k >= 1 buckets are time slots of base_ns * factor^k
 				 * (default 100 ms) */
 	size_t strpool_max_bytes; /* string bytes interned at most (default 12 MiB); past
@@ -284,7 +288,18 @@ int store_ps_moved(uint64_t was, uint64_t now);
  * store keeps none (store_config.proc_samples_len 0). */
 void store_push_proc_samples(struct store *st, const struct store_proc_sample *v, size_t n);
 
+/* The command's output, line by line (without the newline), when each was
+ * printed; the oldest let go of past the store's bound. Returns 0 or
+ * -ENOMEM. */
+#define STORE_LINES 200000
+#define STORE_LINES_BYTES (32u << 20)
+int store_push_line(struct store *st, uint64_t t_ns, const char *bytes, size_t len);
+
 /* Reader side: every call copies under the lock and returns. */
+/* The last max output lines printed at or before t_ns, oldest first, in one
+ * block (*out, free() it); *cut: older ones were let go of. Returns how
+ * many, or -ENOMEM. */
+ssize_t store_lines_to(struct store *st, uint64_t t_ns, size_t max, struct outlog_line **out, int *cut);
 /* Copies execs [from, from + max); returns the total number of execs. */
 size_t store_execs(struct store *st, size_t from, struct store_exec *out, size_t max);
 void store_summary_get(struct store *st, struct store_summary *out);

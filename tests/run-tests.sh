@@ -95,7 +95,7 @@ if [ -z "${UNITS:-}" ] && [ -z "${SAN_LOG_DIR:-}" ]; then
 	echo "# structure"
 	if tests/structure.py >"$tmp/structure.out" 2>&1; then
 		pass=$((pass + 1))
-		echo "ok - structure: $(tail -n 1 "$tmp/structure.out")"
+		echo "ok - $(tail -n 1 "$tmp/structure.out")"
 	else
 		fail=$((fail + 1))
 		sed 's/^/# /' "$tmp/structure.out"

@@ -268,7 +268,8 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 		return HISTORY_EXIT_FAIL;
 	}
 	int follow = k >= 0 && rows[k].end == RECDB_END_RUNNING && run_recording_live(rows[k].updated_wall_ns);
-	if (follow && !(st = store_new(NULL)))
+	struct store_config sc = {.proc_samples_len = RUN_PROC_SAMPLES};
+	if (follow && !(st = store_new(&sc)))
 		r = -ENOMEM;
 	else if (k >= 0 && !follow)
 		r = recdb_load(db, id, &st);

@@ -157,6 +157,9 @@ void panes_at(struct panes *p, uint64_t t, struct panes_at *at)
 	at->exact = b[k].n == 1;
 	at->s = b[k].n == 1 ? b[k].max : b[k].mean;
 	at->s.valid = b[k].valid;
+	/* past the run's end (after its last sample): nothing lives then */
+	if (p->sum.end_ns && t >= p->sum.end_ns)
+		at->s.live_procs = at->s.live_threads = 0;
 	size_t i0 = k ? k - 1 : k, i1 = k ? k : k + 1;
 	if (i1 < n && b[i1].t1_ns > b[i0].t1_ns) {
 		double dt = (double)(b[i1].t1_ns - b[i0].t1_ns) / 1e9;
@@ -430,6 +433,21 @@ const struct bucket *panes_col(struct panes *p, size_t c, struct graph_col **gc)
 	return p->idx[c] < 0 ? NULL : &p->bk[p->idx[c]];
 }
 
+/* The run's peak marked over its column, in the graph's top row (above the
+ * highest value but for the graph's own nice ceiling: P moves the cursor
+ * there). */
+static void panes_peak_mark(const struct panes *p, const struct rect *g)
+{
+	uint64_t t = p->sum.peak.t_ns;
+
+	if (!t || t < p->t0_ns || t > p->t1_ns || p->t1_ns <= p->t0_ns || g->w <= 0 || g->h < 3)
+		return;
+	int x = (int)((double)(t - p->t0_ns) / (double)(p->t1_ns - p->t0_ns) * g->w);
+	if (x >= g->w)
+		x = g->w - 1;
+	term_cell(g->y, g->x + x, term_utf8() ? 0x25BC : 'v', ROLE_WARN);
+}
+
 void panes_mem(struct panes *p)
 {
 	const struct rect *g = &p->lay.mem_graph, *ya = &p->lay.mem_yaxis, *ta = &p->lay.mem_taxis;
@@ -477,6 +495,7 @@ void panes_mem(struct panes *p)
 	s.line_role = ROLE_RSS;
 	s.est_role = ROLE_EST;
 	panes_blit(p, g, &s, ncols);
+	panes_peak_mark(p, g);
 	if (!p->have_data)
 		term_puts(g->y + g->h / 2, g->x + 2, g->w - 2, "waiting for the first sample", ROLE_DIM);
 	/* y axis: top, middle and zero */
@@ -547,7 +566,7 @@ void panes_status(struct panes *p)
 		return;
 	}
 	int nfw = (int)strlen(focus_name[p->focus]) + 3;
-	size_t n = keys_hints(hk, hw, 32);
+	size_t n = keys_hints(p->kind, hk, hw, 32);
 	int x = r->x + 1, end = r->x + r->w - nfw;
 	for (size_t i = 0; i < n; i++) {
 		int need = (int)(strlen(hk[i]) + strlen(hw[i])) + 3;
@@ -568,6 +587,9 @@ static const char *panes_help_extra[] = {
 	"  Tasks: live processes (filled) and threads (line). Faults: minor fault rate,",
 	"  major faults (needed I/O) in their own row. CPU: cores in use, user and system.",
 	"  Processes: ~ marks a PSS estimated since the last smaps_rollup read.",
+	"  The cursor (c) sets the instant of every pane: header, boxes, processes, output;",
+	"  0 brings them back to the present (a replay's: its end). The run's peak is",
+	"  marked over its column at the graph's top; P puts the cursor on it.",
 	"  Pausing or zooming changes only the view: collection never stops.",
 };
 
@@ -575,7 +597,7 @@ void panes_help(struct panes *p)
 {
 	int rows, cols;
 	char line[256];
-	size_t nkeys = keys_help_line(0, NULL, 0);
+	size_t nkeys = keys_help_line(p->kind, 0, NULL, 0);
 	size_t nextra = sizeof(panes_help_extra) / sizeof(panes_help_extra[0]);
 	size_t total = nkeys + nextra + (p->notice ? 2 : 0) + (p->log_path ? 1 : 0);
 
@@ -590,7 +612,7 @@ void panes_help(struct panes *p)
 		size_t k = p->help_top + i;
 		enum role r = ROLE_NORMAL;
 		if (k < nkeys) {
-			keys_help_line(k, line, sizeof(line));
+			keys_help_line(p->kind, k, line, sizeof(line));
 		} else if ((k -= nkeys) < nextra) {
 			snprintf(line, sizeof(line), "%s", panes_help_extra[k]);
 		} else if ((k -= nextra) < (p->notice ? 2u : 0u)) {

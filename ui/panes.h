@@ -43,6 +43,11 @@ struct panes {
 	uint64_t now_ns, start_ns, live_ns, t0_ns, t1_ns;
 	int have_data, finished;
 	int recorded;          /* a replay: over from the start, on its own clock */
+	unsigned kind;         /* KEYS_SPAWNED, KEYS_ATTACHED or KEYS_REPLAY: the keys offered */
+	/* the process list's counts (the Tasks box says the same): processes
+	 * alive and made by the list's instant */
+	int snap_ok;
+	uint32_t snap_live, snap_made;
 	/* scratch, grown as needed, never shrunk */
 	struct bucket *bk;
 	size_t nbk, bk_cap;

@@ -14,7 +14,7 @@
 #include "panes.h"
 #include "plist.h"
 #include "ptywait.h"
-#include "recdb.h"
+#include "moment.h"
 #include "statpanes.h"
 #include "store.h"
 #include "term.h"
@@ -60,10 +60,11 @@ struct tui {
 	struct tui_ctx *ctx;
 	struct panes p;
 	struct plist *pl;
-	struct outpane *op;
-	int recorded;        /* a replay: the list and output follow the cursor */
+	struct outpane *op;    /* the command's output as it comes (a live run's) */
+	struct outpane *op_at; /* the output up to the instant shown (tui_at_instant) */
+	int recorded;        /* a replay: no present, every pane at an instant */
 	uint64_t follow_due_ns; /* a replay followed live: the next read */
-	uint64_t rec_at_ns;  /* the instant they show now (0: none yet) */
+	uint64_t rec_at_ns;  /* the instant the list and output show now (0: none) */
 	int in_fd, out_fd, tty_fd, sig_fd, log_fd, pty_fd;
 	int stop_sig; /* the signal that started stopping the command */
 	int pty_eof, tty_gone, done, finished;
@@ -156,53 +157,67 @@ static void tui_layout(struct tui *t)
 	}
 }
 
-/* The instant a replay's process list and output show: the cursor's, or
- * without one the peak's (else the end). */
+/* Whether every pane shows one instant of the run rather than its present:
+ * the cursor is on, or it is a replay (no present: its end, without one). */
+static int tui_at_instant(const struct tui *t)
+{
+	return t->recorded || t->p.tl.cursor_on;
+}
+
+/* The instant the process list and output show (tui_at_instant): the
+ * cursor's, or a replay's newest one (its end; followed live, its last). */
 static uint64_t tui_rec_at(const struct tui *t, const struct store_summary *s)
 {
 	const struct timeline *tl = &t->p.tl;
 
 	if (tl->cursor_on)
 		return tl->cursor_ns;
-	if (run_following(t->ctx->run)) /* followed live: its newest instant */
+	if (run_following(t->ctx->run))
 		return s->last.t_ns;
-	if (s->peak.t_ns)
-		return s->peak.t_ns;
 	return s->end_ns > s->last.t_ns ? s->end_ns : s->last.t_ns;
 }
 
-/* A replay: the processes alive at the cursor (or, without one, at the
- * peak) with their figures then, and the output printed up to then. */
+/* The output pane's lines: those up to the instant shown, or as they come. */
+static struct outpane *tui_op(const struct tui *t)
+{
+	return tui_at_instant(t) && t->op_at ? t->op_at : t->op;
+}
+
+/* The run at an instant (the cursor's, or a replay's): the processes alive
+ * then with their figures then, and the output printed up to then. */
 static void tui_refresh_at(struct tui *t)
 {
 	struct panes *p = &t->p;
 	struct store_summary s;
 	store_summary_get(p->st, &s);
 	uint64_t at = tui_rec_at(t, &s);
-	struct proc_rec *recs = NULL;
-	struct recdb_line *lines = NULL;
+	struct moment m;
 
 	t->rec_at_ns = at;
-	ssize_t n = run_procs_at(t->ctx->run, at, &recs);
-	if (n < 0 || plist_refresh_at(t->pl, p->st, recs, n > 0 ? (size_t)n : 0, at, s.start_ns) < 0)
-		panes_message(p, "cannot read the processes at that instant: %s", strerror(n < 0 ? (int)-n : ENOMEM));
-	free(recs);
 	/* in the graph's last column: all of the output, the lines the command
 	 * printed as it ended included */
 	uint64_t end = s.end_ns > s.last.t_ns ? s.end_ns : s.last.t_ns;
 	uint64_t col = p->lay.mem_graph.w > 0 && p->t1_ns > p->t0_ns ? (p->t1_ns - p->t0_ns) / (uint64_t)p->lay.mem_graph.w : 0;
-	n = run_output_at(t->ctx->run, at + col >= end ? end + 3600000000000ull : at, TUI_OUT_LINES, &lines);
-	struct outpane *op = n >= 0 ? outpane_new(TUI_OUT_LINES, term_utf8()) : NULL;
+	int r = run_moment(t->ctx->run, at, at + col >= end ? UINT64_MAX : at, TUI_OUT_LINES, &m);
+	if (r < 0) {
+		panes_message(p, "cannot take the run at that instant: %s", strerror(-r));
+		return;
+	}
+	if (plist_refresh_at(t->pl, p->st, m.procs, m.nprocs, at, s.start_ns) < 0)
+		panes_message(p, "cannot show the processes at that instant: %s", strerror(ENOMEM));
+	p->snap_ok = 1;
+	p->snap_live = (uint32_t)m.nprocs;
+	p->snap_made = m.made;
+	struct outpane *op = outpane_new(TUI_OUT_LINES, term_utf8());
 	if (op) {
-		for (ssize_t i = 0; i < n; i++) {
-			outpane_feed(op, lines[i].bytes, lines[i].len);
+		for (size_t i = 0; i < m.nlines; i++) {
+			outpane_feed(op, m.lines[i].bytes, m.lines[i].len);
 			outpane_feed(op, "\n", 1);
 		}
-		outpane_free(t->op);
-		t->op = op;
+		outpane_free(t->op_at);
+		t->op_at = op;
 	}
-	if (lines) /* allocated even when no line came */
-		recdb_lines_free(lines, n > 0 ? (size_t)n : 0);
+	moment_free(&m);
 	t->dirty |= D_PLIST | D_OUT;
 }
 
@@ -211,14 +226,22 @@ static void tui_refresh_plist(struct tui *t, uint64_t now)
 {
 	uint64_t c0 = tui_cpu_ns();
 
-	if (t->recorded) {
+	if (tui_at_instant(t)) {
 		tui_refresh_at(t);
-		t->plist_due_ns = UINT64_MAX; /* nothing changes but the cursor */
+		/* a replay changes with the cursor only; a live run's instant
+		 * can still learn of its processes (an exit told late) */
+		t->plist_due_ns = t->recorded ? UINT64_MAX : now + TUI_PLIST_MIN_NS;
 		return;
 	}
-
+	if (t->rec_at_ns) { /* back to the present: the output as it comes */
+		t->rec_at_ns = 0;
+		t->dirty |= D_OUT;
+	}
 	if (plist_refresh(t->pl, run_store(t->ctx->run), now) < 0)
 		panes_message(&t->p, "out of memory for the process list");
+	t->p.snap_ok = 1;
+	t->p.snap_live = (uint32_t)plist_live(t->pl);
+	t->p.snap_made = (uint32_t)(plist_live(t->pl) + plist_finished(t->pl));
 	uint64_t cost = tui_cpu_ns() - c0, wait = cost * TUI_PLIST_COST_FACTOR;
 	t->plist_due_ns = now + (wait > TUI_PLIST_MIN_NS ? wait : TUI_PLIST_MIN_NS);
 	t->dirty |= D_PLIST;
@@ -258,7 +281,7 @@ static void tui_scroll(struct tui *t, long delta)
 	struct panes *p = &t->p;
 
 	if (p->focus == FOCUS_OUTPUT) {
-		long back = (long)p->out_back - delta, max = (long)outpane_count(t->op) - 1;
+		long back = (long)p->out_back - delta, max = (long)outpane_count(tui_op(t)) - 1;
 		p->out_back = (size_t)(back < 0 ? 0 : back > max ? (max > 0 ? max : 0) : back);
 		t->dirty |= D_OUT;
 	} else {
@@ -413,10 +436,13 @@ static void act_pan(struct tui *t, enum key_action a, uint64_t now)
 	t->dirty |= D_HEADER | D_MEM | D_STATS;
 }
 
+/* 0: the whole run in view, the cursor off: every pane at the present (a
+ * replay's: its end). */
 static void act_live(struct tui *t, enum key_action a, uint64_t now)
 {
 	(void)a, (void)now;
 	timeline_live(&t->p.tl);
+	t->p.tl.cursor_on = 0;
 	t->p.out_back = 0;
 	t->plist_due_ns = 0;
 	t->dirty |= D_HEADER | D_MEM | D_STATS | D_OUT;
@@ -426,7 +452,8 @@ static void act_cursor(struct tui *t, enum key_action a, uint64_t now)
 {
 	(void)a, (void)now;
 	timeline_cursor_toggle(&t->p.tl, t->p.t0_ns, t->p.t1_ns);
-	t->dirty |= D_MEM | D_STATS;
+	t->plist_due_ns = 0; /* the list and output at the instant, or the present, now */
+	t->dirty |= D_HEADER | D_MEM | D_STATS | D_OUT;
 }
 
 static void act_peak(struct tui *t, enum key_action a, uint64_t now)
@@ -448,8 +475,7 @@ static void act_peak(struct tui *t, enum key_action a, uint64_t now)
 	t->dirty |= D_HEADER | D_MEM | D_STATS;
 	peak_of(&p->sum, &pk);
 	peak_brief(&pk, brief, sizeof(brief));
-	snprintf(msg, sizeof(msg), "cursor on the peak: %s%s", brief,
-		 t->recorded ? "" : "; the process list is the current one (a replay shows it as of the cursor)");
+	snprintf(msg, sizeof(msg), "cursor on the peak: %s", brief);
 	panes_message(p, "%s", msg);
 }
 
@@ -527,7 +553,7 @@ static void act_scroll(struct tui *t, enum key_action a, uint64_t now)
 	else if (a == ACT_PAGE_UP || a == ACT_PAGE_DOWN)
 		tui_scroll(t, a == ACT_PAGE_UP ? -page : page);
 	else
-		tui_scroll(t, -(long)(outpane_count(t->op) + plist_live(t->pl) + plist_finished(t->pl)));
+		tui_scroll(t, -(long)(outpane_count(tui_op(t)) + plist_live(t->pl) + plist_finished(t->pl)));
 }
 
 static void act_interrupt(struct tui *t, enum key_action a, uint64_t now)
@@ -756,15 +782,17 @@ static void tui_draw(struct tui *t, uint64_t now)
 		if (t->dirty & D_PLIST)
 			plist_draw(t->pl, run_store(t->ctx->run), &p->lay, p->focus == FOCUS_PROCS);
 		if ((t->dirty & D_OUT) && p->lay.out.h) {
-			panes_output_title(p, outpane_total(t->op) - 1, t->pty_eof);
-			if (t->recorded && !outpane_total(t->op))
-				term_puts(p->lay.out_body.y, 1, p->lay.out_body.w - 1,
-					  "no output recorded up to here (runs with -s keep none)", ROLE_DIM);
-			else if (t->pty_fd < 0 && !t->recorded)
+			struct outpane *op = tui_op(t);
+			panes_output_title(p, outpane_total(op) - 1, t->pty_eof);
+			if (t->pty_fd < 0 && !t->recorded)
 				term_puts(p->lay.out_body.y, 1, p->lay.out_body.w - 1,
 					  "the command's output is not captured", ROLE_DIM);
+			else if (tui_at_instant(t) && !outpane_total(op))
+				term_puts(p->lay.out_body.y, 1, p->lay.out_body.w - 1,
+					  t->recorded ? "no output recorded up to here (runs with -s keep none)"
+						      : "no output printed up to here", ROLE_DIM);
 			else
-				outpane_draw(t->op, p->lay.out_body.y, p->lay.out_body.x, p->lay.out_body.h,
+				outpane_draw(op, p->lay.out_body.y, p->lay.out_body.x, p->lay.out_body.h,
 					     p->lay.out_body.w, p->out_back, !term_mono());
 		}
 		if (t->dirty & D_STATUS)
@@ -849,7 +877,7 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 	if ((!p->tl.paused || !t->plist_due_ns) && now >= t->plist_due_ns &&
 	    (data || !t->plist_due_ns))
 		tui_refresh_plist(t, now);
-	else if (t->recorded && tui_rec_at(t, &p->sum) != t->rec_at_ns)
+	else if (tui_at_instant(t) && tui_rec_at(t, &p->sum) != t->rec_at_ns)
 		tui_refresh_at(t); /* the cursor moved */
 	if (t->esc_pending && now - t->esc_ns >= TUI_ESC_NS) {
 		t->esc_pending = 0; /* one Esc alone: the program's */
@@ -949,6 +977,7 @@ static void tui_settle(struct tui *t, const struct tui_ctx *ctx)
 {
 	t->p.style = panes_default_style();
 	t->recorded = run_source(ctx->run) == RUN_RECORDED;
+	t->p.kind = t->recorded ? KEYS_REPLAY : run_source(ctx->run) == RUN_ATTACHED ? KEYS_ATTACHED : KEYS_SPAWNED;
 	t->p.recorded = t->recorded && !run_following(ctx->run);
 	if (ctx->cursor_ns) {
 		t->p.tl.cursor_on = 1;
@@ -1050,6 +1079,7 @@ out:
 		close(t.tty_fd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	outpane_free(t.op);
+	outpane_free(t.op_at);
 	plist_free(t.pl);
 	panes_free(&t.p);
 	return rc;

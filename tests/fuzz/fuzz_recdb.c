@@ -31,6 +31,7 @@
 #include "export_json.h"
 #include "export_svg.h"
 #include "export_trace.h"
+#include "moment.h"
 #include "recdb.h"
 #include "report.h"
 
@@ -436,38 +437,21 @@ static void write_exports(struct store *st, char **argv, const struct recdb_run_
 	export_snap_free(&sn);
 }
 
-/* The replay's process list and output pane at instant t (src/run.c
- * run_procs_at, ui/tui.c tui_refresh_at): each process alive then, with
- * its command line looked up among the loaded store's records. */
-static void read_at(struct recdb *db, int64_t id, struct store *st, uint64_t t)
+/* The run at instant t, as every pane at the cursor takes it (moment.h:
+ * src/run.c run_moment, ui/tui.c tui_refresh_at): each process alive then,
+ * with its command line, and the output up to then. */
+static void read_at(struct store *st, uint64_t t)
 {
-	struct recdb_proc_at *at = NULL;
-	struct recdb_line *lines = NULL;
-	ssize_t n = recdb_procs_at(db, id, t, &at);
-	size_t nall = store_procs(st, STORE_PROCS_ALL, NULL, 0);
-	struct proc_rec *all = calloc(nall ? nall : 1, sizeof(*all));
+	struct moment m;
 
-	FUZZ_CHECK(all != NULL);
-	nall = store_procs(st, STORE_PROCS_ALL, all, nall);
-	if (n < 0)
-		check_fail(db, (int)n, NULL);
-	for (ssize_t i = 0; i < n; i++) {
-		FUZZ_CHECK(at[i].s.id == at[i].id);
-		for (size_t j = 0; j < nall; j++)
-			if (all[j].id == at[i].id) {
-				read_str(st, all[j].argv_id);
-				break;
-			}
-	}
-	free(all);
-	free(at);
-	n = recdb_output_at(db, id, t, FUZZ_RECDB_LINES, &lines);
-	if (n < 0)
-		check_fail(db, (int)n, NULL);
-	FUZZ_CHECK(n <= FUZZ_RECDB_LINES);
-	for (ssize_t i = 0; i < n; i++)
-		FUZZ_CHECK(lines[i].bytes != NULL);
-	recdb_lines_free(lines, n > 0 ? (size_t)n : 0);
+	FUZZ_CHECK(moment_take(st, t, t, FUZZ_RECDB_LINES, &m) == 0);
+	FUZZ_CHECK(m.nprocs <= m.made);
+	for (size_t i = 0; i < m.nprocs; i++)
+		read_str(st, m.procs[i].argv_id);
+	FUZZ_CHECK(m.nlines <= FUZZ_RECDB_LINES);
+	for (size_t i = 0; i < m.nlines; i++)
+		FUZZ_CHECK(m.lines[i].bytes != NULL);
+	moment_free(&m);
 }
 
 /* Loads run row and does what the replay and export of it do. */
@@ -488,9 +472,9 @@ static void load_run(struct recdb *db, const struct recdb_run_row *row, int k)
 	write_exports(st, argv, row, k);
 	free(argv);
 	store_summary_get(st, &sum);
-	read_at(db, row->id, st, sum.start_ns);
-	read_at(db, row->id, st, sum.peak.t_ns);
-	read_at(db, row->id, st, sum.end_ns > sum.last.t_ns ? sum.end_ns : sum.last.t_ns);
+	read_at(st, sum.start_ns);
+	read_at(st, sum.peak.t_ns);
+	read_at(st, sum.end_ns > sum.last.t_ns ? sum.end_ns : sum.last.t_ns);
 	store_free(st);
 }
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "moment.h"
 #include "recdb.h"
 #include "store.h"
 
@@ -625,87 +626,91 @@ static void test_last_at_end(void **state)
 	recdb_close(db);
 }
 
+/* A recording loaded back answers for any instant (moment.h): the processes
+ * alive then with their last per-process sample at or before it, and the
+ * output printed up to it. */
 static void test_procs_and_output_at(void **state)
 {
 	char path[128], msg[256];
-	struct recdb_proc_at *p;
-	struct recdb_line *l;
-	struct store *st;
+	struct moment m;
+	struct store *st, *back;
 	struct recdb *db;
 	int64_t run_id;
-	ssize_t n;
 
 	(void)state;
 	path_of(path, sizeof(path), "at.db");
 	st = mk_store();
 	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
 	write_store(db, st, &run_id);
+	assert_int_equal(recdb_load(db, run_id, &back), 0);
 
 	/* 0.1 s: 1 (no sample yet) and 2 alive; 3 not started */
-	n = recdb_procs_at(db, run_id, BASE + 100 * MS, &p);
-	assert_int_equal(n, 2);
-	assert_int_equal(p[0].id, 1);
-	assert_int_equal(p[0].pid, 101);
-	assert_string_equal(p[0].comm, "proc1");
-	assert_int_equal(p[0].s.valid, 0);
-	assert_int_equal(p[1].id, 2);
-	free(p);
+	assert_int_equal(moment_take(back, BASE + 100 * MS, BASE + 100 * MS, 0, &m), 0);
+	assert_int_equal(m.nprocs, 2);
+	assert_int_equal(m.procs[0].id, 1);
+	assert_int_equal(m.procs[0].pid, 101);
+	assert_string_equal(m.procs[0].comm, "proc1");
+	assert_int_equal(m.procs[0].valid & ~PROC_V_ARGV, 0);
+	assert_int_equal(m.procs[1].id, 2);
+	assert_int_equal(m.made, 2);
+	moment_free(&m);
 	/* 0.6 s: 3 has its 0.5 s sample (PSS only) */
-	n = recdb_procs_at(db, run_id, BASE + 600 * MS, &p);
-	assert_int_equal(n, 3);
-	assert_int_equal(p[2].id, 3);
-	assert_int_equal(p[2].s.valid, PROC_V_PSS);
-	assert_int_equal(p[2].s.pss_kib, 400);
-	assert_int_equal(p[2].s.t_ns, BASE + 500 * MS);
-	free(p);
+	assert_int_equal(moment_take(back, BASE + 600 * MS, BASE + 600 * MS, 0, &m), 0);
+	assert_int_equal(m.nprocs, 3);
+	assert_int_equal(m.procs[2].id, 3);
+	assert_int_equal(m.procs[2].valid & ~PROC_V_ARGV, PROC_V_PSS);
+	assert_int_equal(m.procs[2].pss_kib, 400);
+	moment_free(&m);
 	/* 1.2 s: 3 has exited; 1 and 2 at their 1 s samples */
-	n = recdb_procs_at(db, run_id, BASE + 1200 * MS, &p);
-	assert_int_equal(n, 2);
-	assert_int_equal(p[0].s.pss_kib, 100);
-	assert_int_equal(p[0].s.rss_kib, 110);
-	assert_int_equal(p[0].s.cpu_us, 120);
-	assert_int_equal(p[0].s.minflt, 130);
-	assert_int_equal(p[0].s.majflt, 140);
-	assert_int_equal(p[0].s.valid, PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
-	assert_int_equal(p[1].id, 2);
-	assert_int_equal(p[1].s.pss_kib, 300);
-	free(p);
+	assert_int_equal(moment_take(back, BASE + 1200 * MS, BASE + 1200 * MS, 0, &m), 0);
+	assert_int_equal(m.nprocs, 2);
+	assert_int_equal(m.finished, 1);
+	assert_int_equal(m.procs[0].pss_kib, 100);
+	assert_int_equal(m.procs[0].rss_kib, 110);
+	assert_int_equal(m.procs[0].utime_us, 120);
+	assert_int_equal(m.procs[0].minflt, 130);
+	assert_int_equal(m.procs[0].majflt, 140);
+	assert_int_equal(m.procs[0].valid & ~PROC_V_ARGV, PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
+	assert_int_equal(m.procs[1].id, 2);
+	assert_int_equal(m.procs[1].pss_kib, 300);
+	moment_free(&m);
 	/* 2 s exactly: 1's 2 s sample counts (at or before); 2 ended at 1.5 s */
-	n = recdb_procs_at(db, run_id, BASE + 2 * SEC, &p);
-	assert_int_equal(n, 1);
-	assert_int_equal(p[0].s.pss_kib, 200);
-	assert_int_equal(p[0].s.valid, PROC_V_PSS | PROC_V_RSS | PROC_V_CPU);
-	free(p);
+	assert_int_equal(moment_take(back, BASE + 2 * SEC, BASE + 2 * SEC, 0, &m), 0);
+	assert_int_equal(m.nprocs, 1);
+	assert_int_equal(m.procs[0].pss_kib, 200);
+	assert_int_equal(m.procs[0].valid & ~PROC_V_ARGV, PROC_V_PSS | PROC_V_RSS | PROC_V_CPU);
+	moment_free(&m);
 	/* 3 s: 1 (still at 200) and 4 (no sample) */
-	n = recdb_procs_at(db, run_id, BASE + 3 * SEC, &p);
-	assert_int_equal(n, 2);
-	assert_int_equal(p[0].s.pss_kib, 200);
-	assert_int_equal(p[1].id, 4);
-	assert_int_equal(p[1].s.valid, 0);
-	free(p);
+	assert_int_equal(moment_take(back, BASE + 3 * SEC, BASE + 3 * SEC, 0, &m), 0);
+	assert_int_equal(m.nprocs, 2);
+	assert_int_equal(m.procs[0].pss_kib, 200);
+	assert_int_equal(m.procs[1].id, 4);
+	assert_int_equal(m.procs[1].valid & ~PROC_V_ARGV, 0);
+	moment_free(&m);
 
-	n = recdb_output_at(db, run_id, BASE + 1 * SEC, 10, &l);
-	assert_int_equal(n, 3);
-	assert_int_equal(l[0].len, 3);
-	assert_memory_equal(l[0].bytes, "one", 3);
-	assert_int_equal(l[1].len, 7);
-	assert_memory_equal(l[1].bytes, "two\0bin", 7);
-	assert_int_equal(l[1].t_ns, BASE + 200 * MS);
-	assert_int_equal(l[2].len, 0);
-	recdb_lines_free(l, (size_t)n);
-	n = recdb_output_at(db, run_id, BASE + 1 * SEC, 2, &l);
-	assert_int_equal(n, 2);
-	assert_memory_equal(l[0].bytes, "two\0bin", 7);
-	recdb_lines_free(l, (size_t)n);
-	n = recdb_output_at(db, run_id, BASE + 10 * SEC, 1, &l);
-	assert_int_equal(n, 1);
-	assert_memory_equal(l[0].bytes, "three", 5);
-	recdb_lines_free(l, (size_t)n);
-	n = recdb_output_at(db, run_id, BASE, 5, &l);
-	assert_int_equal(n, 0);
-	recdb_lines_free(l, 0);
+	assert_int_equal(moment_take(back, BASE + 1 * SEC, BASE + 1 * SEC, 10, &m), 0);
+	assert_int_equal(m.nlines, 3);
+	assert_int_equal(m.lines[0].len, 3);
+	assert_memory_equal(m.lines[0].bytes, "one", 3);
+	assert_int_equal(m.lines[1].len, 7);
+	assert_memory_equal(m.lines[1].bytes, "two\0bin", 7);
+	assert_int_equal(m.lines[1].t_ns, BASE + 200 * MS);
+	assert_int_equal(m.lines[2].len, 0);
+	moment_free(&m);
+	assert_int_equal(moment_take(back, BASE + 1 * SEC, BASE + 1 * SEC, 2, &m), 0);
+	assert_int_equal(m.nlines, 2);
+	assert_memory_equal(m.lines[0].bytes, "two\0bin", 7);
+	moment_free(&m);
+	assert_int_equal(moment_take(back, BASE + 10 * SEC, BASE + 10 * SEC, 1, &m), 0);
+	assert_int_equal(m.nlines, 1);
+	assert_memory_equal(m.lines[0].bytes, "three", 5);
+	moment_free(&m);
+	assert_int_equal(moment_take(back, BASE, BASE, 5, &m), 0);
+	assert_int_equal(m.nlines, 0);
+	moment_free(&m);
+	store_free(back);
 
-	assert_int_equal(recdb_procs_at(db, 77, BASE, &p), -ENOENT);
+	assert_int_equal(recdb_load(db, 77, &back), -ENOENT);
 	assert_true(strstr(recdb_errmsg(db), "77") != NULL);
 	recdb_close(db);
 	store_free(st);
@@ -1152,20 +1157,27 @@ static void test_bounds(void **state)
 	assert_null(rows[1].damage);
 	recdb_runs_free(rows, 2);
 
-	/* the process list and the output at an instant check theirs too */
-	struct recdb_proc_at *pa;
-	struct recdb_line *l;
-	assert_true(recdb_procs_at(db, 1, BASE + 5 * SEC, &pa) >= 0);
-	free(pa);
+	/* the per-process samples and the output, loaded for the run at any
+	 * instant, check theirs too */
+	struct store *back;
+	recdb_close(db);
+	raw_sql(path, "UPDATE runs SET wall_ns = 5 WHERE id = 1");
+	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_load(db, 1, &back), 0);
+	store_free(back);
 	recdb_close(db);
 	raw_sql(path, "INSERT INTO proc_samples SELECT 1, id, 5000000000, -7, 1, 1, 1, 1"
 		      " FROM processes WHERE run_id = 1 AND start_ns <= 5000000000 AND"
-		      " (end_ns IS NULL OR end_ns > 5000000000);"
+		      " (end_ns IS NULL OR end_ns > 5000000000)");
+	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_load(db, 1, &back), -EBADMSG);
+	assert_null(back);
+	assert_non_null(strstr(recdb_errmsg(db), "proc_samples.pss_kib = -7"));
+	recdb_close(db);
+	raw_sql(path, "DELETE FROM proc_samples WHERE pss_kib = -7;"
 		      "INSERT INTO output VALUES (1, 0, zeroblob(70000))");
 	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
-	assert_int_equal(recdb_procs_at(db, 1, BASE + 5 * SEC, &pa), -EBADMSG);
-	assert_non_null(strstr(recdb_errmsg(db), "proc_samples.pss_kib = -7"));
-	assert_int_equal(recdb_output_at(db, 1, BASE + 5 * SEC, 10, &l), -EBADMSG);
+	assert_int_equal(recdb_load(db, 1, &back), -EBADMSG);
 	assert_non_null(strstr(recdb_errmsg(db), "output.line is 70000 bytes long"));
 	recdb_close(db);
 }

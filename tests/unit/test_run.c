@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../src/moment.h"
 #include "../../src/recdb.h"
 #include "../../src/run.h"
 
@@ -291,10 +292,13 @@ static void test_recorded_output(void **state)
 	run_free(r);
 
 	struct recdb *db = NULL;
-	struct recdb_line *lines = NULL;
+	struct store *back = NULL;
+	struct moment m;
 	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
-	ssize_t n = recdb_output_at(db, id, UINT64_MAX / 2, 100, &lines);
-	assert_int_equal(n, 6);
+	assert_int_equal(recdb_load(db, id, &back), 0);
+	assert_int_equal(moment_take(back, UINT64_MAX / 2, UINT64_MAX / 2, 100, &m), 0);
+	struct outlog_line *lines = m.lines;
+	assert_int_equal(m.nlines, 6);
 	assert_int_equal(lines[0].len, 5);
 	assert_memory_equal(lines[0].bytes, "first", 5);
 	assert_int_equal(lines[1].len, 6);
@@ -307,7 +311,8 @@ static void test_recorded_output(void **state)
 	assert_memory_equal(lines[4].bytes, "z", 1);
 	assert_int_equal(lines[5].len, 4);
 	assert_memory_equal(lines[5].bytes, "last", 4);
-	recdb_lines_free(lines, (size_t)n);
+	moment_free(&m);
+	store_free(back);
 	struct recdb_run_row *rows = NULL;
 	assert_int_equal(recdb_runs(db, &rows), 1);
 	assert_int_equal(rows[0].id, id);
