@@ -536,6 +536,11 @@ int run_follow(struct run *r)
 	return e;
 }
 
+const char *run_errmsg(struct run *r)
+{
+	return r->db ? recdb_errmsg(r->db) : "not a recorded run";
+}
+
 int run_following(const struct run *r)
 {
 	return r->following;

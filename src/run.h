@@ -161,6 +161,8 @@ int run_follow(struct run *r);
 /* Whether a recording last written at updated_wall_ns (CLOCK_REALTIME) is
  * still being written: its recorder writes every second. */
 int run_recording_live(uint64_t updated_wall_ns);
+/* Why a recorded run's last read (run_follow) failed, in one line. */
+const char *run_errmsg(struct run *r);
 /* Whether run_follow() still follows the run. */
 int run_following(const struct run *r);
 /* The run at t_ns (moment.h), whatever its source: the processes alive then

@@ -1,11 +1,12 @@
 /* history.c: the recorded runs (history.h). */
 #include "history.h"
 
+#include "exitcode.h"
 #include "export.h"
-#include "recdb.h"
 #include "recdir.h"
 #include "report.h"
 #include "run.h"
+#include "runs.h"
 #include "store.h"
 #include "textsafe.h"
 #include "tui.h"
@@ -101,9 +102,9 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 }
 
 /* Opens the recording read-only, one line when it cannot be. */
-static struct recdb *history_open(const struct hopts *o, char *path, size_t cap)
+static struct runs *history_open(const struct hopts *o, char *path, size_t cap)
 {
-	struct recdb *db = NULL;
+	struct runs *rs = NULL;
 	char msg[512];
 
 	if (o->db) {
@@ -117,17 +118,17 @@ static struct recdb *history_open(const struct hopts *o, char *path, size_t cap)
 			o->db ? "" : " yet (every run is recorded there unless --no-record)");
 		return NULL;
 	}
-	if (recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)) < 0) {
+	if (runs_open(path, &rs, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "spacetime: %s\n", msg);
 		return NULL;
 	}
-	return db;
+	return rs;
 }
 
 /* The command line of a run row as one line for a terminal: the arguments
  * separated by spaces, the recording's untrusted bytes by textsafe's rule
  * (utf8: the locale's charset is UTF-8), as much as cap holds. */
-static void history_cmd(const struct recdb_run_row *r, char *buf, size_t cap, int utf8)
+static void history_cmd(const struct runs_row *r, char *buf, size_t cap, int utf8)
 {
 	size_t k = textsafe_str(r->argv, r->argv ? r->argv_len : 0, buf, cap, utf8);
 
@@ -140,22 +141,22 @@ static void history_cmd(const struct recdb_run_row *r, char *buf, size_t cap, in
 static int history_runs(const struct hopts *o)
 {
 	char path[4096];
-	struct recdb *db = history_open(o, path, sizeof(path));
-	struct recdb_run_row *rows = NULL;
+	struct runs *rs = history_open(o, path, sizeof(path));
+	struct runs_row *rows = NULL;
 	const char *cs = nl_langinfo(CODESET);
 	int utf8 = cs && !strcmp(cs, "UTF-8");
 
-	if (!db)
+	if (!rs)
 		return HISTORY_EXIT_FAIL;
-	ssize_t n = recdb_runs(db, &rows);
+	ssize_t n = runs_list(rs, &rows);
 	if (n < 0) {
-		fprintf(stderr, "spacetime: cannot read %s: %s\n", path, recdb_errmsg(db));
-		recdb_close(db);
+		fprintf(stderr, "spacetime: cannot read %s: %s\n", path, n == -ENOMEM ? "out of memory" : runs_errmsg(rs));
+		runs_close(rs);
 		return HISTORY_EXIT_FAIL;
 	}
 	printf("%6s  %-16s  %9s  %9s  %-11s  %s\n", "ID", "START", "WALL", "PEAK PSS", "EXIT", "COMMAND");
 	for (ssize_t i = 0; i < n; i++) {
-		const struct recdb_run_row *r = &rows[i];
+		const struct runs_row *r = &rows[i];
 		char when[32] = "?", wall[16], peak[16], ex[24], cmd[512];
 
 		if (r->damage) { /* its values break their bounds: only the why */
@@ -170,32 +171,30 @@ static int history_runs(const struct hopts *o)
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 		snprintf(wall, sizeof(wall), "%.1f s", (double)r->wall_ns / 1e9);
 		report_size(peak, sizeof(peak), r->peak_pss_kib);
-		if (r->end == RECDB_END_RUNNING)
+		if (r->unfinished)
 			/* written a moment ago: being recorded; else its spacetime died */
 			snprintf(ex, sizeof(ex), run_recording_live(r->updated_wall_ns) ? "running" : "unfinished");
-		else if (r->end == RECDB_END_DETACHED)
+		else if (r->detached)
 			snprintf(ex, sizeof(ex), "detached");
 		else if (r->attached)
 			snprintf(ex, sizeof(ex), "ended");
 		else if (r->exit_known)
-			snprintf(ex, sizeof(ex), "%d%s", WIFEXITED(r->exit_status) ? WEXITSTATUS(r->exit_status)
-						      : 128 + WTERMSIG(r->exit_status),
-				 r->incomplete ? " (part)" : "");
+			snprintf(ex, sizeof(ex), "%d%s", exitcode_of(r->exit_status), r->incomplete ? " (part)" : "");
 		else
-			snprintf(ex, sizeof(ex), "%s", recdb_end_name(r->end));
+			snprintf(ex, sizeof(ex), "%s", r->end);
 		history_cmd(r, cmd, sizeof(cmd), utf8);
 		printf("%6" PRId64 "  %-16s  %9s  %9s  %-11s  %s%s\n", r->id, when, wall, peak, ex,
 		       r->attached ? "-p " : "", cmd);
 	}
 	if (n == 0)
 		printf("(no runs in %s)\n", path);
-	recdb_runs_free(rows, (size_t)n);
-	recdb_close(db);
+	runs_rows_free(rows, (size_t)n);
+	runs_close(rs);
 	return 0;
 }
 
 /* The run's argv as a NULL-terminated array (one allocation; free()). */
-static char **history_argv(const struct recdb_run_row *r)
+static char **history_argv(const struct runs_row *r)
 {
 	size_t n = 0, len = r->argv ? r->argv_len : 0;
 
@@ -219,88 +218,41 @@ static char **history_argv(const struct recdb_run_row *r)
 	return av;
 }
 
-/* Frees what a run row taken out of recdb_runs() holds. */
-static void history_row_free(struct recdb_run_row *row)
+/* Opens the run o->run names (default: the last) as a run: loaded into a
+ * store, or followed when another spacetime still records it; the run
+ * object, its argv and its row in *row_out. */
+static int history_load(const struct hopts *o, struct run **run_out, char ***argv_out, struct runs_row *row_out)
 {
-	free(row->argv);
-	free(row->cwd);
-	free(row->host);
-	free(row->note);
-	free(row->damage);
-}
-
-/* Opens the run o->run names (default: the last) and loads it into a store:
- * the run object, its argv and the row in *row_out. */
-static int history_load(const struct hopts *o, struct run **run_out, char ***argv_out,
-			struct recdb_run_row *row_out)
-{
-	char path[4096];
-	struct recdb *db = history_open(o, path, sizeof(path));
-	struct recdb_run_row *rows = NULL;
-	struct store *st = NULL;
+	char path[4096], msg[512];
+	struct runs *rs = history_open(o, path, sizeof(path));
 	int64_t id;
 	int r;
 
-	if (!db)
+	*argv_out = NULL;
+	if (!rs)
 		return HISTORY_EXIT_FAIL;
 	const char *spec = o->run ? o->run : "last";
-	if ((r = recdb_resolve(db, spec, &id)) < 0) {
+	if ((r = runs_resolve(rs, spec, &id)) < 0) {
 		if (r == -ENOENT)
 			fprintf(stderr, "spacetime: no run %s in %s (spacetime runs lists them)\n", spec, path);
 		else if (r == -EINVAL)
 			fprintf(stderr, "spacetime: '%s' is not a run id: expected a number or 'last'\n", spec);
 		else
-			fprintf(stderr, "spacetime: cannot read %s: %s\n", path, recdb_errmsg(db));
-		recdb_close(db);
+			fprintf(stderr, "spacetime: cannot read %s: %s\n", path, runs_errmsg(rs));
+		runs_close(rs);
 		return r == -EINVAL ? HISTORY_EXIT_USAGE : HISTORY_EXIT_FAIL;
 	}
-	ssize_t n = recdb_runs(db, &rows);
-	ssize_t k = -1;
-	for (ssize_t i = 0; i < n; i++)
-		if (rows[i].id == id)
-			k = i;
-	/* a run still being recorded is followed (read as it grows); the others
-	 * are loaded whole, in the store's own orders */
-	if (k >= 0 && rows[k].damage) {
-		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path, rows[k].damage);
-		recdb_runs_free(rows, (size_t)n);
-		recdb_close(db);
+	if ((r = runs_take(&rs, id, run_out, row_out, msg, sizeof(msg))) < 0) {
+		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path, msg);
 		return HISTORY_EXIT_FAIL;
 	}
-	int follow = k >= 0 && rows[k].end == RECDB_END_RUNNING && run_recording_live(rows[k].updated_wall_ns);
-	struct store_config sc = {.proc_samples_len = RUN_PROC_SAMPLES};
-	if (follow && !(st = store_new(&sc)))
-		r = -ENOMEM;
-	else if (k >= 0 && !follow)
-		r = recdb_load(db, id, &st);
-	if (k < 0 || r < 0) {
-		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path, recdb_errmsg(db));
-		recdb_runs_free(rows, n > 0 ? (size_t)n : 0);
-		recdb_close(db);
-		return HISTORY_EXIT_FAIL;
-	}
-	*row_out = rows[k];
-	rows[k].argv = rows[k].cwd = rows[k].host = rows[k].note = rows[k].damage = NULL;
-	recdb_runs_free(rows, (size_t)n);
-	*argv_out = history_argv(row_out);
-	*run_out = *argv_out ? run_new_recorded(st, db, id) : NULL;
-	if (!*run_out) {
+	if (!(*argv_out = history_argv(row_out))) {
 		fprintf(stderr, "spacetime: out of memory\n");
-		store_free(st);
-		recdb_close(db);
-		goto fail;
-	}
-	if (follow && (r = run_follow(*run_out)) < 0) {
-		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path,
-			recdb_errmsg(db));
 		run_free(*run_out);
-		goto fail;
+		runs_row_free(row_out);
+		return HISTORY_EXIT_FAIL;
 	}
 	return 0;
-fail:
-	free(*argv_out);
-	history_row_free(row_out);
-	return HISTORY_EXIT_FAIL;
 }
 
 /* spacetime replay: the dashboard on a recorded run; without a terminal,
@@ -309,7 +261,7 @@ static int history_replay(const struct hopts *o)
 {
 	struct run *run;
 	char **argv;
-	struct recdb_run_row row;
+	struct runs_row row;
 	int r = history_load(o, &run, &argv, &row);
 	struct store_summary sum;
 
@@ -356,7 +308,7 @@ static int history_replay(const struct hopts *o)
 		r = report_text(stdout, run_store(run), argv, &ro) < 0 ? HISTORY_EXIT_FAIL : 0;
 	}
 out:
-	history_row_free(&row);
+	runs_row_free(&row);
 	free(argv);
 	run_free(run);
 	return r;
@@ -367,7 +319,7 @@ static int history_export(const struct hopts *o)
 {
 	struct run *run;
 	char **argv;
-	struct recdb_run_row row;
+	struct runs_row row;
 	int r = history_load(o, &run, &argv, &row);
 
 	if (r)
@@ -387,7 +339,7 @@ static int history_export(const struct hopts *o)
 			r = 0;
 		}
 	}
-	history_row_free(&row);
+	runs_row_free(&row);
 	free(argv);
 	run_free(run);
 	return r;
