@@ -13,15 +13,15 @@ static void keep_early(struct collector *c, const struct nlproc_event *ev)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < c->nearly; i++)
-		if (c->early[i].ts_ns + coll_base_early_ns(c) >= ev->ts_ns)
-			c->early[k++] = c->early[i];
-	c->nearly = k;
-	if (c->nearly == COLLECTOR_EARLY) {
-		memmove(c->early, c->early + 1, (COLLECTOR_EARLY - 1) * sizeof(c->early[0]));
-		c->nearly--;
+	for (size_t i = 0; i < c->ev.nearly; i++)
+		if (c->ev.early[i].ts_ns + coll_base_early_ns(c) >= ev->ts_ns)
+			c->ev.early[k++] = c->ev.early[i];
+	c->ev.nearly = k;
+	if (c->ev.nearly == COLLECTOR_EARLY) {
+		memmove(c->ev.early, c->ev.early + 1, (COLLECTOR_EARLY - 1) * sizeof(c->ev.early[0]));
+		c->ev.nearly--;
 	}
-	c->early[c->nearly++] = *ev;
+	c->ev.early[c->ev.nearly++] = *ev;
 }
 
 /* Replays, in order, the early events of the process just added at
@@ -36,16 +36,16 @@ static void replay_early(struct collector *c, const struct nlproc_event *fork, u
 	struct nlproc_event mine[COLLECTOR_EARLY];
 	size_t nmine = 0;
 
-	for (size_t i = 0; i < c->nearly; i++) {
-		const struct nlproc_event *ev = &c->early[i];
+	for (size_t i = 0; i < c->ev.nearly; i++) {
+		const struct nlproc_event *ev = &c->ev.early[i];
 		if (ev->tgid == fork->pid) {
 			if (ev->ts_ns + window_ns >= fork->ts_ns && (!exec_only || ev->type == NLPROC_EXEC))
 				mine[nmine++] = *ev;
 		} else if (ev->ts_ns + coll_base_early_ns(c) >= fork->ts_ns) {
-			c->early[k++] = *ev;
+			c->ev.early[k++] = *ev;
 		}
 	}
-	c->nearly = k;
+	c->ev.nearly = k;
 	for (size_t i = 0; i < nmine; i++)
 		coll_events_on_event(c, &mine[i]);
 }
@@ -58,7 +58,7 @@ void coll_events_replay(struct collector *c, pid_t pid, uint64_t at_ns)
 {
 	struct nlproc_event fork = {.type = NLPROC_FORK, .pid = pid, .tgid = pid, .ts_ns = at_ns};
 
-	if (c->nearly)
+	if (c->ev.nearly)
 		replay_early(c, &fork, coll_base_early_ns(c), 1);
 }
 
@@ -83,8 +83,8 @@ static void on_fork_event(struct collector *c, const struct nlproc_event *ev)
 	 * in time order). */
 	if (p->exit_pending && ev->ts_ns > p->exit_ns)
 		return;
-	if (c->cfg.test_lose_forks && ++c->test_forks % c->cfg.test_lose_forks == 0) {
-		c->test_lost[c->test_nlost++ % 64] = ev->pid;
+	if (c->cfg.test_lose_forks && ++c->ev.test_forks % c->cfg.test_lose_forks == 0) {
+		c->ev.test_lost[c->ev.test_nlost++ % 64] = ev->pid;
 		return;
 	}
 	p->forked_since_read = 1; /* its pages are shared with the child now */
@@ -156,8 +156,8 @@ static void on_exit_event(struct collector *c, const struct nlproc_event *ev)
 		c->reap_due = 1;
 	if (ev->pid != ev->tgid)
 		return;
-	for (size_t i = 0; c->cfg.test_lose_exits && i < 64 && i < c->test_nlost; i++)
-		if (c->test_lost[i] == ev->pid)
+	for (size_t i = 0; c->cfg.test_lose_exits && i < 64 && i < c->ev.test_nlost; i++)
+		if (c->ev.test_lost[i] == ev->pid)
 			return;
 	e = ptable_get(c->pt, ev->pid);
 	if (e) {
@@ -273,12 +273,12 @@ void coll_events_quiet_adjust(struct collector *c, int at_tick)
 
 	if (c->nl_quiet_fd < 0 || c->ep_fd < 0 || c->cfg.interval_ms > COLLECTOR_QUIET_MAX_INTERVAL_MS)
 		return;
-	if (c->quiet_read > (uint64_t)c->quiet_cap / 4)
+	if (c->ev.quiet_read > (uint64_t)c->quiet_cap / 4)
 		on = 1;
-	else if (at_tick && c->quiet_read < (uint64_t)c->quiet_cap / 16)
+	else if (at_tick && c->ev.quiet_read < (uint64_t)c->quiet_cap / 16)
 		on = 0;
 	if (at_tick)
-		c->quiet_read = 0;
+		c->ev.quiet_read = 0;
 	if (c->top_due)
 		on = 1; /* an exit event awaited (coll_base_quiet_wake) */
 	if (on == c->quiet_polled)
@@ -296,20 +296,20 @@ void coll_events_quiet_adjust(struct collector *c, int at_tick)
 void coll_events_drain(struct collector *c)
 {
 	c->nl_drain_ns = coll_base_clock(c);
-	struct nlsrc w = {.fd = c->nl_fd, .buf = c->nlbuf, .evs = c->evs};
-	struct nlsrc q = {.fd = c->nl_quiet_fd, .buf = c->qbuf, .evs = c->qevs};
+	struct nlsrc w = {.fd = c->nl_fd, .buf = c->ev.nlbuf, .evs = c->ev.evs};
+	struct nlsrc q = {.fd = c->nl_quiet_fd, .buf = c->ev.qbuf, .evs = c->ev.qevs};
 	size_t wi = 0, qi = 0;
 
 	/* the exec events read ahead at their wakeups come first, as a read */
 	if (c->wpend_n) {
 		w.n = c->wpend_n;
 		w.fd_read = 1;
-		w.read_ns = c->wpend_read_ns;
-		w.more = c->wpend_more;
+		w.read_ns = c->ev.wpend_read_ns;
+		w.more = c->ev.wpend_more;
 		c->wpend_n = 0;
 	}
-	w.rescan_due = c->wpend_rescan;
-	c->wpend_rescan = 0;
+	w.rescan_due = c->ev.wpend_rescan;
+	c->ev.wpend_rescan = 0;
 	/* seen empty by epoll just now: as good as a read that found nothing
 	 * (what came since is read when the other socket's events are newer) */
 	if (c->nl_empty_ns) {
@@ -338,7 +338,7 @@ void coll_events_drain(struct collector *c)
 		}
 		if (qi == q.n && (q.more || !q.fd_read)) {
 			nl_read(c, &q);
-			c->quiet_read += q.n;
+			c->ev.quiet_read += q.n;
 			qi = 0;
 		}
 		if (wi == w.n && qi == q.n) {
@@ -353,7 +353,7 @@ void coll_events_drain(struct collector *c)
 		if ((from_q ? wi == w.n : qi == q.n) && ev->ts_ns > other->read_ns) {
 			nl_read(c, other);
 			if (other == &q)
-				c->quiet_read += q.n;
+				c->ev.quiet_read += q.n;
 			*(from_q ? &wi : &qi) = 0;
 			if (other->n)
 				continue;
@@ -382,17 +382,17 @@ void coll_events_exec_ahead(struct collector *c)
 		return;
 	}
 	size_t first = c->wpend_n;
-	struct nlsrc w = {.fd = c->nl_fd, .buf = c->nlbuf, .evs = c->evs + first,
+	struct nlsrc w = {.fd = c->nl_fd, .buf = c->ev.nlbuf, .evs = c->ev.evs + first,
 			  .cap = COLLECTOR_NLBATCH - first};
 
 	nl_read(c, &w);
 	c->wpend_n = first + w.n;
-	c->wpend_more = w.more;
-	c->wpend_read_ns = w.read_ns;
-	c->wpend_rescan |= w.rescan_due;
+	c->ev.wpend_more = w.more;
+	c->ev.wpend_read_ns = w.read_ns;
+	c->ev.wpend_rescan |= w.rescan_due;
 	int now = w.rescan_due;
 	for (size_t i = first; i < c->wpend_n && !now; i++)
-		if (c->evs[i].type == NLPROC_EXEC && !coll_sample_prefetch_exec(c, &c->evs[i]))
+		if (c->ev.evs[i].type == NLPROC_EXEC && !coll_sample_prefetch_exec(c, &c->ev.evs[i]))
 			now = 1;
 	if (now)
 		coll_events_drain(c);

@@ -24,7 +24,7 @@ static struct prog_ratio *prog_slot(struct collector *c, const char *comm, int a
 	for (size_t i = 0; i < 16 && comm[i]; i++)
 		h = (h ^ (unsigned char)comm[i]) * 16777619u;
 	for (size_t k = 0; k < COLLECTOR_PROGS; k++) {
-		struct prog_ratio *r = &c->progs[(h + k) % COLLECTOR_PROGS];
+		struct prog_ratio *r = &c->pm.progs[(h + k) % COLLECTOR_PROGS];
 		if (!r->comm[0]) {
 			if (!add)
 				return NULL;
@@ -98,9 +98,9 @@ static void model_fill(struct collector *c, const struct pentry *e, struct pssmo
 		.rd_faults = e->rd_faults, .forked = e->forked_since_read,
 		.prog_anon_ratio = -1, .prog_shared_ratio = c->shared_ratio};
 	if (e->rd_ok) {
-		uint64_t d = c->dil_cum_kib - e->rd_dil_cum_kib;
+		uint64_t d = c->pm.dil_cum_kib - e->rd_dil_cum_kib;
 		p->diluted_kib = d > e->own_dil_kib ? d - e->own_dil_kib : 0;
-		uint64_t g = c->ghost_cum_kib - e->rd_ghost_cum_kib;
+		uint64_t g = c->pm.ghost_cum_kib - e->rd_ghost_cum_kib;
 		p->ghosted_kib = g > e->own_ghost_kib ? g - e->own_ghost_kib : 0;
 	}
 	p->fork_only = !e->rec.nexec;
@@ -127,8 +127,8 @@ void coll_pss_leave(struct collector *c, const struct pentry *e)
 	model_fill(c, e, &p);
 	uint64_t part = pssmodel_shared_part(&p);
 	part = part > e->released_given_kib ? part - e->released_given_kib : 0; /* not twice */
-	c->ghost_cum_kib += part;
-	pssmodel_add_ghost(&c->model, part);
+	c->pm.ghost_cum_kib += part;
+	pssmodel_add_ghost(&c->pm.model, part);
 }
 
 /* The most RSS e's parent can have given it at its fork: the parent's
@@ -299,7 +299,7 @@ static void model_dilute(struct collector *c, struct pentry *e)
 		add = e->shared_rss > e->prev_shared_kib ? e->shared_rss - e->prev_shared_kib : 0;
 	}
 	e->prev_shared_kib = e->shared_rss;
-	c->dil_cum_kib += add;
+	c->pm.dil_cum_kib += add;
 	e->own_dil_kib += add;
 }
 
@@ -378,8 +378,8 @@ uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint
 	e->rd_faults = e->rec.minflt + e->rec.majflt;
 	e->forked_since_read = 0;
 	e->rd_ok = 1;
-	e->rd_dil_cum_kib = c->dil_cum_kib;
-	e->rd_ghost_cum_kib = c->ghost_cum_kib;
+	e->rd_dil_cum_kib = c->pm.dil_cum_kib;
+	e->rd_ghost_cum_kib = c->pm.ghost_cum_kib;
 	e->own_dil_kib = 0;
 	e->own_ghost_kib = 0;
 	e->released_given_kib = 0;
@@ -417,13 +417,13 @@ void coll_pss_schedule(struct collector *c, uint64_t now)
 		frac = c->cfg.budget / 10;
 	double budget = dt * frac;
 	c->sum.budget_ns += (uint64_t)budget;
-	uint64_t cpu = c->sched_cpu_ns;
+	uint64_t cpu = c->pm.sched_cpu_ns;
 	double other = 0;
 	uint64_t spent = 0; /* on PSS reads this round */
 	size_t n = ptable_count(c->pt), k = 0;
-	if (pssched_budget_avail(&c->tokens) + budget <= 0 || !n)
+	if (pssched_budget_avail(&c->pm.tokens) + budget <= 0 || !n)
 		goto credit;
-	if (n > c->sched_cap) {
+	if (n > c->pm.sched_cap) {
 		size_t cap = n * 2;
 		struct pssched_item *it = realloc(c->sched_items, cap * sizeof(*it));
 		uint32_t *pk = it ? realloc(c->sched_picks, cap * sizeof(*pk)) : NULL;
@@ -433,7 +433,7 @@ void coll_pss_schedule(struct collector *c, uint64_t now)
 			c->sched_picks = pk;
 		if (!it || !pk)
 			goto credit;
-		c->sched_cap = cap;
+		c->pm.sched_cap = cap;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct pentry *e = ptable_at(c->pt, i);
@@ -444,30 +444,30 @@ void coll_pss_schedule(struct collector *c, uint64_t now)
 			.age_ns = e->pss_t_ns ? now - e->pss_t_ns : 0, .never_read = !e->pss_t_ns};
 	}
 	/* whether a read would be picked with all this tick's credit and no debt */
-	k = pssched_pick(c->sched_items, n, pssched_budget_avail(&c->tokens) + budget, c->cost_ns_per_kib,
+	k = pssched_pick(c->sched_items, n, pssched_budget_avail(&c->pm.tokens) + budget, c->cost_ns_per_kib,
 			 c->sched_picks, n);
 credit:
 	/* What the rest cost is a system call to learn: learnt when a read
 	 * could be bought and that cost could say it cannot, and once a second;
 	 * in between it is owed, charged at the next (before any read the main
 	 * account pays). */
-	if (!c->sched_cpu_ns || (k > 0 && pssched_budget_other_matters(&c->tokens, budget)) ||
-	    now - c->sched_read_ns >= COLLECTOR_SELF_CPU_NS) {
+	if (!c->pm.sched_cpu_ns || (k > 0 && pssched_budget_other_matters(&c->pm.tokens, budget)) ||
+	    now - c->pm.sched_read_ns >= COLLECTOR_SELF_CPU_NS) {
 		cpu = coll_base_process_cpu_ns();
-		other = c->sched_cpu_ns ? (double)(cpu - c->sched_cpu_ns) : 0;
-		c->sched_read_ns = now;
+		other = c->pm.sched_cpu_ns ? (double)(cpu - c->pm.sched_cpu_ns) : 0;
+		c->pm.sched_read_ns = now;
 	}
-	pssched_budget_credit(&c->tokens, budget, other, frac * 5e9);
-	if (!k || pssched_budget_avail(&c->tokens) <= 0)
+	pssched_budget_credit(&c->pm.tokens, budget, other, frac * 5e9);
+	if (!k || pssched_budget_avail(&c->pm.tokens) <= 0)
 		goto out;
-	k = pssched_pick(c->sched_items, n, pssched_budget_avail(&c->tokens), c->cost_ns_per_kib, c->sched_picks, n);
+	k = pssched_pick(c->sched_items, n, pssched_budget_avail(&c->pm.tokens), c->cost_ns_per_kib, c->sched_picks, n);
 	/* Read in priority order, paying the real cost, while tokens last. */
 	uint64_t clk = 0;
-	for (size_t i = 0; i < k && pssched_budget_avail(&c->tokens) > 0; i++) {
+	for (size_t i = 0; i < k && pssched_budget_avail(&c->pm.tokens) > 0; i++) {
 		struct pentry *e = ptable_at(c->pt, c->sched_picks[i]);
 		if (!coll_proc_vm_borrowed(c, e)) {
 			uint64_t cost = coll_pss_read(c, e, now, &clk);
-			pssched_budget_pay(&c->tokens, (double)cost);
+			pssched_budget_pay(&c->pm.tokens, (double)cost);
 			c->sum.pss_cpu_ns += cost;
 			spent += cost;
 		}
@@ -475,13 +475,13 @@ credit:
 out:
 	/* everything since cpu was read but the reads themselves (choosing
 	 * them, other threads meanwhile) is other work, owed next round */
-	c->sched_cpu_ns = cpu + spent;
+	c->pm.sched_cpu_ns = cpu + spent;
 }
 
 /* Room for n processes in the model's arrays. */
 static int model_room(struct collector *c, size_t n)
 {
-	if (n <= c->mp_cap)
+	if (n <= c->pm.mp_cap)
 		return 0;
 	size_t cap = n * 2;
 	struct pssmodel_proc *mp = realloc(c->mp, cap * sizeof(*mp));
@@ -498,7 +498,7 @@ static int model_room(struct collector *c, size_t n)
 		c->top_live = tl;
 	if (!mp || !ix || !pk || !tl)
 		return -ENOMEM;
-	c->mp_cap = cap;
+	c->pm.mp_cap = cap;
 	return 0;
 }
 
@@ -609,7 +609,7 @@ static uint64_t top_feed(struct collector *c, struct pentry *e, size_t j)
 
 uint64_t coll_pss_peak_kib(const struct collector *c)
 {
-	return c->sum.peak.pss_kib > c->model.peak_kib ? c->sum.peak.pss_kib : c->model.peak_kib;
+	return c->sum.peak.pss_kib > c->pm.model.peak_kib ? c->sum.peak.pss_kib : c->pm.model.peak_kib;
 }
 
 /* Whether an end since the last tick can have been a top above the peak:
@@ -634,7 +634,7 @@ static int exit_top(struct collector *c, const struct pssmodel_total *t, const s
 	uint64_t extra = coll_top_exit_extra(&c->top);
 	tx.est_kib += extra;
 	tx.hi_kib += extra;
-	return extra && pssmodel_need_sweep(&c->model, &tx);
+	return extra && pssmodel_need_sweep(&c->pm.model, &tx);
 }
 
 /* Marks the counted processes begun after t_ns as not for the sweep to read;
@@ -667,7 +667,7 @@ static size_t model_fill_all(struct collector *c, int *whole)
 	size_t n = ptable_count(c->pt), m = 0;
 
 	if (model_room(c, n) < 0)
-		n = c->mp_cap; /* no memory: the first ones only, and not sure */
+		n = c->pm.mp_cap; /* no memory: the first ones only, and not sure */
 	*whole = n == ptable_count(c->pt);
 	for (size_t i = 0; i < n; i++) {
 		const struct pentry *e = ptable_at(c->pt, i);
@@ -684,8 +684,8 @@ static size_t model_fill_all(struct collector *c, int *whole)
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
 		if (c->mp[j].released_kib > e->released_given_kib) {
 			uint64_t inc = c->mp[j].released_kib - e->released_given_kib;
-			c->ghost_cum_kib += inc;
-			pssmodel_add_ghost(&c->model, inc);
+			c->pm.ghost_cum_kib += inc;
+			pssmodel_add_ghost(&c->pm.model, inc);
 			e->own_ghost_kib += inc;
 			e->released_given_kib = c->mp[j].released_kib;
 			released = 1;
@@ -704,28 +704,28 @@ static int tick_sweep(struct collector *c, struct pssmodel_total *t, size_t m, u
 		      const struct coll_rss_ends *ends, int *trusted)
 {
 	uint64_t since = 0;
-	int climb = pssmodel_need_sweep(&c->model, t);
+	int climb = pssmodel_need_sweep(&c->pm.model, t);
 
 	*trusted = whole;
 	c->tick_moved = 0;
 	if (!climb && !exit_top(c, t, ends, &since))
-		return pssmodel_observe(&c->model, t, whole, 0);
+		return pssmodel_observe(&c->pm.model, t, whole, 0);
 	struct sweep_ctx sw = {c, now, 0};
 	/* for an end alone, the processes there at its instant */
 	size_t skipped = climb || !since ? 0 : skip_after(c, m, since);
-	size_t k = pssmodel_sweep(&c->model, c->mp, m, t, c->mp_pick, sweep_read, &sw);
+	size_t k = pssmodel_sweep(&c->pm.model, c->mp, m, t, c->mp_pick, sweep_read, &sw);
 	int stable = sweep_stable(c, k, t->est_kib, now);
 	if (!stable)
 		c->sum.pss_sweeps_unstable++;
 	c->tick_moved = !stable;
 	*trusted = stable && whole;
 	/* one that left some unread tried no level (pssmodel_observe) */
-	int sure = pssmodel_observe(&c->model, t, *trusted, !skipped);
+	int sure = pssmodel_observe(&c->pm.model, t, *trusted, !skipped);
 	/* a sweep is never put off for the budget, but it is paid from it */
-	pssched_budget_pay(&c->tokens, (double)sw.spent);
+	pssched_budget_pay(&c->pm.tokens, (double)sw.spent);
 	c->sum.pss_cpu_ns += sw.spent;
-	c->sched_cpu_ns += sw.spent;
-	c->sweep_cpu_ns += sw.spent;
+	c->pm.sched_cpu_ns += sw.spent;
+	c->pm.sweep_cpu_ns += sw.spent;
 	c->sum.pss_sweeps += k > 0;
 	return sure;
 }
@@ -766,11 +766,11 @@ static int sample_fill(struct collector *c, struct sample *s, const struct pssmo
 	/* the ghosts as the model counts them (half in the estimate, all in
 	 * the bound) */
 	uint64_t mh = sum_hi_model(c, m);
-	c->top_ghost_prev_est = c->top_ghost_est; /* the last tick's: exits since are the samples' */
-	c->top_ghost_prev_hi = c->top_ghost_hi;
-	c->top_ghost_est = g;
-	c->top_ghost_hi = t->hi_kib > mh ? t->hi_kib - mh : 0;
-	c->top_live_hi = sum_hi + c->top_ghost_hi;
+	c->pm.top_ghost_prev_est = c->pm.top_ghost_est; /* the last tick's: exits since are the samples' */
+	c->pm.top_ghost_prev_hi = c->pm.top_ghost_hi;
+	c->pm.top_ghost_est = g;
+	c->pm.top_ghost_hi = t->hi_kib > mh ? t->hi_kib - mh : 0;
+	c->pm.top_live_hi = sum_hi + c->pm.top_ghost_hi;
 	return have_mem;
 }
 
@@ -782,17 +782,17 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now, const str
 	c->tick_copied_kib = 0;
 	size_t m = model_fill_all(c, &whole);
 	c->tick_whole = whole;
-	pssmodel_total(&c->model, c->mp, m, &t);
-	c->model.thrifty = (double)c->sweep_cpu_ns >
+	pssmodel_total(&c->pm.model, c->mp, m, &t);
+	c->pm.model.thrifty = (double)c->pm.sweep_cpu_ns >
 			   COLLECTOR_SWEEP_ALLOW_NS + COLLECTOR_SWEEP_SHARE * 1000.0 * (double)c->tree_cpu_us;
 	int sure = tick_sweep(c, &t, m, now, whole, ends, &trusted);
 	int have_mem = sample_fill(c, s, &t, m, whole, now);
 	/* near the peak and moving (a plateau needs no fast ticks) */
-	c->near_peak = c->model.peak_kib && t.est_kib > 1024 &&
-		       (double)t.est_kib >= (double)c->model.peak_kib * COLLECTOR_NEAR_PEAK &&
-		       (double)llabs((long long)t.est_kib - (long long)c->prev_est_kib) >
+	c->near_peak = c->pm.model.peak_kib && t.est_kib > 1024 &&
+		       (double)t.est_kib >= (double)c->pm.model.peak_kib * COLLECTOR_NEAR_PEAK &&
+		       (double)llabs((long long)t.est_kib - (long long)c->pm.prev_est_kib) >
 			       (double)t.est_kib * 0.001;
-	c->prev_est_kib = t.est_kib;
+	c->pm.prev_est_kib = t.est_kib;
 	c->mp_n = m;
 	c->model_seen |= have_mem;
 	/* the least the tree had now, whatever the estimates: every process
@@ -833,13 +833,13 @@ static void floor_keep(struct collector *c, const struct sample *s)
 {
 	uint64_t lo = c->tick_lo_kib < s->pss_kib ? c->tick_lo_kib : s->pss_kib;
 
-	if (!lo || (c->have_floor && lo <= c->peak_floor.pss_kib))
+	if (!lo || (c->pm.have_floor && lo <= c->pm.peak_floor.pss_kib))
 		return;
 	struct sample fs;
 	coll_pss_floor_of(s, lo, s->pss_hi_kib, &fs);
-	c->peak_floor = fs;
-	c->have_floor = 1;
-	c->floor_traced = 0;
+	c->pm.peak_floor = fs;
+	c->pm.have_floor = 1;
+	c->pm.floor_traced = 0;
 }
 
 /* The run's peak from what is kept: the highest measured sample (or the
@@ -847,21 +847,21 @@ static void floor_keep(struct collector *c, const struct sample *s)
  * sample above both. */
 static void peak_pick(struct collector *c)
 {
-	const struct sample *pk = c->have_meas ? &c->peak_meas : &c->peak_any;
+	const struct sample *pk = c->pm.have_meas ? &c->pm.peak_meas : &c->peak_any;
 	/* a traced floor within a measured peak's own error is that peak, read */
-	uint64_t within = c->floor_traced && c->have_meas ? pk->pss_est_kib : 0;
-	int at_floor = c->have_floor && (!pk->t_ns || c->peak_floor.pss_kib > pk->pss_kib + within);
+	uint64_t within = c->pm.floor_traced && c->pm.have_meas ? pk->pss_est_kib : 0;
+	int at_floor = c->pm.have_floor && (!pk->t_ns || c->pm.peak_floor.pss_kib > pk->pss_kib + within);
 	if (at_floor)
-		pk = &c->peak_floor;
-	int at_exit = c->have_exit && (!pk->t_ns || c->peak_exit.pss_kib > pk->pss_kib);
-	c->sum.peak = at_exit ? c->peak_exit : *pk;
-	c->sum.peak_measured = c->have_meas && !at_exit && !at_floor;
+		pk = &c->pm.peak_floor;
+	int at_exit = c->pm.have_exit && (!pk->t_ns || c->pm.peak_exit.pss_kib > pk->pss_kib);
+	c->sum.peak = at_exit ? c->pm.peak_exit : *pk;
+	c->sum.peak_measured = c->pm.have_meas && !at_exit && !at_floor;
 	c->sum.peak_floor = at_floor && !at_exit;
-	c->sum.peak_traced = c->sum.peak_floor && c->floor_traced;
-	c->sum.peak_exit_pid = at_exit ? c->peak_exit_x.pid : 0;
-	c->sum.peak_exit_tops = at_exit ? (uint32_t)c->peak_exit_x.tops : 0;
+	c->sum.peak_traced = c->sum.peak_floor && c->pm.floor_traced;
+	c->sum.peak_exit_pid = at_exit ? c->pm.peak_exit_x.pid : 0;
+	c->sum.peak_exit_tops = at_exit ? (uint32_t)c->pm.peak_exit_x.tops : 0;
 	c->sum.peak_unconfirmed_kib =
-		c->have_meas && (double)c->peak_any.pss_kib >
+		c->pm.have_meas && (double)c->peak_any.pss_kib >
 					(double)c->sum.peak.pss_kib * (1.0 + STORE_PEAK_EST_MARGIN)
 			? c->peak_any.pss_kib
 			: 0;
@@ -882,22 +882,22 @@ void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64
 		   const struct coll_top_sample *x)
 {
 	if (x) {
-		if (sure && (!c->have_exit || s->pss_kib > c->peak_exit.pss_kib)) {
-			c->peak_exit = *s;
-			c->peak_exit_x = *x;
-			c->have_exit = 1;
+		if (sure && (!c->pm.have_exit || s->pss_kib > c->pm.peak_exit.pss_kib)) {
+			c->pm.peak_exit = *s;
+			c->pm.peak_exit_x = *x;
+			c->pm.have_exit = 1;
 		}
 	} else {
 		if (!sure)
 			floor_keep(c, s);
 		double dt = c->last_tick_ns && now > c->last_tick_ns ? (double)(now - c->last_tick_ns)
 								     : c->cfg.interval_ms * 1e6;
-		c->est_area += (double)s->pss_est_kib * dt;
-		c->pss_area += (double)s->pss_kib * dt;
-		c->sum.pss_est_share = c->pss_area > 0 ? c->est_area / c->pss_area : 0;
-		if (sure && (!c->have_meas || s->pss_kib > c->peak_meas.pss_kib)) {
-			c->peak_meas = *s;
-			c->have_meas = 1;
+		c->pm.est_area += (double)s->pss_est_kib * dt;
+		c->pm.pss_area += (double)s->pss_kib * dt;
+		c->sum.pss_est_share = c->pm.pss_area > 0 ? c->pm.est_area / c->pm.pss_area : 0;
+		if (sure && (!c->pm.have_meas || s->pss_kib > c->pm.peak_meas.pss_kib)) {
+			c->pm.peak_meas = *s;
+			c->pm.have_meas = 1;
 		}
 		if (!c->peak_any.t_ns || s->pss_kib > c->peak_any.pss_kib)
 			c->peak_any = *s;
@@ -910,11 +910,11 @@ void coll_pss_peak(struct collector *c, const struct sample *s, int sure, uint64
  * than every measured one. */
 void coll_pss_traced_floor(struct collector *c, const struct sample *fs)
 {
-	if (c->have_floor && fs->pss_kib <= c->peak_floor.pss_kib)
+	if (c->pm.have_floor && fs->pss_kib <= c->pm.peak_floor.pss_kib)
 		return;
-	c->peak_floor = *fs;
-	c->have_floor = 1;
-	c->floor_traced = 1;
+	c->pm.peak_floor = *fs;
+	c->pm.have_floor = 1;
+	c->pm.floor_traced = 1;
 	peak_pick(c);
 }
 
@@ -926,8 +926,8 @@ void coll_pss_traced_floor(struct collector *c, const struct sample *fs)
 void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t now)
 {
 	struct coll_top_sample x;
-	struct coll_top_ghosts g = {c->top_ghost_prev_est, c->top_ghost_prev_hi, c->top_ghost_est,
-				    c->top_ghost_hi};
+	struct coll_top_ghosts g = {c->pm.top_ghost_prev_est, c->pm.top_ghost_prev_hi, c->pm.top_ghost_est,
+				    c->pm.top_ghost_hi};
 	int got = (s->valid & SAMPLE_PSS) && !c->rss_covered && coll_top_exit_sample(&c->top, c->top_live, c->mp_n, now, &g, &x);
 	/* an exit the last tick did not hear of yet (it came as the tick read)
 	 * is placed just after it, one this tick heard of as it began just
@@ -959,7 +959,7 @@ void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t 
 			c->sum.exit_samples++;
 		}
 	}
-	coll_top_close(&c->top, s->valid & SAMPLE_PSS ? c->top_live_hi : 0, now);
+	coll_top_close(&c->top, s->valid & SAMPLE_PSS ? c->pm.top_live_hi : 0, now);
 	c->sum.peak_bound_kib = c->top.bound_kib;
 	c->sum.peak_bound_unknown = c->top.unknown;
 }
@@ -971,12 +971,12 @@ void coll_pss_peak_procs(struct collector *c, uint64_t t_ns)
 {
 	size_t n = c->mp_n;
 
-	if (n > c->peak_cap) {
+	if (n > c->pm.peak_cap) {
 		struct store_peak_proc *p = realloc(c->peak_procs, n * sizeof(*p));
 		if (!p)
 			return; /* kept as it was: the previous peak's */
 		c->peak_procs = p;
-		c->peak_cap = n;
+		c->pm.peak_cap = n;
 	}
 	for (size_t j = 0; j < n; j++) {
 		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);

@@ -20,16 +20,16 @@ static uint64_t reclaim_count(struct collector *c)
 	snprintf(path, sizeof(path), "%s/vmstat", c->proc_root);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return c->rss_reclaim_seen;
-	ssize_t n = read(fd, c->rss_vmstat, sizeof(c->rss_vmstat) - 1);
+		return c->rt.reclaim_seen;
+	ssize_t n = read(fd, c->rt.vmstat, sizeof(c->rt.vmstat) - 1);
 	close(fd);
 	if (n <= 0)
-		return c->rss_reclaim_seen;
-	c->rss_vmstat[n] = '\0';
+		return c->rt.reclaim_seen;
+	c->rt.vmstat[n] = '\0';
 	uint64_t sum = 0;
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		const char *p = strstr(c->rss_vmstat, keys[k]);
-		if (p && (p == c->rss_vmstat || p[-1] == '\n'))
+		const char *p = strstr(c->rt.vmstat, keys[k]);
+		if (p && (p == c->rt.vmstat || p[-1] == '\n'))
 			sum += strtoull(p + strlen(keys[k]), NULL, 10);
 	}
 	return sum;
@@ -45,12 +45,12 @@ static int live_list(struct collector *c, uint64_t now, size_t *n, uint64_t *lo_
 {
 	size_t m = c->mp_n;
 
-	if (m > c->rss_live_cap) {
-		struct rssspan_live *l = realloc(c->rss_live, m * sizeof(*l));
+	if (m > c->rt.live_cap) {
+		struct rssspan_live *l = realloc(c->rt.live, m * sizeof(*l));
 		if (!l)
 			return -ENOMEM;
-		c->rss_live = l;
-		c->rss_live_cap = m;
+		c->rt.live = l;
+		c->rt.live_cap = m;
 	}
 	*lo_kib = 0;
 	for (size_t j = 0; j < m; j++) {
@@ -58,7 +58,7 @@ static int live_list(struct collector *c, uint64_t now, size_t *n, uint64_t *lo_
 		uint64_t lo = c->mp[j].lo_kib;
 		if (c->tick_moved && !(e->rd_ok && e->rd_t_ns == now))
 			lo = 0;
-		c->rss_live[j] = (struct rssspan_live){e->rec.pid, lo, coll_pss_program_start(e)};
+		c->rt.live[j] = (struct rssspan_live){e->rec.pid, lo, coll_pss_program_start(e)};
 		*lo_kib += lo;
 	}
 	*n = m;
@@ -73,41 +73,41 @@ void coll_rss_begin(struct collector *c, uint64_t now)
 {
 	uint64_t lost = 0;
 
-	c->rss_exits = (struct rssspan_exits){0, 0, 0, 0};
-	c->rss_fwd = 0;
+	c->rt.exits = (struct rssspan_exits){0, 0, 0, 0};
+	c->rt.fwd = 0;
 	if (!c->rss)
 		return;
 	/* the kernel's own reclaim and swap move the tree's pages with no
 	 * record: an interval with any bounds nothing */
 	uint64_t moved = reclaim_count(c);
-	c->rss_reclaim = moved != c->rss_reclaim_seen;
-	c->rss_reclaim_seen = moved;
-	c->rss_n = rsstrace_read(c->rss, now, c->self, &c->rss_r, &lost);
-	c->rss_lost = lost;
-	c->sum.rss_records += c->rss_n;
+	c->rt.reclaim = moved != c->rt.reclaim_seen;
+	c->rt.reclaim_seen = moved;
+	c->rt.n = rsstrace_read(c->rss, now, c->self, &c->rt.r, &lost);
+	c->rt.lost = lost;
+	c->sum.rss_records += c->rt.n;
 	c->sum.rss_lost += lost;
 	c->sum.rss_intervals++;
 	struct rssspan_in in = {.open_ns = c->last_tick_ns, .close_ns = now,
-				.prev_lo_ok = c->rss_prev_lo_ok, .lo_prev_kib = c->rss_prev_lo_kib,
-				.prev_hi_ok = c->rss_prev_hi_ok, .hi_prev_kib = c->rss_prev_hi_kib,
+				.prev_lo_ok = c->rt.prev_lo_ok, .lo_prev_kib = c->rt.prev_lo_kib,
+				.prev_hi_ok = c->rt.prev_hi_ok, .hi_prev_kib = c->rt.prev_hi_kib,
 				.over_kib = coll_pss_peak_kib(c)};
-	if (lost || rssspan_forward(c->rss_span, c->rss_r, c->rss_n, &in, &c->rss_exits) < 0) {
+	if (lost || rssspan_forward(c->rt.span, c->rt.r, c->rt.n, &in, &c->rt.exits) < 0) {
 		/* the counters' last values are not the kernel's any more */
-		rssspan_reset(c->rss_span);
-		c->rss_skip = 2;
-		c->rss_exits = (struct rssspan_exits){0, 0, 0, 0};
+		rssspan_reset(c->rt.span);
+		c->rt.skip = 2;
+		c->rt.exits = (struct rssspan_exits){0, 0, 0, 0};
 		return;
 	}
-	c->rss_fwd = 1;
+	c->rt.fwd = 1;
 }
 
 void coll_rss_ends(const struct collector *c, struct coll_rss_ends *x)
 {
-	const struct rssspan_exits *ex = &c->rss_exits;
+	const struct rssspan_exits *ex = &c->rt.exits;
 
 	*x = (struct coll_rss_ends){0, 0, 0};
 	/* the trace tells of this interval's ends only when it will bound it */
-	if (!c->rss_fwd || c->rss_skip || c->rss_reclaim || !c->last_tick_ns || ex->hi_kib == UINT64_MAX)
+	if (!c->rt.fwd || c->rt.skip || c->rt.reclaim || !c->last_tick_ns || ex->hi_kib == UINT64_MAX)
 		return;
 	x->told = 1;
 	x->top = ex->top;
@@ -124,8 +124,8 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 	int has_pss = (s->valid & SAMPLE_PSS) != 0;
 	struct rssspan_in in = {
 		.open_ns = c->last_tick_ns, .close_ns = now,
-		.prev_lo_ok = c->rss_prev_lo_ok, .lo_prev_kib = c->rss_prev_lo_kib,
-		.prev_hi_ok = c->rss_prev_hi_ok, .hi_prev_kib = c->rss_prev_hi_kib,
+		.prev_lo_ok = c->rt.prev_lo_ok, .lo_prev_kib = c->rt.prev_lo_kib,
+		.prev_hi_ok = c->rt.prev_hi_ok, .hi_prev_kib = c->rt.prev_hi_kib,
 		.now_lo_ok = has_pss && (c->tick_lo_kib != 0 || (c->tick_moved && c->tick_whole)),
 		.lo_now_kib = c->tick_lo_kib, .now_lo_moved = c->tick_moved,
 		.now_hi_ok = has_pss && c->tick_whole, .hi_now_kib = s->pss_hi_kib,
@@ -133,17 +133,17 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 	struct rssspan_out o;
 	/* the records that came as the tick read: the tick's figures hold
 	 * them, the next interval starts after them */
-	if (c->rss_fwd) {
+	if (c->rt.fwd) {
 		const struct rsstrace_rec *r2;
 		uint64_t lost = 0;
 		size_t n2 = rsstrace_read(c->rss, coll_base_clock(c), c->self, &r2, &lost);
 		c->sum.rss_records += n2;
 		c->sum.rss_lost += lost;
-		if (lost || rssspan_more(c->rss_span, r2, n2) < 0) {
-			rssspan_reset(c->rss_span);
-			c->rss_skip = 2;
-			c->rss_lost += lost ? lost : 1;
-			c->rss_fwd = 0;
+		if (lost || rssspan_more(c->rt.span, r2, n2) < 0) {
+			rssspan_reset(c->rt.span);
+			c->rt.skip = 2;
+			c->rt.lost += lost ? lost : 1;
+			c->rt.fwd = 0;
 		}
 	}
 	/* even when skipped: lo_last */
@@ -152,22 +152,22 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 	if (c->tick_moved)
 		in.lo_now_kib = lo_sum;
 	in.now_lo_ok &= in.lo_now_kib != 0;
-	int ok = c->rss_fwd && !c->rss_skip && c->last_tick_ns && listed && !c->rss_reclaim;
-	in.live = c->rss_live;
+	int ok = c->rt.fwd && !c->rt.skip && c->last_tick_ns && listed && !c->rt.reclaim;
+	in.live = c->rt.live;
 	in.nlive = nlive;
-	if (c->rss_fwd && rssspan_backward(c->rss_span, &in, &o) < 0) {
-		rssspan_reset(c->rss_span);
-		c->rss_skip = 2;
+	if (c->rt.fwd && rssspan_backward(c->rt.span, &in, &o) < 0) {
+		rssspan_reset(c->rt.span);
+		c->rt.skip = 2;
 		ok = 0;
 	}
 	if (ok && o.conflict)
 		c->sum.rss_conflicts++;
-	if (c->rss_skip && !c->rss_lost)
-		c->rss_skip--;
-	c->rss_prev_lo_ok = in.now_lo_ok;
-	c->rss_prev_lo_kib = c->rss_fwd ? o.lo_now_kib : in.lo_now_kib;
-	c->rss_prev_hi_ok = in.now_hi_ok && listed;
-	c->rss_prev_hi_kib = c->rss_fwd ? o.hi_now_kib : in.hi_now_kib;
+	if (c->rt.skip && !c->rt.lost)
+		c->rt.skip--;
+	c->rt.prev_lo_ok = in.now_lo_ok;
+	c->rt.prev_lo_kib = c->rt.fwd ? o.lo_now_kib : in.lo_now_kib;
+	c->rt.prev_hi_ok = in.now_hi_ok && listed;
+	c->rt.prev_hi_kib = c->rt.fwd ? o.hi_now_kib : in.hi_now_kib;
 	if (!ok)
 		return;
 	/* every record of the interval came and it bounds the tree: its tops
@@ -196,7 +196,7 @@ int coll_rss_start(struct collector *c)
 {
 	if (!c->rss)
 		return 0;
-	if (!(c->rss_span = rssspan_new()))
+	if (!(c->rt.span = rssspan_new()))
 		return -ENOMEM;
 	c->sum.rss_traced = 1;
 	return 0;
@@ -205,9 +205,9 @@ int coll_rss_start(struct collector *c)
 void coll_rss_free(struct collector *c)
 {
 	rsstrace_close(c->rss);
-	rssspan_free(c->rss_span);
-	free(c->rss_live);
+	rssspan_free(c->rt.span);
+	free(c->rt.live);
 	c->rss = NULL;
-	c->rss_span = NULL;
-	c->rss_live = NULL;
+	c->rt.span = NULL;
+	c->rt.live = NULL;
 }

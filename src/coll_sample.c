@@ -14,13 +14,13 @@
 /* Reads the command line of pid into the string pool; 0 if it is gone. */
 uint32_t coll_sample_read_argv(struct collector *c, pid_t pid)
 {
-	ssize_t n = procfs_read_at(c->proc_root, pid, "cmdline", c->argv, sizeof(c->argv));
+	ssize_t n = procfs_read_at(c->proc_root, pid, "cmdline", c->sm.argv, sizeof(c->sm.argv));
 
 	if (n <= 0)
 		return 0;
-	if (c->argv[n - 1] == '\0')
+	if (c->sm.argv[n - 1] == '\0')
 		n--; /* drop the final separator: args are NUL-separated */
-	return store_str_intern(c->st, c->argv, (size_t)n);
+	return store_str_intern(c->st, c->sm.argv, (size_t)n);
 }
 
 /* Reads the command line of pid at its exec, its stat just read into c->rbuf:
@@ -32,20 +32,20 @@ static uint32_t read_exec_argv(struct collector *c, pid_t pid)
 {
 	uint64_t a, b;
 
-	if (!c->cfg.proc_root && !c->argv_vm_refused &&
+	if (!c->cfg.proc_root && !c->sm.argv_vm_refused &&
 	    procfs_parse_stat_args(c->rbuf, strlen(c->rbuf), &a, &b) == 0 && a && b > a) {
-		size_t want = b - a < sizeof(c->argv) - 1 ? (size_t)(b - a) : sizeof(c->argv) - 1;
-		struct iovec l = {c->argv, want}, r = {(void *)(uintptr_t)a, want};
+		size_t want = b - a < sizeof(c->sm.argv) - 1 ? (size_t)(b - a) : sizeof(c->sm.argv) - 1;
+		struct iovec l = {c->sm.argv, want}, r = {(void *)(uintptr_t)a, want};
 		ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
 
 		/* not ours to read (yama, seccomp, another user's processes
 		 * attached to): cmdline from now on, a call saved per exec */
 		if (n < 0 && (errno == EPERM || errno == ENOSYS))
-			c->argv_vm_refused = 1;
+			c->sm.argv_vm_refused = 1;
 
-		if (n == (ssize_t)want && (want < b - a || c->argv[want - 1] == '\0')) {
-			c->argv_vm_reads++;
-			return store_str_intern(c->st, c->argv, c->argv[want - 1] ? want : want - 1);
+		if (n == (ssize_t)want && (want < b - a || c->sm.argv[want - 1] == '\0')) {
+			c->sm.argv_vm_reads++;
+			return store_str_intern(c->st, c->sm.argv, c->sm.argv[want - 1] ? want : want - 1);
 		}
 	}
 	return coll_sample_read_argv(c, pid);
@@ -60,12 +60,12 @@ uint32_t coll_sample_root_argv(struct collector *c)
 		return 0;
 	for (char *const *a = c->cfg.root_argv; *a; a++) {
 		size_t l = strlen(*a) + 1;
-		if (n + l > sizeof(c->argv))
+		if (n + l > sizeof(c->sm.argv))
 			break;
-		memcpy(c->argv + n, *a, l);
+		memcpy(c->sm.argv + n, *a, l);
 		n += l;
 	}
-	return n ? store_str_intern(c->st, c->argv, n - 1) : 0;
+	return n ? store_str_intern(c->st, c->sm.argv, n - 1) : 0;
 }
 
 static void prefetch_drop(struct collector *c, size_t i, int keep);
@@ -84,17 +84,17 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	 * at the exec's wakeup if it was read ahead, else now */
 	int stat_ok;
 	size_t k = 0;
-	while (k < c->npre && (c->pre[k].pid != e->rec.pid || c->pre[k].ts_ns != t_ns))
+	while (k < c->sm.npre && (c->sm.pre[k].pid != e->rec.pid || c->sm.pre[k].ts_ns != t_ns))
 		k++;
-	if (k < c->npre) {
-		ps = c->pre[k].ps;
+	if (k < c->sm.npre) {
+		ps = c->sm.pre[k].ps;
 		stat_ok = coll_proc_identity(c, e, &ps) == 0;
-		ex.argv_id = stat_ok ? c->pre[k].argv_id : 0;
-		int adopt = stat_ok && c->pre[k].fd >= 0 && e->fd_stat < 0 && c->pre[k].fd < c->fd_cache_below;
+		ex.argv_id = stat_ok ? c->sm.pre[k].argv_id : 0;
+		int adopt = stat_ok && c->sm.pre[k].fd >= 0 && e->fd_stat < 0 && c->sm.pre[k].fd < c->fd_cache_below;
 		if (adopt)
-			e->fd_stat = c->pre[k].fd;
+			e->fd_stat = c->sm.pre[k].fd;
 		prefetch_drop(c, k, adopt);
-		c->prefetch_used++;
+		c->sm.prefetch_used++;
 	} else {
 		stat_ok = coll_proc_read_stat(c, e, &ps) == 0;
 		ex.argv_id = stat_ok ? read_exec_argv(c, e->rec.pid) : 0;
@@ -155,8 +155,8 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 /* Whether an exec of pid was read ahead (its parent, then, is the tree's). */
 static int prefetched(const struct collector *c, pid_t pid)
 {
-	for (size_t i = 0; i < c->npre; i++)
-		if (c->pre[i].pid == pid)
+	for (size_t i = 0; i < c->sm.npre; i++)
+		if (c->sm.pre[i].pid == pid)
 			return 1;
 	return 0;
 }
@@ -164,9 +164,9 @@ static int prefetched(const struct collector *c, pid_t pid)
 /* Drops read-ahead entry i, closing its stat fd unless keep. */
 static void prefetch_drop(struct collector *c, size_t i, int keep)
 {
-	if (!keep && c->pre[i].fd >= 0)
-		close(c->pre[i].fd);
-	c->pre[i] = c->pre[--c->npre];
+	if (!keep && c->sm.pre[i].fd >= 0)
+		close(c->sm.pre[i].fd);
+	c->sm.pre[i] = c->sm.pre[--c->sm.npre];
 }
 
 /* Reads ahead, for exec ev, what must be read while its program runs: its
@@ -180,12 +180,12 @@ int coll_sample_prefetch_exec(struct collector *c, const struct nlproc_event *ev
 	pid_t pid = ev->tgid;
 	struct pentry *e = ptable_get(c->pt, pid);
 
-	if (c->npre == COLLECTOR_PREFETCH)
+	if (c->sm.npre == COLLECTOR_PREFETCH)
 		return 0;
-	for (size_t i = 0; i < c->npre; i++)
-		if (c->pre[i].pid == pid && c->pre[i].ts_ns == ev->ts_ns)
+	for (size_t i = 0; i < c->sm.npre; i++)
+		if (c->sm.pre[i].pid == pid && c->sm.pre[i].ts_ns == ev->ts_ns)
 			return 1; /* read already */
-	struct coll_prefetch *p = &c->pre[c->npre];
+	struct coll_prefetch *p = &c->sm.pre[c->sm.npre];
 	*p = (struct coll_prefetch){.pid = pid, .ts_ns = ev->ts_ns, .at_ns = coll_base_clock(c), .fd = -1};
 	/* the command's first exec: handled now, its records (coll_ts_apply)
 	 * kept only once it has exec'd */
@@ -212,7 +212,7 @@ int coll_sample_prefetch_exec(struct collector *c, const struct nlproc_event *ev
 	p->fd = own && fd < c->fd_cache_below ? fd : -1;
 	if (own && p->fd < 0)
 		close(fd);
-	c->npre++;
+	c->sm.npre++;
 	return 1;
 }
 
@@ -220,8 +220,8 @@ int coll_sample_prefetch_exec(struct collector *c, const struct nlproc_event *ev
  * (strangers', or gone with their events), or all of it. */
 void coll_sample_prefetch_expire(struct collector *c, uint64_t now, int all)
 {
-	for (size_t i = 0; i < c->npre;)
-		if (all || c->pre[i].at_ns + coll_base_early_ns(c) < now)
+	for (size_t i = 0; i < c->sm.npre;)
+		if (all || c->sm.pre[i].at_ns + coll_base_early_ns(c) < now)
 			prefetch_drop(c, i, 0);
 		else
 			i++;
@@ -246,7 +246,7 @@ struct pentry *coll_sample_add_proc(struct collector *c, pid_t pid, pid_t ppid, 
 	struct pentry *e = ptable_add(c->pt, pid);
 	if (!e)
 		return NULL;
-	e->rec.id = ++c->next_id;
+	e->rec.id = ++c->sm.next_id;
 	e->rec.ppid = ppid;
 	e->inherit_max_kib = UINT64_MAX;
 	e->rec.start_ns = t_ns;

@@ -15,8 +15,8 @@
  * stranger's, or its fork event was lost: it makes room. */
 static int ts_park_full(const struct collector *c)
 {
-	size_t k = c->tspend_next % COLLECTOR_TSPEND;
-	return c->tspend_tgid[k] && c->tspend_ns[k] >= c->tspend_swept_ns &&
+	size_t k = c->ts.pend_next % COLLECTOR_TSPEND;
+	return c->tspend_tgid[k] && c->tspend_ns[k] >= c->ts.pend_swept_ns &&
 	       c->tspend_ns[k] + COLLECTOR_TSPEND_NS >= coll_base_clock(c);
 }
 
@@ -28,7 +28,7 @@ static void ts_park_sweep(struct collector *c)
 	if (c->nl_fd >= 0 && !c->ts_events_held)
 		coll_events_drain(c);
 	uint64_t now = coll_base_clock(c);
-	c->tspend_swept_ns = now;
+	c->ts.pend_swept_ns = now;
 	for (size_t k = 0; k < COLLECTOR_TSPEND; k++) {
 		struct pentry *e = c->tspend_tgid[k] ? ptable_get(c->pt, c->tspend_tgid[k]) : NULL;
 		if (e)
@@ -58,15 +58,15 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 	}
 	if (!e) {
 		/* not in the tree, or its fork event is still unread */
-		size_t k = c->tspend_next++ % COLLECTOR_TSPEND;
+		size_t k = c->ts.pend_next++ % COLLECTOR_TSPEND;
 		c->tspend[k] = *x;
 		c->tspend_tgid[k] = x->tgid;
 		c->tspend_ns[k] = coll_base_clock(c);
 		c->tspend_after_ns[k] = c->ts_empty_ns;
 		if (x->pid == x->tgid && ptable_get(c->pt, x->ppid)) {
 			k = c->tskid_next++ % COLLECTOR_TSPEND;
-			c->tskid[k] = *x;
-			c->tskid_ns[k] = c->tspend_ns[(c->tspend_next - 1) % COLLECTOR_TSPEND];
+			c->ts.kid[k] = *x;
+			c->ts.kid_ns[k] = c->tspend_ns[(c->ts.pend_next - 1) % COLLECTOR_TSPEND];
 			/* a child born and gone between ticks, big enough to make
 			 * a top: the tick reads its fork event now */
 			if (c->ts_polled && x->hiwater_rss_kib >= COLLECTOR_TOP_MIN_KIB && !c->top_due) {
@@ -95,15 +95,15 @@ void coll_ts_lost_children(struct collector *c)
 		c->tskid_scan = c->tskid_next - COLLECTOR_TSPEND; /* overwritten */
 	for (; c->tskid_scan < c->tskid_next; c->tskid_scan++) {
 		size_t k = c->tskid_scan % COLLECTOR_TSPEND;
-		struct taskstats_exit *x = &c->tskid[k];
-		if (c->tskid_ns[k] >= c->nl_drain_ns)
+		struct taskstats_exit *x = &c->ts.kid[k];
+		if (c->ts.kid_ns[k] >= c->nl_drain_ns)
 			break; /* its fork event may be unread yet */
 		if (ptable_get(c->pt, x->tgid))
 			continue; /* its fork event came: the record was adopted */
 		struct pentry *p = ptable_get(c->pt, x->ppid);
 		/* when the record came: after the child ended, so its start
 		 * reckoned from it is no earlier than the true one */
-		uint64_t at = c->tskid_ns[k], life = x->etime_us * 1000;
+		uint64_t at = c->ts.kid_ns[k], life = x->etime_us * 1000;
 		uint64_t start = at > life ? at - life : 0;
 		/* the parent was there before the child, and the child is not
 		 * a later holder's of the parent's pid (reaped, its entry still
@@ -159,7 +159,7 @@ void coll_ts_drain(struct collector *c)
 		uint64_t before = coll_base_clock(c);
 
 		for (size_t i = 0; i < COLLECTOR_TSBATCH; i++) {
-			iov[i] = (struct iovec){.iov_base = c->tsbuf[i], .iov_len = COLLECTOR_TSBUF};
+			iov[i] = (struct iovec){.iov_base = c->ts.buf[i], .iov_len = COLLECTOR_TSBUF};
 			mm[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
 		}
 		int n = recvmmsg(c->ts_fd, mm, COLLECTOR_TSBATCH, MSG_DONTWAIT, NULL);
@@ -175,12 +175,12 @@ void coll_ts_drain(struct collector *c)
 		}
 		for (int m = 0; m < n; m++) {
 			size_t ok = 0;
-			int k = taskstats_parse(c->tsbuf[m], mm[m].msg_len, c->ts_family, c->tsrec,
+			int k = taskstats_parse(c->ts.buf[m], mm[m].msg_len, c->ts_family, c->ts.rec,
 						COLLECTOR_TSREC, &ok);
 			size_t cnt = k >= 0 ? (size_t)k : ok;
 			for (size_t i = 0; i < cnt; i++) {
-				c->tsrec[i].seq = ++c->ts_seq;
-				coll_ts_apply(c, &c->tsrec[i]);
+				c->ts.rec[i].seq = ++c->ts.seq;
+				coll_ts_apply(c, &c->ts.rec[i]);
 			}
 		}
 		if (n < COLLECTOR_TSBATCH) {

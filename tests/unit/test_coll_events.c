@@ -58,7 +58,7 @@ static void test_events_exec_before_fork(void **state)
 
 	event(f, NLPROC_EXEC, K, 0, t + 2 * MS);
 	assert_null(ptable_get(f->c->pt, K));
-	assert_int_equal(f->c->nearly, 1);
+	assert_int_equal(f->c->ev.nearly, 1);
 	assert_int_equal(f->c->total_execs, 0);
 	event(f, NLPROC_FORK, K, R, t + 1 * MS);
 	const struct pentry *e = ptable_get(f->c->pt, K);
@@ -67,7 +67,7 @@ static void test_events_exec_before_fork(void **state)
 	assert_int_equal(e->rec.start_ns, t + 1 * MS);
 	assert_int_equal(e->rec.nexec, 1);
 	assert_string_equal(e->rec.comm, "cc1");
-	assert_int_equal(f->c->nearly, 0);
+	assert_int_equal(f->c->ev.nearly, 0);
 	assert_int_equal(f->c->total_execs, 1);
 	assert_int_equal(f->c->total_procs, 2);
 	struct store_exec ex[4];
@@ -93,7 +93,7 @@ static void test_events_stale_early(void **state)
 	assert_non_null(ptable_get(f->c->pt, K));
 	assert_int_equal(ptable_get(f->c->pt, K)->rec.nexec, 0);
 	assert_int_equal(f->c->total_execs, 0);
-	assert_int_equal(f->c->nearly, 0);
+	assert_int_equal(f->c->ev.nearly, 0);
 	fp_free(f);
 }
 
@@ -140,7 +140,7 @@ static void test_events_exec_after_retire(void **state)
 	assert_null(ptable_get(f->c->pt, L));
 	event(f, NLPROC_EXEC, L, 0, t + 3 * MS);
 	assert_int_equal(f->c->total_execs, 1);
-	assert_int_equal(f->c->nearly, 0);
+	assert_int_equal(f->c->ev.nearly, 0);
 	struct store_exec ex[2];
 	assert_int_equal(store_execs(f->st, 0, ex, 2), 1);
 	assert_int_equal(ex[0].pid, L);
@@ -149,7 +149,7 @@ static void test_events_exec_after_retire(void **state)
 	/* long before its end: not its exec, kept waiting for its own fork */
 	event(f, NLPROC_EXEC, L, 0, t - 2000 * MS);
 	assert_int_equal(f->c->total_execs, 1);
-	assert_int_equal(f->c->nearly, 1);
+	assert_int_equal(f->c->ev.nearly, 1);
 	fp_free(f);
 }
 
@@ -188,7 +188,7 @@ static void test_events_strangers(void **state)
 
 	event(f, NLPROC_EXIT, S, SP, t + 1 * MS);
 	assert_null(ptable_get(f->c->pt, S));
-	assert_int_equal(f->c->nearly, 1); /* kept: its fork may come */
+	assert_int_equal(f->c->ev.nearly, 1); /* kept: its fork may come */
 
 	event(f, NLPROC_FORK, K, R, t + 2 * MS);
 	coll_sample_retire(f->c, ptable_get(f->c->pt, K), t + 3 * MS, 0, 1, NULL);
@@ -290,7 +290,7 @@ static void test_events_drain_merge(void **state)
 	assert_int_equal(e->rec.nexec, 1);
 	assert_true(e->exit_pending);
 	assert_int_equal(e->exit_ns, t + 3 * MS);
-	assert_int_equal(f->c->nearly, 0);
+	assert_int_equal(f->c->ev.nearly, 0);
 	assert_int_equal(f->c->sum.nl_events, 3);
 	assert_int_equal(f->c->nl_drain_ns, t + 10 * MS);
 	split_sockets_close(f, w, q);
@@ -355,7 +355,7 @@ static void test_events_exec_ahead(void **state)
 	f->now_ns = t + 2 * MS;
 	coll_events_exec_ahead(f->c);
 	assert_null(ptable_get(f->c->pt, K)); /* not handled yet */
-	assert_int_equal(f->c->npre, 1);
+	assert_int_equal(f->c->sm.npre, 1);
 	assert_int_equal(f->c->wpend_n, 1);
 	assert_true(recv(q[0], buf, sizeof(buf), MSG_DONTWAIT | MSG_PEEK) > 0); /* the fork, unread */
 	fp_gone(f, K);
@@ -369,8 +369,8 @@ static void test_events_exec_ahead(void **state)
 	assert_int_equal(store_str_get(f->st, e->rec.argv_id, buf, sizeof(buf)), 11);
 	assert_memory_equal(buf, "cc1\0-O2\0x.c", 11);
 	assert_true(e->fd_stat >= 0); /* the fd opened ahead, kept for the ticks */
-	assert_int_equal(f->c->prefetch_used, 1);
-	assert_int_equal(f->c->npre, 0);
+	assert_int_equal(f->c->sm.prefetch_used, 1);
+	assert_int_equal(f->c->sm.npre, 0);
 	assert_int_equal(f->c->wpend_n, 0);
 
 	/* a stranger's exec (its parent not the tree's): drained now */
@@ -380,7 +380,7 @@ static void test_events_exec_ahead(void **state)
 	f->now_ns = t + 103 * MS;
 	coll_events_exec_ahead(f->c);
 	assert_int_equal(f->c->wpend_n, 0);
-	assert_int_equal(f->c->npre, 0);
+	assert_int_equal(f->c->sm.npre, 0);
 	assert_true(recv(q[0], buf, sizeof(buf), MSG_DONTWAIT) < 0); /* read */
 	assert_null(ptable_get(f->c->pt, S));
 	split_sockets_close(f, w, q);

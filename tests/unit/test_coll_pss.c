@@ -32,7 +32,7 @@ static struct fakeproc *follow(void)
 
 	set_mem(f, 300, 100, 800, 100);
 	f->c->cfg.budget = 1e-12;
-	f->c->tokens.main_ns = f->c->tokens.reserve_ns = -1e12;
+	f->c->pm.tokens.main_ns = f->c->pm.tokens.reserve_ns = -1e12;
 	f->c->root = P;
 	struct pentry *e = coll_sample_add_proc(f->c, P, 1, f->now_ns, NULL);
 	assert_non_null(e);
@@ -217,36 +217,36 @@ static void test_pss_schedule_self_cpu(void **state)
 	f->c->cfg.budget = 0.01;
 	coll_sample_cheap(f->c, proc(f), t);
 	coll_pss_schedule(f->c, t); /* the first learns it */
-	assert_int_equal(f->c->sched_read_ns, t);
+	assert_int_equal(f->c->pm.sched_read_ns, t);
 	for (int i = 1; i < 10; i++) {
 		f->now_ns = t + (uint64_t)i * 100 * MS;
 		coll_pss_schedule(f->c, f->now_ns);
 		f->c->last_tick_ns = f->now_ns;
-		assert_int_equal(f->c->sched_read_ns, t); /* overdrawn: not read */
+		assert_int_equal(f->c->pm.sched_read_ns, t); /* overdrawn: not read */
 	}
 	f->now_ns = t + 1000 * MS;
 	coll_pss_schedule(f->c, f->now_ns);
 	f->c->last_tick_ns = f->now_ns;
-	assert_int_equal(f->c->sched_read_ns, f->now_ns); /* a second on */
+	assert_int_equal(f->c->pm.sched_read_ns, f->now_ns); /* a second on */
 	assert_int_equal(f->c->sum.pss_reads, 0);
 
 	/* money in the main account: read, and the clock with it */
-	f->c->tokens.main_ns = 1e9;
-	f->c->tokens.reserve_ns = 0;
+	f->c->pm.tokens.main_ns = 1e9;
+	f->c->pm.tokens.reserve_ns = 0;
 	f->now_ns = t + 1100 * MS;
 	coll_pss_schedule(f->c, f->now_ns);
 	f->c->last_tick_ns = f->now_ns;
 	assert_int_equal(f->c->sum.pss_reads, 1);
-	assert_int_equal(f->c->sched_read_ns, f->now_ns);
+	assert_int_equal(f->c->pm.sched_read_ns, f->now_ns);
 
 	/* the main account empty for good, the reserve full: it reads, and the
 	 * rest's cost could not stop it, so the clock is not read */
-	f->c->tokens.main_ns = -1e12;
-	f->c->tokens.reserve_ns = 1e9;
+	f->c->pm.tokens.main_ns = -1e12;
+	f->c->pm.tokens.reserve_ns = 1e9;
 	f->now_ns = t + 1400 * MS;
 	coll_pss_schedule(f->c, f->now_ns);
 	assert_int_equal(f->c->sum.pss_reads, 2);
-	assert_int_equal(f->c->sched_read_ns, t + 1100 * MS);
+	assert_int_equal(f->c->pm.sched_read_ns, t + 1100 * MS);
 	fp_free(f);
 }
 

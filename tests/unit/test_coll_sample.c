@@ -371,7 +371,7 @@ static void test_sample_exec_argv(void **state)
 		assert_memory_equal(got, want, (size_t)wn);
 		if (!rewrite)
 			assert_memory_equal(got, "sleep\0" "30", 8);
-		assert_int_equal(c->argv_vm_reads, rewrite ? 0 : 1);
+		assert_int_equal(c->sm.argv_vm_reads, rewrite ? 0 : 1);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		collector_free(c);

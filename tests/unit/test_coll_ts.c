@@ -112,7 +112,7 @@ static void test_ts_refused(void **state)
 	assert_int_equal(ptable_get(f->c->pt, K)->ts_minflt, 0);
 	assert_int_equal(f->c->sum.ts_records, 0);
 	assert_int_equal(f->c->sum.ts_unfit, 2);
-	assert_int_equal(f->c->tspend_next, 0);
+	assert_int_equal(f->c->ts.pend_next, 0);
 	fp_free(f);
 }
 
