@@ -290,7 +290,7 @@ static int tick_peak(struct collector *c, struct sample *s, int sure, uint64_t n
 		coll_pss_peak_procs(c, s->t_ns);
 	/* and every sample that is the run's peak, measured or the highest
 	 * estimate (an unconfirmed peak is one of the series' samples too) */
-	return !c->last_push_ns || c->sum.peak.t_ns != peak_t || c->peak_any.t_ns != any_t ||
+	return !c->last_push_ns || c->final_tick || c->sum.peak.t_ns != peak_t || c->peak_any.t_ns != any_t ||
 	       now - c->last_push_ns >= every;
 }
 
@@ -350,6 +350,7 @@ void collector_finish(struct collector *c, uint64_t now)
 {
 	c->end_due = 0;
 	coll_end_last_reads(c, now);
+	c->final_tick = 1; /* its sample is stored: the run at its end */
 	collector_tick(c);
 	coll_end_close(c);
 }

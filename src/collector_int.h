@@ -110,6 +110,7 @@ struct collector {
 	atomic_int finished;
 	int end_due;            /* the run has ended (coll_end): collector_finish is due */
 	uint64_t end_due_ns;
+	int final_tick;         /* the run's last tick (collector_finish): its sample is stored */
 	struct ptable *pt;
 	/* totals over the tree */
 	uint32_t total_procs, total_threads, total_execs;

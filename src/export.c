@@ -202,24 +202,41 @@ static int export_procs_take(struct export_snap *sn)
 	return 0;
 }
 
+/* An event and the place it came in, for a stable sort. */
+struct ev_at {
+	struct store_event ev;
+	size_t at;
+};
+
+static int cmp_ev_at(const void *a, const void *b)
+{
+	const struct ev_at *x = a, *y = b;
+	if (x->ev.t_ns != y->ev.t_ns)
+		return (x->ev.t_ns > y->ev.t_ns) - (x->ev.t_ns < y->ev.t_ns);
+	return (x->at > y->at) - (x->at < y->at);
+}
+
 /* Puts events in time order, those of one instant in the order they came
  * (as a recording reads them back: ORDER BY t_ns, rowid). The collector
  * pushes an event when it learns of it, which can be after a later one (an
- * exit is dated when it happened, found at a tick): few are out of place,
- * so insertion sorts them in little more than one pass. */
-static void events_in_order(struct store_event *ev, size_t n)
+ * exit is dated when it happened, found at a tick). Returns 0 or -ENOMEM. */
+static int events_in_order(struct store_event *ev, size_t n)
 {
-	for (size_t i = 1; i < n; i++) {
-		if (ev[i].t_ns >= ev[i - 1].t_ns)
-			continue;
-		struct store_event x = ev[i];
-		size_t j = i;
-		while (j > 0 && ev[j - 1].t_ns > x.t_ns) {
-			ev[j] = ev[j - 1];
-			j--;
-		}
-		ev[j] = x;
-	}
+	size_t i = 1;
+	while (i < n && ev[i].t_ns >= ev[i - 1].t_ns)
+		i++;
+	if (i >= n)
+		return 0; /* in order already */
+	struct ev_at *v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		v[i] = (struct ev_at){ev[i], i};
+	qsort(v, n, sizeof(*v), cmp_ev_at);
+	for (i = 0; i < n; i++)
+		ev[i] = v[i].ev;
+	free(v);
+	return 0;
 }
 
 /* Copies the events of the window that the store's ring still holds, in
@@ -252,7 +269,10 @@ static int export_events_take(struct export_snap *sn)
 				ev[keep++] = ev[i];
 		n = keep;
 	}
-	events_in_order(ev, n);
+	if (events_in_order(ev, n) < 0) {
+		free(ev);
+		return -ENOMEM;
+	}
 	sn->events = ev;
 	sn->nevents = n;
 	return 0;

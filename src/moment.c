@@ -80,7 +80,7 @@ static ssize_t alive_at(struct store *st, uint64_t t, struct proc_rec **out, uin
 /* Gives each process of v (n) its last per-process sample at or before t
  * (when its figures are of kept in *seen, parallel to v). Returns 0 or
  * -ENOMEM. */
-static int figures_at(struct store *st, uint64_t t, struct proc_rec *v, size_t n)
+static int figures_at(struct store *st, uint64_t t, struct proc_rec *v, size_t n, int *cut)
 {
 	struct store_proc_sample buf[1024];
 	uint64_t cursor = 0;
@@ -97,7 +97,13 @@ static int figures_at(struct store *st, uint64_t t, struct proc_rec *v, size_t n
 		ix[i] = (struct idx){v[i].id, i};
 	if (n)
 		qsort(ix, n, sizeof(*ix), cmp_idx);
-	while (n && (got = store_proc_samples(st, &cursor, buf, sizeof(buf) / sizeof(buf[0]), NULL)) > 0) {
+	uint64_t dropped = 0;
+	int first = 1;
+	*cut = 0;
+	while (n && (got = store_proc_samples(st, &cursor, buf, sizeof(buf) / sizeof(buf[0]), first ? &dropped : NULL)) > 0) {
+		if (first && dropped && buf[0].t_ns > t)
+			*cut = 1;
+		first = 0;
 		for (size_t i = 0; i < got; i++) {
 			const struct store_proc_sample *s = &buf[i];
 			struct proc_rec *r;
@@ -126,7 +132,7 @@ int moment_take(struct store *st, uint64_t t_ns, uint64_t out_ns, size_t max_lin
 	if (n < 0)
 		return (int)n;
 	m->nprocs = (size_t)n;
-	int r = figures_at(st, t_ns, m->procs, m->nprocs);
+	int r = figures_at(st, t_ns, m->procs, m->nprocs, &m->figures_cut);
 	if (r < 0) {
 		moment_free(m);
 		return r;

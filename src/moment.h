@@ -20,6 +20,8 @@ struct moment {
 	 * none), its command line, and no end */
 	struct proc_rec *procs;
 	size_t nprocs;
+	int figures_cut;   /* samples older than the store keeps were let go of, and
+			    * t is before the oldest kept: figures then are not known */
 	uint32_t made;     /* processes started at or before t */
 	uint32_t finished; /* of them, ended at or before t */
 	/* the last lines printed at or before out_ns, oldest first; lines_cut:

@@ -57,6 +57,12 @@ int outlog_push(struct outlog *o, uint64_t t_ns, const char *bytes, size_t len)
 	if (!p)
 		return -ENOMEM;
 	memcpy(p, bytes, len);
+	outlog_push_own(o, t_ns, p, len);
+	return 0;
+}
+
+void outlog_push_own(struct outlog *o, uint64_t t_ns, char *p, size_t len)
+{
 	while (o->n > o->first && (o->n - o->first >= o->cap || o->bytes + len > o->max_bytes))
 		drop_oldest(o);
 	if (t_ns < o->last_t_ns)
@@ -65,7 +71,6 @@ int outlog_push(struct outlog *o, uint64_t t_ns, const char *bytes, size_t len)
 	o->v[o->n % o->cap] = (struct outlog_line){.t_ns = t_ns, .len = len, .bytes = p};
 	o->n++;
 	o->bytes += len;
-	return 0;
 }
 
 /* The running index just past the last line printed at or before t_ns. */
@@ -83,20 +88,37 @@ static uint64_t end_at(const struct outlog *o, uint64_t t_ns)
 	return lo;
 }
 
-ssize_t outlog_to(const struct outlog *o, uint64_t t_ns, size_t max, struct outlog_line **out, int *cut)
+/* The span of lines outlog_to takes: [*from, end), and their bytes. */
+static size_t span_to(const struct outlog *o, uint64_t t_ns, size_t max, uint64_t *from, uint64_t *end)
 {
-	uint64_t end = end_at(o, t_ns), from = end - o->first > max ? end - max : o->first;
-	size_t k = (size_t)(end - from), bytes = 0;
+	size_t bytes = 0;
 
-	*out = NULL;
+	*end = end_at(o, t_ns);
+	*from = *end - o->first > max ? *end - max : o->first;
+	for (uint64_t i = *from; i < *end; i++)
+		bytes += o->v[i % o->cap].len;
+	return bytes;
+}
+
+size_t outlog_size_to(const struct outlog *o, uint64_t t_ns, size_t max)
+{
+	uint64_t from, end;
+	size_t bytes = span_to(o, t_ns, max, &from, &end);
+
+	return end > from ? (size_t)(end - from) * sizeof(struct outlog_line) + bytes + 1 : 0;
+}
+
+ssize_t outlog_copy_to(const struct outlog *o, uint64_t t_ns, size_t max, void *block, size_t cap, int *cut)
+{
+	uint64_t from, end;
+	size_t bytes = span_to(o, t_ns, max, &from, &end), k = (size_t)(end - from);
+
 	*cut = from == o->first && o->first > 0;
 	if (!k)
 		return 0;
-	for (uint64_t i = from; i < end; i++)
-		bytes += o->v[i % o->cap].len;
-	struct outlog_line *v = malloc(k * sizeof(*v) + bytes + 1);
-	if (!v)
-		return -ENOMEM;
+	if (k * sizeof(struct outlog_line) + bytes + 1 > cap)
+		return -ENOSPC;
+	struct outlog_line *v = block;
 	char *p = (char *)(v + k);
 	for (size_t j = 0; j < k; j++) {
 		const struct outlog_line *l = &o->v[(from + j) % o->cap];
@@ -104,8 +126,24 @@ ssize_t outlog_to(const struct outlog *o, uint64_t t_ns, size_t max, struct outl
 		memcpy(p, l->bytes, l->len);
 		p += l->len;
 	}
-	*out = v;
 	return (ssize_t)k;
+}
+
+ssize_t outlog_to(const struct outlog *o, uint64_t t_ns, size_t max, struct outlog_line **out, int *cut)
+{
+	size_t cap = outlog_size_to(o, t_ns, max);
+	void *block = cap ? malloc(cap) : NULL;
+
+	*out = NULL;
+	if (cap && !block)
+		return -ENOMEM;
+	ssize_t k = outlog_copy_to(o, t_ns, max, block, cap, cut);
+	if (k <= 0) {
+		free(block);
+		return k;
+	}
+	*out = block;
+	return k;
 }
 
 size_t outlog_count(const struct outlog *o)

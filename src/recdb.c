@@ -83,6 +83,11 @@ const char *recdb_errmsg(const struct recdb *db)
 	return db ? db->msg : "";
 }
 
+const char *recdb_warning(const struct recdb *db)
+{
+	return db ? db->warn : "";
+}
+
 /* PRAGMA quick_check: "ok" or the first problem. */
 static int recdb_quick_check(struct recdb *db)
 {

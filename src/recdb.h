@@ -166,8 +166,14 @@ void recdb_runs_free(struct recdb_run_row *rows, size_t n);
  * anything else. */
 int recdb_resolve(struct recdb *db, const char *spec, int64_t *run_id);
 /* Loads a run into a new store (every fine sample kept), so the front ends
- * and exports read it as a live run. */
+ * and exports read it as a live run. Its per-process samples and output
+ * lines are loaded as far as they can be: a row of theirs that breaks a
+ * bound is left out, not the run (recdb_warning says what), and at most
+ * RECDB_LOAD_PSAMPLES per-process samples are kept (the last ones). */
+#define RECDB_LOAD_PSAMPLES (1u << 20)
 int recdb_load(struct recdb *db, int64_t run_id, struct store **out);
+/* What the last recdb_load left out, in one line ("" when nothing). */
+const char *recdb_warning(const struct recdb *db);
 
 /* Following a run still being recorded (by another spacetime): what was
  * read so far. Zero it before the first call. */

@@ -493,7 +493,8 @@ void recdb_read_psample(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, str
 
 /* The run's per-process samples into the store (its ring holds them all),
  * in time order. */
-static int recdb_load_psamples(struct recdb *db, int64_t run_id, uint64_t base, struct store *st)
+static int recdb_load_psamples(struct recdb *db, int64_t run_id, uint64_t base, struct store *st,
+			       uint64_t *skipped, char *first, size_t cap)
 {
 	sqlite3_stmt *s;
 	int rc = recdb_read_prep(db,
@@ -507,13 +508,15 @@ static int recdb_load_psamples(struct recdb *db, int64_t run_id, uint64_t base, 
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_proc_sample ps;
 		recdb_read_psample(&rd, s, base, &ps);
-		if (rd.bad)
-			break;
+		if (rd.bad) { /* left out, said once */
+			if (!(*skipped)++)
+				snprintf(first, cap, "%s", db->msg);
+			rd.bad = 0;
+			continue;
+		}
 		store_push_proc_samples(st, &ps, 1);
 	}
 	sqlite3_finalize(s);
-	if (rd.bad)
-		return recdb_rd_status(&rd);
 	return rc == SQLITE_DONE ? 0 : recdb_sql_fail(db, rc, "reading per-process samples");
 }
 
@@ -536,7 +539,8 @@ int recdb_read_line(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct 
 
 /* The run's output into the store (the last of it, when more than the store
  * keeps). */
-static int recdb_load_lines(struct recdb *db, int64_t run_id, uint64_t base, struct store *st)
+static int recdb_load_lines(struct recdb *db, int64_t run_id, uint64_t base, struct store *st, uint64_t *skipped,
+			    char *first, size_t cap)
 {
 	sqlite3_stmt *s;
 	int rc = recdb_read_prep(db, "SELECT t_ns, line FROM output WHERE run_id = ?1 ORDER BY t_ns, rowid",
@@ -547,11 +551,19 @@ static int recdb_load_lines(struct recdb *db, int64_t run_id, uint64_t base, str
 	struct recdb_rd rd;
 	recdb_rd_init(&rd, db, run_id);
 	int e = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW && (e = recdb_read_line(&rd, s, base, st)) == 0)
-		;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		e = recdb_read_line(&rd, s, base, st);
+		if (e == -EBADMSG) { /* left out, said once */
+			if (!(*skipped)++)
+				snprintf(first, cap, "%s", db->msg);
+			rd.bad = 0;
+			e = 0;
+			continue;
+		}
+		if (e < 0)
+			break;
+	}
 	sqlite3_finalize(s);
-	if (e == -EBADMSG)
-		return recdb_rd_status(&rd);
 	if (e < 0)
 		return recdb_sql_say(db, -ENOMEM, "output: out of memory");
 	return rc == SQLITE_DONE ? 0 : recdb_sql_fail(db, rc, "reading output");
@@ -567,6 +579,7 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 	int rc;
 
 	*out = NULL;
+	db->warn[0] = 0;
 	rc = recdb_sql_run_base(db, run_id, &base);
 	if (rc < 0)
 		return rc;
@@ -591,7 +604,8 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 	cfg.events_len = nevents > 65536 ? (uint32_t)(nevents < UINT32_MAX ? nevents : UINT32_MAX)
 					 : 65536;
 	/* every per-process sample, for the processes at any instant */
-	cfg.proc_samples_len = npsamples > 1 ? (uint32_t)(npsamples < UINT32_MAX ? npsamples : UINT32_MAX) : 1;
+	cfg.proc_samples_len = npsamples > 1 ? (uint32_t)(npsamples < RECDB_LOAD_PSAMPLES ? npsamples : RECDB_LOAD_PSAMPLES)
+					     : 1;
 	st = store_new(&cfg);
 	if (!st)
 		return recdb_sql_say(db, -ENOMEM, "loading run %" PRId64 ": out of memory", run_id);
@@ -602,16 +616,22 @@ int recdb_load(struct recdb *db, int64_t run_id, struct store **out)
 		rc = recdb_load_procs(db, run_id, base, st);
 	if (rc == 0)
 		rc = recdb_load_execs(db, run_id, base, st);
+	uint64_t bad_ps = 0, bad_lines = 0;
+	char first_ps[256] = "", first_line[256] = "";
 	if (rc == 0)
-		rc = recdb_load_psamples(db, run_id, base, st);
+		rc = recdb_load_psamples(db, run_id, base, st, &bad_ps, first_ps, sizeof(first_ps));
 	if (rc == 0)
-		rc = recdb_load_lines(db, run_id, base, st);
+		rc = recdb_load_lines(db, run_id, base, st, &bad_lines, first_line, sizeof(first_line));
 	if (rc == 0)
 		rc = recdb_read_summary(db, run_id, base, st);
 	if (rc < 0) {
 		store_free(st);
 		return rc;
 	}
+	if (bad_ps || bad_lines)
+		snprintf(db->warn, sizeof(db->warn), "%llu per-process sample%s and %llu output line%s left out: %.200s",
+			 (unsigned long long)bad_ps, bad_ps == 1 ? "" : "s", (unsigned long long)bad_lines,
+			 bad_lines == 1 ? "" : "s", bad_ps ? first_ps : first_line);
 	*out = st;
 	return 0;
 }

@@ -25,6 +25,7 @@ struct recdb {
 	int busy; /* waiting for another connection's lock now */
 	sqlite3_stmt *st[RECDB_SQL_MAXSTMT]; /* the writer's, prepared once */
 	char msg[256];
+	char warn[320]; /* what recdb_load left out of a run it loaded ("": nothing) */
 	/* the writer's memory of its run: its base (fixed at its start), and
 	 * the summary the database holds for it, so that a write sends only
 	 * the summary's rows that changed */

@@ -149,6 +149,8 @@ int runs_take(struct runs **rsp, int64_t id, struct run **out, struct runs_row *
 		r = -ENOMEM;
 		goto fail;
 	}
+	/* what the load left out (rows that broke a bound), or nothing */
+	snprintf(msg, cap, "%s", follow ? "" : recdb_warning(rs->db));
 	free(rs); /* the run has the recording now */
 	if (follow && (r = run_follow(*out)) < 0) {
 		snprintf(msg, cap, "%s", run_errmsg(*out));

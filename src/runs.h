@@ -48,7 +48,8 @@ int runs_resolve(struct runs *rs, const char *spec, int64_t *id);
 /* Opens run id as a run: loaded whole, or followed when it is still being
  * recorded (run_follow). The run takes the recording over: *rs is NULL
  * after it, whatever the result. *row gets the run's row (runs_row_free it).
- * Returns 0, or -errno with why in *msg. */
+ * Returns 0 with msg saying what the load left out ("" when nothing: rows
+ * that broke a bound), or -errno with why in msg. */
 int runs_take(struct runs **rs, int64_t id, struct run **out, struct runs_row *row, char *msg, size_t cap);
 
 #endif

@@ -294,18 +294,43 @@ void store_push_proc_samples(struct store *st, const struct store_proc_sample *v
 
 int store_push_line(struct store *st, uint64_t t_ns, const char *bytes, size_t len)
 {
+	char *copy = malloc(len ? len : 1); /* outside the lock: the collector takes it */
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, bytes, len);
 	pthread_mutex_lock(&st->lock);
-	int r = outlog_push(st->lines, t_ns, bytes, len);
+	outlog_push_own(st->lines, t_ns, copy, len);
 	pthread_mutex_unlock(&st->lock);
-	return r;
+	return 0;
 }
 
 ssize_t store_lines_to(struct store *st, uint64_t t_ns, size_t max, struct outlog_line **out, int *cut)
 {
-	pthread_mutex_lock(&st->lock);
-	ssize_t n = outlog_to(st->lines, t_ns, max, out, cut);
-	pthread_mutex_unlock(&st->lock);
-	return n;
+	/* sized under the lock, allocated outside it, copied under it again
+	 * (lines that came between size it again) */
+	*out = NULL;
+	*cut = 0;
+	for (;;) {
+		pthread_mutex_lock(&st->lock);
+		size_t cap = outlog_size_to(st->lines, t_ns, max);
+		pthread_mutex_unlock(&st->lock);
+		void *block = cap ? malloc(cap) : NULL;
+		if (cap && !block)
+			return -ENOMEM;
+		pthread_mutex_lock(&st->lock);
+		ssize_t k = outlog_copy_to(st->lines, t_ns, max, block, cap, cut);
+		pthread_mutex_unlock(&st->lock);
+		if (k == -ENOSPC) {
+			free(block);
+			continue;
+		}
+		if (k <= 0)
+			free(block);
+		else
+			*out = block;
+		return k;
+	}
 }
 
 size_t store_proc_samples(struct store *st, uint64_t *cursor, struct store_proc_sample *out,

@@ -39,9 +39,14 @@ def functions(paths):
     rows = []
     for line in out.splitlines():
         f = line.split("\t")
-        if len(f) < 4 or not f[3]:
-            continue
+        if len(f) < 4 or not f[3].isdigit():
+            # no end line: its length cannot be checked, and a check that
+            # passes on what it did not read is no check
+            sys.exit(f"structure: ctags gave no end line for {f[0]} ({':'.join(f[1:3])}): "
+                     "Universal Ctags with the end field is needed")
         rows.append((f[0], f[1], int(f[2]), int(f[3]), len(f) > 4 and f[4] not in ("", "-")))
+    if not rows:
+        sys.exit("structure: ctags found no function: nothing was checked")
     return rows
 
 

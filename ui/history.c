@@ -246,6 +246,8 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path, msg);
 		return HISTORY_EXIT_FAIL;
 	}
+	if (msg[0]) /* the run opens without them */
+		fprintf(stderr, "spacetime: run %" PRId64 " of %s: %s\n", id, path, msg);
 	if (!(*argv_out = history_argv(row_out))) {
 		fprintf(stderr, "spacetime: out of memory\n");
 		run_free(*run_out);

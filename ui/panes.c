@@ -157,9 +157,6 @@ void panes_at(struct panes *p, uint64_t t, struct panes_at *at)
 	at->exact = b[k].n == 1;
 	at->s = b[k].n == 1 ? b[k].max : b[k].mean;
 	at->s.valid = b[k].valid;
-	/* past the run's end (after its last sample): nothing lives then */
-	if (p->sum.end_ns && t >= p->sum.end_ns)
-		at->s.live_procs = at->s.live_threads = 0;
 	size_t i0 = k ? k - 1 : k, i1 = k ? k : k + 1;
 	if (i1 < n && b[i1].t1_ns > b[i0].t1_ns) {
 		double dt = (double)(b[i1].t1_ns - b[i0].t1_ns) / 1e9;
@@ -183,6 +180,15 @@ uint64_t panes_instant(const struct panes *p)
 	if (p->tl.paused)
 		return p->t1_ns < p->live_ns ? p->t1_ns : p->live_ns;
 	return p->live_ns;
+}
+
+int panes_snap_fits(const struct panes *p)
+{
+	if (!p->snap_ok)
+		return 0;
+	if (!p->snap_at_ns)
+		return !p->tl.cursor_on && !p->tl.paused;
+	return panes_instant(p) == p->snap_at_ns;
 }
 
 /* Renders columns into a rectangle and blits the cells. */

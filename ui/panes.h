@@ -48,6 +48,7 @@ struct panes {
 	 * alive and made by the list's instant */
 	int snap_ok;
 	uint32_t snap_live, snap_made;
+	uint64_t snap_at_ns;   /* the instant they are of (0: the present) */
 	/* scratch, grown as needed, never shrunk */
 	struct bucket *bk;
 	size_t nbk, bk_cap;
@@ -63,6 +64,9 @@ struct panes {
 void panes_free(struct panes *p);
 /* Reads the summary and the time range for this frame (one store copy). */
 void panes_begin(struct panes *p, uint64_t now_ns);
+/* Whether the process list's counts (snap_*) are of the instant the panes
+ * show (panes_instant): then the Tasks box says them. */
+int panes_snap_fits(const struct panes *p);
 /* Queries the buckets of the visible range (shared by every graph). */
 void panes_query(struct panes *p);
 void panes_header(struct panes *p);

@@ -59,8 +59,9 @@ static void statpanes_tasks(struct panes *p, const struct layout_box *bx, const 
 	if (at->ok && (at->s.valid & SAMPLE_COUNTS)) {
 		int x = t->x + 1 + term_puts(t->y, t->x + 1, t->w - 1, "procs   ", ROLE_PROCS);
 		/* the process list's snapshot when there is one: both say the same */
+		int snap = panes_snap_fits(p);
 		term_printf(t->y, x, t->x + t->w - x, ROLE_NORMAL, "%u live, %u made",
-			    p->snap_ok ? p->snap_live : at->s.live_procs, p->snap_ok ? p->snap_made : at->s.total_procs);
+			    snap ? p->snap_live : at->s.live_procs, snap ? p->snap_made : at->s.total_procs);
 		if (t->h > 1) {
 			x = t->x + 1 + term_puts(t->y + 1, t->x + 1, t->w - 1, "threads ", ROLE_THREADS);
 			term_printf(t->y + 1, x, t->x + t->w - x, ROLE_NORMAL, "%u live, %u made",
@@ -205,7 +206,8 @@ static void statpanes_compact(struct panes *p, const struct panes_at *at)
 			       ? 100.0 * (double)at->s.minflt / (double)(at->s.minflt + at->s.majflt)
 			       : 100;
 	snprintf(line[0], sizeof(line[0]), "procs %u/%u thr %u/%u cpu %.1f",
-		 p->snap_ok ? p->snap_live : at->s.live_procs, p->snap_ok ? p->snap_made : at->s.total_procs,
+		 panes_snap_fits(p) ? p->snap_live : at->s.live_procs,
+		 panes_snap_fits(p) ? p->snap_made : at->s.total_procs,
 		 at->s.live_threads, at->s.total_threads,
 		 isnan(at->user_cores) ? 0 : at->user_cores + at->sys_cores);
 	snprintf(line[1], sizeof(line[1]), "minflt %s/s %.0f%% majflt %s/s", a, share, b);

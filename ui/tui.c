@@ -65,6 +65,7 @@ struct tui {
 	int recorded;        /* a replay: no present, every pane at an instant */
 	uint64_t follow_due_ns; /* a replay followed live: the next read */
 	uint64_t rec_at_ns;  /* the instant the list and output show now (0: none) */
+	int at_lines_cut;    /* output older than the store keeps was let go of */
 	int in_fd, out_fd, tty_fd, sig_fd, log_fd, pty_fd;
 	int stop_sig; /* the signal that started stopping the command */
 	int pty_eof, tty_gone, done, finished;
@@ -208,6 +209,10 @@ static void tui_refresh_at(struct tui *t)
 	p->snap_ok = 1;
 	p->snap_live = (uint32_t)m.nprocs;
 	p->snap_made = m.made;
+	p->snap_at_ns = at;
+	t->at_lines_cut = m.lines_cut;
+	if (m.figures_cut)
+		panes_message(p, "the processes' figures this far back are not kept (the oldest samples were let go of)");
 	struct outpane *op = outpane_new(TUI_OUT_LINES, term_utf8());
 	if (op) {
 		for (size_t i = 0; i < m.nlines; i++) {
@@ -229,8 +234,10 @@ static void tui_refresh_plist(struct tui *t, uint64_t now)
 	if (tui_at_instant(t)) {
 		tui_refresh_at(t);
 		/* a replay changes with the cursor only; a live run's instant
-		 * can still learn of its processes (an exit told late) */
-		t->plist_due_ns = t->recorded ? UINT64_MAX : now + TUI_PLIST_MIN_NS;
+		 * can still learn of its processes (an exit told late), no more
+		 * often than the present's list is refreshed for what it costs */
+		uint64_t wait = (tui_cpu_ns() - c0) * TUI_PLIST_COST_FACTOR;
+		t->plist_due_ns = t->recorded ? UINT64_MAX : now + (wait > TUI_PLIST_MIN_NS ? wait : TUI_PLIST_MIN_NS);
 		return;
 	}
 	if (t->rec_at_ns) { /* back to the present: the output as it comes */
@@ -240,6 +247,7 @@ static void tui_refresh_plist(struct tui *t, uint64_t now)
 	if (plist_refresh(t->pl, run_store(t->ctx->run), now) < 0)
 		panes_message(&t->p, "out of memory for the process list");
 	t->p.snap_ok = 1;
+	t->p.snap_at_ns = 0;
 	t->p.snap_live = (uint32_t)plist_live(t->pl);
 	t->p.snap_made = (uint32_t)(plist_live(t->pl) + plist_finished(t->pl));
 	uint64_t cost = tui_cpu_ns() - c0, wait = cost * TUI_PLIST_COST_FACTOR;
@@ -598,9 +606,15 @@ static void act_type(struct tui *t, enum key_action a, uint64_t now)
 		panes_message(p, "the command has no terminal to type to%s", t->finished ? ": it has ended" : "");
 		return;
 	}
-	/* its output in view, at its end, where the prompt is */
+	/* its output in view, at its end, where the prompt is: every pane at
+	 * the present (the cursor off) */
 	p->typing = 1;
 	p->out_back = 0;
+	if (p->tl.cursor_on) {
+		p->tl.cursor_on = 0;
+		t->plist_due_ns = 0;
+		t->dirty |= D_HEADER | D_STATS;
+	}
 	if (!p->show_output) {
 		p->show_output = 1;
 		t->dirty |= D_LAYOUT;
@@ -723,7 +737,8 @@ static void tui_pty(struct tui *t)
 	}
 	/* keep a scrolled-back view on the same lines */
 	if (t->p.out_back)
-		t->p.out_back += outpane_total(t->op) - before;
+		if (tui_op(t) == t->op) /* a pane at an instant stays where it is */
+			t->p.out_back += outpane_total(t->op) - before;
 }
 
 /* Handles signals sent to spacetime itself. */
@@ -789,8 +804,9 @@ static void tui_draw(struct tui *t, uint64_t now)
 					  "the command's output is not captured", ROLE_DIM);
 			else if (tui_at_instant(t) && !outpane_total(op))
 				term_puts(p->lay.out_body.y, 1, p->lay.out_body.w - 1,
-					  t->recorded ? "no output recorded up to here (runs with -s keep none)"
-						      : "no output printed up to here", ROLE_DIM);
+					  t->at_lines_cut ? "the output up to here is not kept (the oldest lines were let go of)"
+					  : t->recorded ? "no output recorded up to here (runs with -s keep none)"
+							: "no output printed up to here", ROLE_DIM);
 			else
 				outpane_draw(op, p->lay.out_body.y, p->lay.out_body.x, p->lay.out_body.h,
 					     p->lay.out_body.w, p->out_back, !term_mono());

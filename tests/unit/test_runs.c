@@ -126,6 +126,7 @@ static void test_list_resolve_take(void **state)
 
 	/* run 2 opened: its store holds its samples, its peak; the row comes along */
 	assert_int_equal(runs_take(&rs, 2, &run, &row, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, ""); /* nothing left out */
 	assert_null(rs);
 	assert_non_null(run);
 	assert_int_equal(row.id, 2);
