@@ -467,6 +467,8 @@ static void load_run(struct recdb *db, const struct recdb_run_row *row, int k)
 		return;
 	}
 	FUZZ_CHECK(st != NULL);
+	/* what it left out, if anything, in one line */
+	FUZZ_CHECK(strchr(recdb_warning(db), '\n') == NULL);
 	read_store(st);
 	char **argv = row_argv(row);
 	write_exports(st, argv, row, k);
