@@ -1,6 +1,8 @@
 /* history.c: the recorded runs (history.h). */
 #include "history.h"
 
+#include "compare_ui.h"
+
 #include "exitcode.h"
 #include "export.h"
 #include "recdir.h"
@@ -28,7 +30,8 @@
 
 int history_is_command(const char *word)
 {
-	return word && (!strcmp(word, "runs") || !strcmp(word, "replay") || !strcmp(word, "export"));
+	return word && (!strcmp(word, "runs") || !strcmp(word, "replay") || !strcmp(word, "export") ||
+			!strcmp(word, "compare"));
 }
 
 /* Options of the history commands. */
@@ -350,6 +353,9 @@ static int history_export(const struct hopts *o)
 int history_main(int argc, char **argv)
 {
 	struct hopts o;
+
+	if (!strcmp(argv[0], "compare"))
+		return compare_main(argc, argv);
 	int r = history_parse(argc, argv, &o);
 
 	if (r)

@@ -10,7 +10,7 @@
 #define HISTORY_KEEP_RUNS 100
 #define HISTORY_MAX_BYTES (512ull * 1024 * 1024)
 
-/* Whether word names a history command (runs, replay, export). */
+/* Whether word names a history command (runs, replay, export, compare). */
 int history_is_command(const char *word);
 
 /* Runs a history command: argv[0] is its name. Returns the exit status. */

@@ -1,0 +1,167 @@
+/* Unit tests for compare: job keys (temporary names made stable), jobs
+ * matched across two runs (reordered arguments, two alike in one run, one
+ * run's only), the --fail-above gate. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "store.h"
+
+#define MS 1000000ull
+
+static void test_key(void **state)
+{
+	char k[128];
+
+	(void)state;
+	compare_key("as /tmp/ccAbC123.s", k, sizeof(k));
+	assert_string_equal(k, "as /tmp/cc*.s");
+	compare_key("cc1 /tmp/cc9xYz7Q.i", k, sizeof(k));
+	assert_string_equal(k, "cc1 /tmp/cc*.i");
+	compare_key("sh /tmp/tmp.Qw3rTy", k, sizeof(k));
+	assert_string_equal(k, "sh /tmp/tmp.*");
+	/* words are not random: a file named like one stays */
+	compare_key("cc1 src/ccache.c", k, sizeof(k));
+	assert_string_equal(k, "cc1 src/ccache.c");
+	compare_key("cc1 src/ccmain.c", k, sizeof(k));
+	assert_string_equal(k, "cc1 src/ccmain.c");
+	compare_key("make -C lib", k, sizeof(k));
+	assert_string_equal(k, "make -C lib");
+	/* a small buffer: cut, terminated */
+	assert_int_equal(compare_key("as /tmp/ccAbC123.s", k, 5), 4);
+	assert_string_equal(k, "as /");
+}
+
+/* A process of argv (NUL-separated, len bytes) with a peak, started at t. */
+static void add(struct store *st, uint64_t id, const char *argv, size_t len, uint64_t t, uint64_t peak)
+{
+	struct proc_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.id = id;
+	r.pid = (pid_t)(1000 + id);
+	r.start_ns = t;
+	r.end_ns = t + 100 * MS;
+	r.argv_id = store_str_intern(st, argv, len);
+	r.peak_pss_kib = peak;
+	r.utime_us = 1000 * id;
+	r.valid = PROC_V_ARGV | PROC_V_PSS | PROC_V_EXIT;
+	assert_int_equal(store_proc_update(st, &r), 0);
+}
+
+#define ADD(st, id, lit, t, peak) add(st, id, lit, sizeof(lit) - 1, t, peak)
+
+static const struct compare_job *find(const struct compare_job *v, size_t n, const char *key, uint32_t nth)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].key, key) &&
+		    ((v[i].side[0].present && v[i].side[0].nth == nth) || (v[i].side[1].present && v[i].side[1].nth == nth)))
+			return &v[i];
+	return NULL;
+}
+
+static void test_match(void **state)
+{
+	struct store *a = store_new(NULL), *b = store_new(NULL);
+	struct compare_job *v;
+
+	(void)state;
+	/* run A: two compiles, an assembler on a temporary file, the same
+	 * script twice, a link */
+	ADD(a, 1, "cc1\0-quiet\0-O2\0-I\0inc\0src/x.c\0-o\0/tmp/ccAbC123.s", 0, 1000);
+	ADD(a, 2, "cc1\0-quiet\0src/y.c\0-o\0/tmp/ccQq9Ww8.s", 10 * MS, 2000);
+	ADD(a, 3, "as\0-o\0x.o\0/tmp/ccAbC123.s", 20 * MS, 300);
+	ADD(a, 4, "sh\0gen.sh", 30 * MS, 50);
+	ADD(a, 5, "sh\0gen.sh", 40 * MS, 60);
+	ADD(a, 6, "ld\0-o\0prog\0x.o", 50 * MS, 700);
+	/* run B: x.c's arguments reordered and its peak +500; y.c gone; the
+	 * scripts swapped in size; a new step */
+	ADD(b, 1, "cc1\0-I\0inc\0-O2\0-quiet\0src/x.c\0-o\0/tmp/ccZz0Yy1.s", 0, 1500);
+	ADD(b, 3, "as\0-o\0x.o\0/tmp/ccZz0Yy1.s", 20 * MS, 310);
+	ADD(b, 4, "sh\0gen.sh", 30 * MS, 70);
+	ADD(b, 5, "sh\0gen.sh", 40 * MS, 50);
+	ADD(b, 6, "ld\0-o\0prog\0x.o", 50 * MS, 700);
+	ADD(b, 7, "strip\0prog", 60 * MS, 40);
+	ssize_t n = compare_jobs(a, b, &v);
+	assert_int_equal(n, 7); /* x.c, y.c, as, sh 0, sh 1, ld, strip */
+	/* the largest change first: y.c's 2000 gone */
+	assert_string_equal(v[0].key, "cc1 src/y.c");
+	assert_true(v[0].side[0].present);
+	assert_false(v[0].side[1].present);
+	assert_string_equal(v[1].key, "cc1 src/x.c");
+	assert_int_equal(v[1].side[0].peak_pss_kib, 1000);
+	assert_int_equal(v[1].side[1].peak_pss_kib, 1500);
+	const struct compare_job *j = find(v, (size_t)n, "as x.o", 0);
+	assert_non_null(j);
+	assert_true(j->side[0].present && j->side[1].present);
+	/* two alike in one run: the first with the first, by start */
+	j = find(v, (size_t)n, "sh gen.sh", 0);
+	assert_non_null(j);
+	assert_int_equal(j->side[0].peak_pss_kib, 50);
+	assert_int_equal(j->side[1].peak_pss_kib, 70);
+	j = find(v, (size_t)n, "sh gen.sh", 1);
+	assert_non_null(j);
+	assert_int_equal(j->side[0].peak_pss_kib, 60);
+	assert_int_equal(j->side[1].peak_pss_kib, 50);
+	j = find(v, (size_t)n, "strip prog", 0);
+	assert_non_null(j);
+	assert_false(j->side[0].present);
+	assert_int_equal(j->side[1].peak_pss_kib, 40);
+	j = find(v, (size_t)n, "ld prog", 0);
+	assert_non_null(j);
+	assert_int_equal(j->side[0].peak_pss_kib, j->side[1].peak_pss_kib);
+	free(v);
+	/* a run with nothing against one with all: every job one side's */
+	struct store *e = store_new(NULL);
+	assert_int_equal(compare_jobs(e, b, &v), 6);
+	for (int i = 0; i < 6; i++)
+		assert_false(v[i].side[0].present);
+	free(v);
+	store_free(e);
+	store_free(a);
+	store_free(b);
+}
+
+static void test_gate(void **state)
+{
+	double pct[CMP_NMETRICS];
+	char bad[64];
+	struct store_summary a, b;
+
+	(void)state;
+	assert_int_equal(compare_gate_parse("peak_pss=5%,wall=10%", pct, bad, sizeof(bad)), 0);
+	assert_true(pct[CMP_PEAK_PSS] == 5 && pct[CMP_WALL] == 10 && pct[CMP_USER] < 0);
+	assert_int_equal(compare_gate_parse("peak=5%", pct, bad, sizeof(bad)), -EINVAL);
+	assert_string_equal(bad, "peak=5%");
+	assert_int_equal(compare_gate_parse("peak_pss=5", pct, bad, sizeof(bad)), -EINVAL);
+	assert_int_equal(compare_gate_parse("peak_pss=-1%", pct, bad, sizeof(bad)), -EINVAL);
+	assert_int_equal(compare_gate_parse("wall=10%,x", pct, bad, sizeof(bad)), -EINVAL);
+	assert_string_equal(bad, "x");
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.peak.pss_kib = 1000;
+	b.peak.pss_kib = 1049; /* +4.9% */
+	assert_int_equal(compare_gate_parse("peak_pss=5%", pct, bad, sizeof(bad)), 0);
+	assert_int_equal(compare_gate(&a, &b, pct), -1);
+	b.peak.pss_kib = 1051; /* +5.1% */
+	assert_int_equal(compare_gate(&a, &b, pct), CMP_PEAK_PSS);
+	/* shrinking never fails it */
+	assert_int_equal(compare_gate(&b, &a, pct), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_gate),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
