@@ -5,6 +5,7 @@
 
 #include "compare.h"
 #include "exitcode.h"
+#include "jsonw.h"
 #include "recdir.h"
 #include "report.h"
 #include "run.h"
@@ -45,6 +46,7 @@ static int compare_die(const char *what, const char *arg)
 static void compare_usage(FILE *f)
 {
 	fputs("usage: spacetime compare A B [--db FILE] [--fail-above METRIC=PCT[,...]] [--top N]\n"
+	      "                         [--format text|markdown|json]\n"
 	      "A and B name recorded runs: an id, last or last~N (the N-th before the last) in\n"
 	      "the recording (--db FILE, or the default one), or a recording file (its last\n"
 	      "run; FILE:ID for another). Prints the totals of both with the change, and the\n"
@@ -163,74 +165,246 @@ static void fmt_cmd(const struct runs_row *r, char *buf, size_t cap, int utf8)
 	buf[k] = 0;
 }
 
-/* One line for each respect in which the runs are not alike. */
-static void put_notes(const struct side *a, const struct side *b, int utf8)
+/* A job's cells: its peak in A and B, and the change (or which run alone). */
+static void job_cells(const struct compare_job *j, char *va, char *vb, char *ch, size_t vcap, size_t ccap)
 {
-	char ca[256], cb[256];
+	const struct compare_fig *x = &j->side[0], *y = &j->side[1];
+	if (x->present)
+		report_size(va, vcap, x->peak_pss_kib);
+	if (y->present)
+		report_size(vb, vcap, y->peak_pss_kib);
+	if (x->present && y->present)
+		fmt_change(CMP_PEAK_PSS, x->peak_pss_kib, y->peak_pss_kib, ch, ccap);
+	else
+		snprintf(ch, ccap, "%s", x->present ? "(A only)" : "(B only)");
+}
+
+/* The respects in which the runs are not alike, a line each. */
+#define COMPARE_NOTES 8
+struct notes {
+	char line[COMPARE_NOTES][600];
+	int n;
+};
+
+static void note(struct notes *nt, const char *fmt, const char *x, const char *y)
+{
+	if (nt->n < COMPARE_NOTES)
+		snprintf(nt->line[nt->n++], sizeof(nt->line[0]), fmt, x, y);
+}
+
+static void notes_of(const struct side *a, const struct side *b, int utf8, struct notes *nt)
+{
+	char ca[256], cb[256], ia[24], ib[24];
+	nt->n = 0;
 	fmt_cmd(&a->row, ca, sizeof(ca), utf8);
 	fmt_cmd(&b->row, cb, sizeof(cb), utf8);
 	if (strcmp(ca, cb))
-		printf("note: other command lines: %s / %s\n", ca, cb);
+		note(nt, "other command lines: %s / %s", ca, cb);
 	if (a->row.host && b->row.host && strcmp(a->row.host, b->row.host))
-		printf("note: other machines: %s / %s\n", a->row.host, b->row.host);
+		note(nt, "other machines: %s / %s", a->row.host, b->row.host);
 	if (a->sum.mode != b->sum.mode)
-		printf("note: one run followed the tree by netlink events, the other polled /proc (short processes missed)\n");
+		note(nt, "one run followed the tree by netlink events, the other polled /proc (short processes missed)%s%s",
+		     "", "");
 	if (a->row.attached != b->row.attached)
-		printf("note: one run was attached to (its figures partial), the other ran its command\n");
-	if (a->sum.interval_ms != b->sum.interval_ms)
-		printf("note: other sampling intervals: %" PRIu64 " / %" PRIu64 " ms\n", a->sum.interval_ms,
-		       b->sum.interval_ms);
-	printf("note: one run a side: how much these figures vary from run to run is not known\n");
+		note(nt, "one run was attached to (its figures partial), the other ran its command%s%s", "", "");
+	if (a->sum.interval_ms != b->sum.interval_ms) {
+		snprintf(ia, sizeof(ia), "%" PRIu64, a->sum.interval_ms);
+		snprintf(ib, sizeof(ib), "%" PRIu64, b->sum.interval_ms);
+		note(nt, "other sampling intervals: %s / %s ms", ia, ib);
+	}
+	note(nt, "one run a side: how much these figures vary from run to run is not known%s%s", "", "");
 }
 
-static void put_totals(const struct side *a, const struct side *b)
+/* What is compared: the totals, the jobs, the gate's verdict. */
+struct result {
+	uint64_t tot[2][CMP_NMETRICS];
+	struct compare_job *jobs;
+	size_t njobs, both, only_a, only_b;
+	int gate_set, gate_metric; /* gate_metric -1: passed */
+	double gate_pct;
+};
+
+static const char *mname(int m)
 {
+	return compare_metric_name((enum compare_metric)m);
+}
+
+static void text_out(const struct side *a, const struct side *b, const struct notes *nt, const struct result *r,
+		     long top, int utf8)
+{
+	printf("spacetime compare: A = run %" PRId64 " of %s, B = run %" PRId64 " of %s\n", a->row.id, a->path,
+	       b->row.id, b->path);
+	for (int i = 0; i < nt->n; i++)
+		printf("note: %s\n", nt->line[i]);
 	printf("\n%-16s %14s %14s  %s\n", "", "A", "B", "change (B - A)");
 	for (int m = 0; m < CMP_NMETRICS; m++) {
-		uint64_t x = compare_metric_of(&a->sum, (enum compare_metric)m);
-		uint64_t y = compare_metric_of(&b->sum, (enum compare_metric)m);
 		char vx[32], vy[32], ch[48];
-		fmt_value((enum compare_metric)m, x, vx, sizeof(vx));
-		fmt_value((enum compare_metric)m, y, vy, sizeof(vy));
-		fmt_change((enum compare_metric)m, x, y, ch, sizeof(ch));
-		printf("%-16s %14s %14s  %s\n", compare_metric_name((enum compare_metric)m), vx, vy, ch);
+		fmt_value((enum compare_metric)m, r->tot[0][m], vx, sizeof(vx));
+		fmt_value((enum compare_metric)m, r->tot[1][m], vy, sizeof(vy));
+		fmt_change((enum compare_metric)m, r->tot[0][m], r->tot[1][m], ch, sizeof(ch));
+		printf("%-16s %14s %14s  %s\n", mname(m), vx, vy, ch);
+	}
+	printf("\njobs: %zu matched, %zu in A only, %zu in B only; by the change in peak PSS:\n", r->both, r->only_a,
+	       r->only_b);
+	printf("%22s %12s %12s  %s\n", "change", "A", "B", "job");
+	for (size_t i = 0; i < r->njobs && (long)i < top; i++) {
+		const struct compare_job *j = &r->jobs[i];
+		char va[24] = "-", vb[24] = "-", ch[48], job[JOBNAME_MAX * 4];
+		job_cells(j, va, vb, ch, sizeof(va), sizeof(ch));
+		textsafe_str(j->key, strlen(j->key), job, sizeof(job), utf8);
+		printf("%22s %12s %12s  %s\n", ch, va, vb, job);
+	}
+	if (r->gate_set && r->gate_metric >= 0) {
+		char ch[48];
+		fmt_change((enum compare_metric)r->gate_metric, r->tot[0][r->gate_metric], r->tot[1][r->gate_metric], ch,
+			   sizeof(ch));
+		printf("\ngate: %s grew %s, more than %g%%: failed\n", mname(r->gate_metric), ch, r->gate_pct);
+	} else if (r->gate_set) {
+		printf("\ngate: no metric grew past its threshold\n");
 	}
 }
 
-/* The jobs, largest change in peak PSS first (top of them). */
-static int put_jobs(const struct side *a, const struct side *b, long top, int utf8)
+/* A markdown cell's text: its | escaped, nothing that makes markup. */
+static void md_cell(const char *s, int utf8)
 {
-	struct compare_job *v = NULL;
-	ssize_t n = compare_jobs(run_store(a->run), run_store(b->run), &v);
-	size_t both = 0, only_a = 0, only_b = 0;
+	char buf[JOBNAME_MAX * 4];
+	textsafe_str(s, strlen(s), buf, sizeof(buf), utf8);
+	for (const char *p = buf; *p; p++) {
+		if (*p == '|' || *p == '`' || *p == '*' || *p == '_' || *p == '<' || *p == '[' || *p == ']')
+			putchar('\\');
+		putchar(*p);
+	}
+}
 
-	if (n < 0) {
-		fprintf(stderr, "spacetime: out of memory matching the jobs\n");
-		return -1;
+static void markdown_out(const struct side *a, const struct side *b, const struct notes *nt, const struct result *r,
+			 long top)
+{
+	printf("### spacetime compare: run %" PRId64 " (A) and run %" PRId64 " (B)\n\n", a->row.id, b->row.id);
+	for (int i = 0; i < nt->n; i++) {
+		printf("> ");
+		md_cell(nt->line[i], 1);
+		printf("\n");
 	}
-	for (ssize_t i = 0; i < n; i++) {
-		both += v[i].side[0].present && v[i].side[1].present;
-		only_a += v[i].side[0].present && !v[i].side[1].present;
-		only_b += !v[i].side[0].present && v[i].side[1].present;
+	printf("\n| metric | A | B | change |\n|---|---:|---:|---:|\n");
+	for (int m = 0; m < CMP_NMETRICS; m++) {
+		char vx[32], vy[32], ch[48];
+		fmt_value((enum compare_metric)m, r->tot[0][m], vx, sizeof(vx));
+		fmt_value((enum compare_metric)m, r->tot[1][m], vy, sizeof(vy));
+		fmt_change((enum compare_metric)m, r->tot[0][m], r->tot[1][m], ch, sizeof(ch));
+		printf("| %s | %s | %s | %s |\n", mname(m), vx, vy, ch);
 	}
-	printf("\njobs: %zu matched, %zu in A only, %zu in B only; by the change in peak PSS:\n", both, only_a, only_b);
-	printf("%22s %12s %12s  %s\n", "change", "A", "B", "job");
-	for (ssize_t i = 0; i < n && i < top; i++) {
-		const struct compare_fig *x = &v[i].side[0], *y = &v[i].side[1];
-		char va[24] = "-", vb[24] = "-", ch[48], job[JOBNAME_MAX * 4];
-		if (x->present)
-			report_size(va, sizeof(va), x->peak_pss_kib);
-		if (y->present)
-			report_size(vb, sizeof(vb), y->peak_pss_kib);
-		if (x->present && y->present)
-			fmt_change(CMP_PEAK_PSS, x->peak_pss_kib, y->peak_pss_kib, ch, sizeof(ch));
+	printf("\nJobs: %zu matched, %zu in A only, %zu in B only; by the change in peak PSS.\n\n", r->both, r->only_a,
+	       r->only_b);
+	printf("| job | A | B | change |\n|---|---:|---:|---:|\n");
+	for (size_t i = 0; i < r->njobs && (long)i < top; i++) {
+		char va[24] = "-", vb[24] = "-", ch[48];
+		job_cells(&r->jobs[i], va, vb, ch, sizeof(va), sizeof(ch));
+		printf("| ");
+		md_cell(r->jobs[i].key, 1);
+		printf(" | %s | %s | %s |\n", va, vb, ch);
+	}
+	if (r->gate_set)
+		printf("\n**Gate:** %s\n", r->gate_metric >= 0 ? "failed" : "passed");
+}
+
+static void json_fig(const struct compare_fig *f, const char *key, int *first)
+{
+	jsonw_key(stdout, key, first);
+	if (!f->present) {
+		fputs("null", stdout);
+		return;
+	}
+	int in = 1;
+	putchar('{');
+	jsonw_u64(stdout, "peak_pss_kib", f->peak_pss_kib, &in);
+	jsonw_u64(stdout, "cpu_us", f->cpu_us, &in);
+	jsonw_u64(stdout, "wall_us", f->wall_us, &in);
+	putchar('}');
+}
+
+static void json_side(const struct side *s, const char *key, int *first)
+{
+	int in = 1;
+	jsonw_key(stdout, key, first);
+	putchar('{');
+	jsonw_i64(stdout, "run", s->row.id, &in);
+	jsonw_key(stdout, "file", &in);
+	jsonw_str(stdout, s->path, strlen(s->path));
+	jsonw_key(stdout, "command", &in);
+	size_t len = s->row.argv ? s->row.argv_len : 0;
+	if (len && !s->row.argv[len - 1])
+		len--; /* the last argument's NUL: no empty one after it */
+	jsonw_argv(stdout, s->row.argv, len);
+	putchar('}');
+}
+
+static void json_out(const struct side *a, const struct side *b, const struct notes *nt, const struct result *r,
+		     long top)
+{
+	int first = 1;
+	putchar('{');
+	json_side(a, "a", &first);
+	json_side(b, "b", &first);
+	jsonw_key(stdout, "notes", &first);
+	putchar('[');
+	for (int i = 0; i < nt->n; i++) {
+		if (i)
+			putchar(',');
+		jsonw_str(stdout, nt->line[i], strlen(nt->line[i]));
+	}
+	putchar(']');
+	jsonw_key(stdout, "totals", &first);
+	putchar('[');
+	for (int m = 0; m < CMP_NMETRICS; m++) {
+		int in = 1;
+		printf("%s{", m ? "," : "");
+		jsonw_key(stdout, "metric", &in);
+		jsonw_str(stdout, mname(m), strlen(mname(m)));
+		jsonw_key(stdout, "unit", &in);
+		const char *u = compare_metric_unit((enum compare_metric)m);
+		jsonw_str(stdout, u, strlen(u));
+		jsonw_u64(stdout, "a", r->tot[0][m], &in);
+		jsonw_u64(stdout, "b", r->tot[1][m], &in);
+		jsonw_i64(stdout, "change", (int64_t)r->tot[1][m] - (int64_t)r->tot[0][m], &in);
+		jsonw_key(stdout, "change_pct", &in);
+		if (r->tot[0][m])
+			printf("%.2f", ((double)r->tot[1][m] - (double)r->tot[0][m]) * 100 / (double)r->tot[0][m]);
 		else
-			snprintf(ch, sizeof(ch), "%s", x->present ? "(A only)" : "(B only)");
-		textsafe_str(v[i].key, strlen(v[i].key), job, sizeof(job), utf8);
-		printf("%22s %12s %12s  %s\n", ch, va, vb, job);
+			fputs("null", stdout);
+		putchar('}');
 	}
-	free(v);
-	return 0;
+	putchar(']');
+	jsonw_u64(stdout, "jobs_matched", r->both, &first);
+	jsonw_u64(stdout, "jobs_a_only", r->only_a, &first);
+	jsonw_u64(stdout, "jobs_b_only", r->only_b, &first);
+	jsonw_key(stdout, "jobs", &first);
+	putchar('[');
+	for (size_t i = 0; i < r->njobs && (long)i < top; i++) {
+		int in = 1;
+		printf("%s{", i ? "," : "");
+		jsonw_key(stdout, "job", &in);
+		jsonw_str(stdout, r->jobs[i].key, strlen(r->jobs[i].key));
+		json_fig(&r->jobs[i].side[0], "a", &in);
+		json_fig(&r->jobs[i].side[1], "b", &in);
+		putchar('}');
+	}
+	putchar(']');
+	jsonw_key(stdout, "gate", &first);
+	if (!r->gate_set) {
+		fputs("null", stdout);
+	} else {
+		int in = 1;
+		putchar('{');
+		jsonw_key(stdout, "failed", &in);
+		fputs(r->gate_metric >= 0 ? "true" : "false", stdout);
+		jsonw_key(stdout, "metric", &in);
+		if (r->gate_metric >= 0)
+			jsonw_str(stdout, mname(r->gate_metric), strlen(mname(r->gate_metric)));
+		else
+			fputs("null", stdout);
+		putchar('}');
+	}
+	puts("}");
 }
 
 static void side_free(struct side *s)
@@ -239,29 +413,58 @@ static void side_free(struct side *s)
 	runs_row_free(&s->row);
 }
 
-int compare_main(int argc, char **argv)
+/* The totals, the jobs matched and the gate's verdict into r. Returns 0 or
+ * -ENOMEM. */
+static int result_of(const struct side *a, const struct side *b, const char *gate, const double *pct,
+		     struct result *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (int m = 0; m < CMP_NMETRICS; m++) {
+		r->tot[0][m] = compare_metric_of(&a->sum, (enum compare_metric)m);
+		r->tot[1][m] = compare_metric_of(&b->sum, (enum compare_metric)m);
+	}
+	ssize_t n = compare_jobs(run_store(a->run), run_store(b->run), &r->jobs);
+	if (n < 0)
+		return (int)n;
+	r->njobs = (size_t)n;
+	for (size_t i = 0; i < r->njobs; i++) {
+		r->both += r->jobs[i].side[0].present && r->jobs[i].side[1].present;
+		r->only_a += r->jobs[i].side[0].present && !r->jobs[i].side[1].present;
+		r->only_b += !r->jobs[i].side[0].present && r->jobs[i].side[1].present;
+	}
+	r->gate_set = gate != NULL;
+	r->gate_metric = gate ? compare_gate(&a->sum, &b->sum, pct) : -1;
+	r->gate_pct = r->gate_metric >= 0 ? pct[r->gate_metric] : 0;
+	return 0;
+}
+
+/* The options: *db, *gate, *top, *fmt (0 text, 1 markdown, 2 json). Returns
+ * -1 to go on, or the exit status. */
+static int parse(int argc, char **argv, const char **db, const char **gate, long *top, int *fmt)
 {
 	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},       {"fail-above", required_argument, NULL, 'f'},
-		{"top", required_argument, NULL, 't'},      {"help", no_argument, NULL, 'h'},
-		{0},
+		{"db", required_argument, NULL, 'd'},     {"fail-above", required_argument, NULL, 'f'},
+		{"top", required_argument, NULL, 't'},    {"format", required_argument, NULL, 'F'},
+		{"help", no_argument, NULL, 'h'},         {0},
 	};
-	const char *db = NULL, *gate = NULL;
-	long top = COMPARE_TOP;
-	double pct[CMP_NMETRICS];
-	char bad[128], *end;
+	char *end;
 	int c;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
-		case 'f': gate = optarg; break;
+		case 'd': *db = optarg; break;
+		case 'f': *gate = optarg; break;
 		case 't':
-			top = strtol(optarg, &end, 10);
-			if (*end || end == optarg || top < 0 || top > 1000000)
+			*top = strtol(optarg, &end, 10);
+			if (*end || end == optarg || *top < 0 || *top > 1000000)
 				return compare_die("invalid --top '%s': a number of jobs", optarg);
+			break;
+		case 'F':
+			*fmt = !strcmp(optarg, "text") ? 0 : !strcmp(optarg, "markdown") ? 1 : !strcmp(optarg, "json") ? 2 : -1;
+			if (*fmt < 0)
+				return compare_die("invalid --format '%s': text, markdown or json", optarg);
 			break;
 		case 'h': compare_usage(stdout); return 0;
 		case ':': return compare_die("option '%s' needs a value", argv[optind - 1]);
@@ -270,35 +473,45 @@ int compare_main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return compare_die("%s", argc - optind < 2 ? "two runs to compare are needed" : "two runs at most");
+	return -1;
+}
+
+int compare_main(int argc, char **argv)
+{
+	const char *db = NULL, *gate = NULL;
+	long top = COMPARE_TOP;
+	int fmt = 0;
+	double pct[CMP_NMETRICS];
+	char bad[128];
+	int r = parse(argc, argv, &db, &gate, &top, &fmt);
+
+	if (r >= 0)
+		return r;
 	if (gate && compare_gate_parse(gate, pct, bad, sizeof(bad)) < 0)
 		return compare_die("invalid --fail-above part '%s': expected METRIC=PCT%%, e.g. peak_pss=5%%", bad);
 	static struct side a, b;
-	int r = open_side(argv[optind], db, &a);
-	if (r || (r = open_side(argv[optind + 1], db, &b))) {
+	if ((r = open_side(argv[optind], db, &a)) || (r = open_side(argv[optind + 1], db, &b))) {
 		side_free(&a);
 		return r;
 	}
 	const char *cs = nl_langinfo(CODESET);
 	int utf8 = cs && !strcmp(cs, "UTF-8");
-	printf("spacetime compare: A = run %" PRId64 " of %s, B = run %" PRId64 " of %s\n", a.row.id, a.path,
-	       b.row.id, b.path);
-	put_notes(&a, &b, utf8);
-	put_totals(&a, &b);
-	r = put_jobs(&a, &b, top, utf8) < 0 ? COMPARE_EXIT_USAGE : 0;
-	if (!r && gate) {
-		int m = compare_gate(&a.sum, &b.sum, pct);
-		if (m >= 0) {
-			uint64_t x = compare_metric_of(&a.sum, (enum compare_metric)m);
-			uint64_t y = compare_metric_of(&b.sum, (enum compare_metric)m);
-			char ch[48];
-			fmt_change((enum compare_metric)m, x, y, ch, sizeof(ch));
-			printf("\ngate: %s grew %s, more than %g%%: failed\n", compare_metric_name((enum compare_metric)m), ch,
-			       pct[m]);
-			r = COMPARE_EXIT_GATE;
-		} else {
-			printf("\ngate: no metric grew past its threshold\n");
-		}
+	struct notes nt;
+	struct result res;
+	notes_of(&a, &b, utf8, &nt);
+	if (result_of(&a, &b, gate, pct, &res) < 0) {
+		fprintf(stderr, "spacetime: out of memory matching the jobs\n");
+		r = COMPARE_EXIT_USAGE;
+	} else {
+		if (fmt == 2)
+			json_out(&a, &b, &nt, &res, top);
+		else if (fmt == 1)
+			markdown_out(&a, &b, &nt, &res, top);
+		else
+			text_out(&a, &b, &nt, &res, top, utf8);
+		r = res.gate_metric >= 0 ? COMPARE_EXIT_GATE : 0;
 	}
+	free(res.jobs);
 	side_free(&a);
 	side_free(&b);
 	return r;

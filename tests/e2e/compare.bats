@@ -52,6 +52,51 @@ record() {
 	[ "$status" -eq 0 ] && [[ $output == *"A = run 1"*"B = run 2"* ]] || { echo "$output"; false; }
 }
 
+@test "compare --format markdown and json: the same rows and figures; the JSON has its documented keys" {
+	record 20
+	record 120
+	run "$SPACETIME" compare --db "$DB" 1 2 --format json --fail-above peak_pss=5%
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/c.json"
+	run "$SPACETIME" compare --db "$DB" 1 2 --format markdown --fail-above peak_pss=5%
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/c.md"
+	python3 - "$BATS_TEST_TMPDIR/c.json" "$BATS_TEST_TMPDIR/c.md" <<'PY' || { cat "$BATS_TEST_TMPDIR/c.md"; false; }
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+for k in ("a", "b", "notes", "totals", "jobs_matched", "jobs_a_only", "jobs_b_only", "jobs", "gate"):
+    assert k in j, k
+assert j["a"]["run"] == 1 and j["b"]["run"] == 2 and j["a"]["command"][0] == "sh"
+assert j["gate"]["failed"] is True and j["gate"]["metric"] == "peak_pss"
+for t in j["totals"]:
+    for k in ("metric", "unit", "a", "b", "change", "change_pct"):
+        assert k in t, (t, k)
+    assert t["change"] == t["b"] - t["a"]
+rows = [l for l in open(sys.argv[2]) if l.startswith("| ") and not l.startswith("| metric") and not l.startswith("| job")]
+cells = [[c.strip() for c in l.strip().strip("|").split("|")] for l in rows]
+tot = {c[0]: c for c in cells if c[0] in {t["metric"] for t in j["totals"]}}
+assert len(tot) == len(j["totals"]), (len(tot), len(j["totals"]))
+def kib(s):
+    n, u = s.split()
+    return float(n) * {"B": 1 / 1024, "KiB": 1, "MiB": 1024, "GiB": 1048576}[u]
+for t in j["totals"]:
+    a, b = tot[t["metric"]][1], tot[t["metric"]][2]
+    if t["unit"] == "KiB":
+        for x, y in ((a, t["a"]), (b, t["b"])):
+            assert abs(kib(x) - y) <= max(1, 0.005 * y), (t["metric"], x, y)
+    elif t["unit"] == "us":
+        assert abs(float(a.split()[0]) - t["a"] / 1e6) <= 0.006, (t["metric"], a, t["a"])
+    else:
+        assert int(a) == t["a"] and int(b) == t["b"], (t["metric"], a, b)
+jobs = [c for c in cells if c[0] not in tot]
+assert [c[0] for c in jobs] == [x["job"] for x in j["jobs"]], ([c[0] for c in jobs], [x["job"] for x in j["jobs"]])
+for c, x in zip(jobs, j["jobs"]):
+    assert abs(kib(c[1]) - x["a"]["peak_pss_kib"]) <= max(1, 0.005 * x["a"]["peak_pss_kib"]), (c, x)
+    assert abs(kib(c[2]) - x["b"]["peak_pss_kib"]) <= max(1, 0.005 * x["b"]["peak_pss_kib"]), (c, x)
+assert j["jobs"][0]["job"] == "fill env 600"
+PY
+}
+
 @test "compare: a run that does not exist, a bad gate, one run: one line and exit status 2" {
 	record 20
 	run "$SPACETIME" compare --db "$DB" 1 7
