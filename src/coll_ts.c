@@ -64,6 +64,15 @@ void coll_ts_apply(struct collector *c, const struct taskstats_exit *x)
 		c->tspend_ns[k] = coll_base_clock(c);
 		c->tspend_after_ns[k] = c->ts_empty_ns;
 		if (x->pid == x->tgid && ptable_get(c->pt, x->ppid)) {
+			/* the ring full of records not looked at yet (a storm of
+			 * children with their events lost, and a late tick): look
+			 * at them now, their fork events read first, rather than
+			 * write over one */
+			if (c->tskid_next - c->tskid_scan >= COLLECTOR_TSPEND && c->sum.mode == COLLECTOR_NETLINK) {
+				if (c->nl_fd >= 0 && !c->ts_events_held)
+					coll_events_drain(c);
+				coll_ts_lost_children(c);
+			}
 			k = c->tskid_next++ % COLLECTOR_TSPEND;
 			c->ts.kid[k] = *x;
 			c->ts.kid_ns[k] = c->tspend_ns[(c->ts.pend_next - 1) % COLLECTOR_TSPEND];
@@ -91,8 +100,10 @@ void coll_ts_lost_children(struct collector *c)
 {
 	if (c->sum.mode != COLLECTOR_NETLINK)
 		return;
-	if (c->tskid_next - c->tskid_scan > COLLECTOR_TSPEND)
-		c->tskid_scan = c->tskid_next - COLLECTOR_TSPEND; /* overwritten */
+	if (c->tskid_next - c->tskid_scan > COLLECTOR_TSPEND) { /* overwritten: lost, and said so */
+		c->sum.ts_lost += c->tskid_next - COLLECTOR_TSPEND - c->tskid_scan;
+		c->tskid_scan = c->tskid_next - COLLECTOR_TSPEND;
+	}
 	for (; c->tskid_scan < c->tskid_next; c->tskid_scan++) {
 		size_t k = c->tskid_scan % COLLECTOR_TSPEND;
 		struct taskstats_exit *x = &c->ts.kid[k];
