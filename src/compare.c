@@ -137,7 +137,12 @@ static ssize_t run_jobs(struct store *st, struct run_job **out)
 		compare_key(job, v[i].key, sizeof(v[i].key));
 		v[i].start_ns = r[i].start_ns;
 		v[i].f.present = 1;
+		/* a process gone before any read of it has no peak PSS: unknown,
+		 * not 0 */
+		v[i].f.known = (r[i].valid & PROC_V_PSS) && r[i].peak_pss_kib;
 		v[i].f.peak_pss_kib = r[i].peak_pss_kib;
+		v[i].f.rss_known = (r[i].valid & PROC_V_RSS) && r[i].peak_rss_kib;
+		v[i].f.peak_rss_kib = r[i].peak_rss_kib;
 		v[i].f.cpu_us = r[i].utime_us + r[i].stime_us;
 		v[i].f.wall_us = r[i].end_ns > r[i].start_ns ? (r[i].end_ns - r[i].start_ns) / 1000 : 0;
 	}
@@ -150,7 +155,35 @@ static ssize_t run_jobs(struct store *st, struct run_job **out)
 	return (ssize_t)n;
 }
 
-/* How much a job changed: the peak's difference (a job of one run: its peak). */
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+void compare_stat_of(uint64_t *v, size_t n, struct compare_stat *out)
+{
+	*out = (struct compare_stat){0, 0, 0};
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	/* the spread without the lowest and the highest run, from five on: one
+	 * run whose compilers happened to overlap is no measure of the rest */
+	size_t cut = n >= 5 ? 1 : 0;
+	out->lo = v[cut];
+	out->hi = v[n - 1 - cut];
+	out->med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int compare_past_noise(const struct compare_stat *a, const struct compare_stat *b)
+{
+	uint64_t d = a->med > b->med ? a->med - b->med : b->med - a->med;
+	uint64_t sa = a->hi - a->lo, sb = b->hi - b->lo;
+	return d > sa && d > sb;
+}
+
+/* How much a job changed: the peak's difference (a job of one side only:
+ * its peak). */
 static uint64_t change_of(const struct compare_job *j)
 {
 	uint64_t a = j->side[0].present ? j->side[0].peak_pss_kib : 0;
@@ -166,39 +199,149 @@ static int cmp_change(const void *x, const void *y)
 	return strcmp(((const struct compare_job *)x)->key, ((const struct compare_job *)y)->key);
 }
 
-ssize_t compare_jobs(struct store *a, struct store *b, struct compare_job **out)
+/* A job of one run, tagged with its side. */
+struct tagged {
+	struct run_job j;
+	int side;
+};
+
+static int cmp_tagged(const void *x, const void *y)
 {
-	struct run_job *ja = NULL, *jb = NULL;
-	ssize_t na = run_jobs(a, &ja), nb = na < 0 ? -ENOMEM : run_jobs(b, &jb);
-	struct compare_job *v = NULL;
-	size_t k = 0, i = 0, j = 0;
+	const struct tagged *a = x, *b = y;
+	int c = strcmp(a->j.key, b->j.key);
+	if (c)
+		return c;
+	return (a->j.f.nth > b->j.f.nth) - (a->j.f.nth < b->j.f.nth);
+}
+
+/* The jobs of every run of both sides, tagged, sorted by key and k-th. */
+static ssize_t all_jobs(struct store *const *a, size_t na, struct store *const *b, size_t nb, struct tagged **out)
+{
+	struct tagged *v = NULL;
+	size_t n = 0;
 
 	*out = NULL;
-	if (na < 0 || nb < 0 || !(v = calloc((size_t)(na + nb) + 1, sizeof(*v)))) {
-		free(ja);
-		free(jb);
+	for (size_t r = 0; r < na + nb; r++) {
+		struct run_job *j = NULL;
+		ssize_t k = run_jobs(r < na ? a[r] : b[r - na], &j);
+		struct tagged *g = k < 0 ? NULL : realloc(v, (n + (size_t)k + 1) * sizeof(*v));
+		if (!g) {
+			free(j);
+			free(v);
+			return -ENOMEM;
+		}
+		v = g;
+		for (ssize_t i = 0; i < k; i++)
+			v[n++] = (struct tagged){j[i], r >= na};
+		free(j);
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_tagged);
+	*out = v;
+	return (ssize_t)n;
+}
+
+/* The figures of side s of the group v[0..n) (one key and k-th). */
+static void side_fig(const struct tagged *v, size_t n, int s, uint64_t *scratch, struct compare_fig *f)
+{
+	struct compare_stat st;
+	size_t k = 0;
+
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < n; i++)
+		f->present += v[i].side == s;
+	if (!f->present)
+		return;
+	f->nth = v[0].j.f.nth;
+	/* its peak over the runs where it is known */
+	for (size_t i = 0; i < n; i++)
+		if (v[i].side == s && v[i].j.f.known)
+			scratch[k++] = v[i].j.f.peak_pss_kib;
+	f->known = (uint32_t)k;
+	compare_stat_of(scratch, k, &st);
+	f->peak_pss_kib = st.med;
+	f->peak_lo_kib = st.lo;
+	f->peak_hi_kib = st.hi;
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].side == s && v[i].j.f.rss_known)
+			scratch[k++] = v[i].j.f.peak_rss_kib;
+	f->rss_known = (uint32_t)k;
+	compare_stat_of(scratch, k, &st);
+	f->peak_rss_kib = st.med;
+	f->rss_lo_kib = st.lo;
+	f->rss_hi_kib = st.hi;
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].side == s)
+			scratch[k++] = v[i].j.f.cpu_us;
+	compare_stat_of(scratch, k, &st);
+	f->cpu_us = st.med;
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].side == s)
+			scratch[k++] = v[i].j.f.wall_us;
+	compare_stat_of(scratch, k, &st);
+	f->wall_us = st.med;
+}
+
+ssize_t compare_jobs_n(struct store *const *a, size_t na, struct store *const *b, size_t nb, struct compare_job **out)
+{
+	struct tagged *v = NULL;
+	ssize_t n = all_jobs(a, na, b, nb, &v);
+	struct compare_job *jobs = n < 0 ? NULL : calloc((size_t)n + 1, sizeof(*jobs));
+	uint64_t *scratch = n < 0 ? NULL : malloc(((size_t)n + 1) * sizeof(*scratch));
+	size_t k = 0;
+
+	*out = NULL;
+	if (n < 0 || !jobs || !scratch) {
+		free(v);
+		free(jobs);
+		free(scratch);
 		return -ENOMEM;
 	}
-	/* both sorted by key then k-th: a merge */
-	while (i < (size_t)na || j < (size_t)nb) {
-		int c = i >= (size_t)na ? 1 : j >= (size_t)nb ? -1 : strcmp(ja[i].key, jb[j].key);
-		if (!c)
-			c = (ja[i].f.nth > jb[j].f.nth) - (ja[i].f.nth < jb[j].f.nth);
-		struct compare_job *x = &v[k++];
-		if (c <= 0) {
-			snprintf(x->key, sizeof(x->key), "%s", ja[i].key);
-			x->side[0] = ja[i++].f;
-		}
-		if (c >= 0) {
-			snprintf(x->key, sizeof(x->key), "%s", jb[j].key);
-			x->side[1] = jb[j++].f;
-		}
+	for (size_t i = 0; i < (size_t)n;) {
+		size_t e = i + 1;
+		while (e < (size_t)n && !cmp_tagged(&v[i], &v[e]))
+			e++;
+		snprintf(jobs[k].key, sizeof(jobs[k].key), "%s", v[i].j.key);
+		side_fig(v + i, e - i, 0, scratch, &jobs[k].side[0]);
+		side_fig(v + i, e - i, 1, scratch, &jobs[k].side[1]);
+		k++;
+		i = e;
 	}
-	free(ja);
-	free(jb);
-	qsort(v, k, sizeof(*v), cmp_change);
-	*out = v;
+	free(v);
+	free(scratch);
+	qsort(jobs, k, sizeof(*jobs), cmp_change);
+	*out = jobs;
 	return (ssize_t)k;
+}
+
+/* Whether a figure moved from a to b by more than COMPARE_JOB_PCT of a and
+ * past the noise. */
+static int moved(const struct compare_stat *a, const struct compare_stat *b)
+{
+	uint64_t d = a->med > b->med ? a->med - b->med : b->med - a->med;
+	return (double)d > (double)a->med * COMPARE_JOB_PCT / 100 && compare_past_noise(a, b);
+}
+
+int compare_job_changed(const struct compare_job *j)
+{
+	const struct compare_fig *x = &j->side[0], *y = &j->side[1];
+	struct compare_stat pa = {x->peak_pss_kib, x->peak_lo_kib, x->peak_hi_kib};
+	struct compare_stat pb = {y->peak_pss_kib, y->peak_lo_kib, y->peak_hi_kib};
+	struct compare_stat ra = {x->peak_rss_kib, x->rss_lo_kib, x->rss_hi_kib};
+	struct compare_stat rb = {y->peak_rss_kib, y->rss_lo_kib, y->rss_hi_kib};
+
+	if (!x->known || !y->known || !moved(&pa, &pb))
+		return 0;
+	/* its high-water RSS, where known, must say so too */
+	return !x->rss_known || !y->rss_known || moved(&ra, &rb);
+}
+
+ssize_t compare_jobs(struct store *a, struct store *b, struct compare_job **out)
+{
+	return compare_jobs_n(&a, 1, &b, 1, out);
 }
 
 int compare_gate_parse(const char *spec, double pct[CMP_NMETRICS], char *bad, size_t cap)
@@ -232,6 +375,18 @@ int compare_gate_parse(const char *spec, double pct[CMP_NMETRICS], char *bad, si
 		p = comma ? comma + 1 : NULL;
 	}
 	return 0;
+}
+
+int compare_gate_stats(const struct compare_stat a[CMP_NMETRICS], const struct compare_stat b[CMP_NMETRICS],
+		       const double pct[CMP_NMETRICS])
+{
+	for (int m = 0; m < CMP_NMETRICS; m++) {
+		if (pct[m] < 0 || b[m].med <= a[m].med)
+			continue;
+		if ((double)b[m].med > (double)a[m].med * (1 + pct[m] / 100) && compare_past_noise(&a[m], &b[m]))
+			return m;
+	}
+	return -1;
 }
 
 int compare_gate(const struct store_summary *a, const struct store_summary *b, const double pct[CMP_NMETRICS])

@@ -25,11 +25,19 @@ const char *compare_metric_unit(enum compare_metric m); /* "us", "KiB" or "" */
 /* The metric of a run's summary. */
 uint64_t compare_metric_of(const struct store_summary *s, enum compare_metric m);
 
-/* A job's figures in one run. */
+/* A job's figures on one side: in one run, or the median over the runs of
+ * that side that have it (and the least and most of its peak). */
 struct compare_fig {
-	int present;
+	uint32_t present; /* in how many of the side's runs (0: none) */
+	uint32_t known;   /* in how many of them its peak PSS is known (a process
+			   * gone before any read of it has none) */
 	uint64_t peak_pss_kib, cpu_us, wall_us;
-	uint32_t nth; /* the k-th of its key in that run, by start (0-based) */
+	uint64_t peak_lo_kib, peak_hi_kib;
+	/* its high-water RSS (exact at its exit with taskstats: steadier from
+	 * run to run than a short job's peak PSS, read between ticks) */
+	uint32_t rss_known;
+	uint64_t peak_rss_kib, rss_lo_kib, rss_hi_kib;
+	uint32_t nth; /* the k-th of its key in a run, by start (0-based) */
 };
 /* A job of either run: its key and its figures on each side. */
 struct compare_job {
@@ -45,11 +53,35 @@ size_t compare_key(const char *job, char *out, size_t cap);
  * size of the change in peak PSS, largest first (jobs of one run only
  * count their whole peak). Returns how many, or -ENOMEM. */
 ssize_t compare_jobs(struct store *a, struct store *b, struct compare_job **out);
+/* The same with several runs a side (na, nb >= 1): each job's figures the
+ * medians over the runs of a side that have it. */
+ssize_t compare_jobs_n(struct store *const *a, size_t na, struct store *const *b, size_t nb, struct compare_job **out);
+
+/* A figure over the runs of a side: its median, and its spread: the least
+ * and most of it (from five runs on, without the lowest and the highest). */
+struct compare_stat {
+	uint64_t med, lo, hi;
+};
+/* Of v[0..n) (sorted in place). n 0: all 0. */
+void compare_stat_of(uint64_t *v, size_t n, struct compare_stat *out);
+/* Whether a change from a to b is more than noise: past the spread of
+ * either side. With one run a side (no spread) every change counts. */
+int compare_past_noise(const struct compare_stat *a, const struct compare_stat *b);
+
+/* How much a job's peak must move to be called changed (and, with several
+ * runs a side, past the noise): its peak PSS and, where known, its
+ * high-water RSS both. */
+#define COMPARE_JOB_PCT 5.0
+int compare_job_changed(const struct compare_job *j);
 
 /* --fail-above METRIC=PCT[,...]: thresholds parsed into pct[] (negative:
  * none). Returns 0, or -EINVAL with the bad part in bad (one line). */
 int compare_gate_parse(const char *spec, double pct[CMP_NMETRICS], char *bad, size_t cap);
 /* The first metric that grew past its threshold from a to b, or -1. */
 int compare_gate(const struct store_summary *a, const struct store_summary *b, const double pct[CMP_NMETRICS]);
+/* The same over several runs a side: a metric fails when its median grew
+ * past the threshold and past the noise (compare_past_noise). */
+int compare_gate_stats(const struct compare_stat a[CMP_NMETRICS], const struct compare_stat b[CMP_NMETRICS],
+		       const double pct[CMP_NMETRICS]);
 
 #endif

@@ -47,12 +47,14 @@ static void compare_usage(FILE *f)
 {
 	fputs("usage: spacetime compare A B [--db FILE] [--fail-above METRIC=PCT[,...]] [--top N]\n"
 	      "                         [--format text|markdown|json]\n"
-	      "A and B name recorded runs: an id, last or last~N (the N-th before the last) in\n"
+	      "A and B name recorded runs: an id, last or last~N (the N-th before the last), or\n"
+	      "N..M (several runs a side: medians, and changes within the noise marked ~) in\n"
 	      "the recording (--db FILE, or the default one), or a recording file (its last\n"
 	      "run; FILE:ID for another). Prints the totals of both with the change, and the\n"
 	      "jobs matched across the runs by what they are (the job names of the process\n"
 	      "lists), largest change in peak PSS first. --fail-above exits 1 when a metric\n"
-	      "grew from A to B by more than its percentage: wall, user, sys, peak_pss,\n"
+	      "grew from A to B by more than its percentage (and past the noise, with several\n"
+	      "runs a side): wall, user, sys, peak_pss,\n"
 	      "peak_pss_anon, peak_pss_file, peak_pss_shmem, peak_rss, processes, threads,\n"
 	      "execs, minflt, majflt, ctx_switches, block_io. Exit status: 0, 1 (the gate), 2\n"
 	      "(a usage error, or a run that cannot be read).\n",
@@ -131,6 +133,52 @@ static int open_side(const char *sel, const char *db, struct side *s)
 	return 0;
 }
 
+/* The runs of one side: one, or a range of ids (N..M) for medians. */
+#define COMPARE_RUNS_MAX 64
+struct sides {
+	struct side v[COMPARE_RUNS_MAX];
+	size_t n;
+};
+
+/* Whether sel is a range of run ids "N..M" (N <= M), into *lo, *hi. */
+static int is_range(const char *sel, long *lo, long *hi)
+{
+	char *end;
+	const char *dots = strstr(sel, "..");
+	if (!dots || dots == sel)
+		return 0;
+	*lo = strtol(sel, &end, 10);
+	if (end != dots || *lo < 1)
+		return 0;
+	*hi = strtol(dots + 2, &end, 10);
+	return *end == 0 && end != dots + 2 && *hi >= *lo;
+}
+
+/* Opens the runs sel names (a run, or a range N..M of ids) into ss.
+ * Returns 0, or the exit status (the reason said in one line). */
+static int open_sides(const char *sel, const char *db, struct sides *ss)
+{
+	long lo, hi;
+
+	ss->n = 0;
+	if (!is_range(sel, &lo, &hi)) {
+		int r = open_side(sel, db, &ss->v[0]);
+		ss->n = r ? 0 : 1;
+		return r;
+	}
+	if (hi - lo + 1 > COMPARE_RUNS_MAX)
+		return compare_die("%s: at most 64 runs a side", sel);
+	for (long id = lo; id <= hi; id++) {
+		char one[24];
+		snprintf(one, sizeof(one), "%ld", id);
+		int r = open_side(one, db, &ss->v[ss->n]);
+		if (r)
+			return r;
+		ss->n++;
+	}
+	return 0;
+}
+
 /* A metric's value in words: seconds, a size, or a count. */
 static void fmt_value(enum compare_metric m, uint64_t v, char *buf, size_t cap)
 {
@@ -165,18 +213,32 @@ static void fmt_cmd(const struct runs_row *r, char *buf, size_t cap, int utf8)
 	buf[k] = 0;
 }
 
+/* Whether a job found on both sides changed (compare_job_changed). */
+static int job_changed(const struct compare_job *j)
+{
+	return compare_job_changed(j);
+}
+
 /* A job's cells: its peak in A and B, and the change (or which run alone). */
 static void job_cells(const struct compare_job *j, char *va, char *vb, char *ch, size_t vcap, size_t ccap)
 {
 	const struct compare_fig *x = &j->side[0], *y = &j->side[1];
 	if (x->present)
-		report_size(va, vcap, x->peak_pss_kib);
+		snprintf(va, vcap, "?");
 	if (y->present)
+		snprintf(vb, vcap, "?");
+	if (x->known)
+		report_size(va, vcap, x->peak_pss_kib);
+	if (y->known)
 		report_size(vb, vcap, y->peak_pss_kib);
-	if (x->present && y->present)
+	if (x->known && y->known)
 		fmt_change(CMP_PEAK_PSS, x->peak_pss_kib, y->peak_pss_kib, ch, ccap);
 	else
-		snprintf(ch, ccap, "%s", x->present ? "(A only)" : "(B only)");
+		snprintf(ch, ccap, "%s", !x->present ? "(B only)" : !y->present ? "(A only)" : "(not known)");
+	if (x->known && y->known && x->peak_pss_kib != y->peak_pss_kib && !job_changed(j)) {
+		size_t k = strlen(ch); /* not called a change: small, or within the noise */
+		snprintf(ch + k, ccap - k, " ~");
+	}
 }
 
 /* The respects in which the runs are not alike, a line each. */
@@ -192,9 +254,10 @@ static void note(struct notes *nt, const char *fmt, const char *x, const char *y
 		snprintf(nt->line[nt->n++], sizeof(nt->line[0]), fmt, x, y);
 }
 
-static void notes_of(const struct side *a, const struct side *b, int utf8, struct notes *nt)
+static void notes_of(const struct sides *as, const struct sides *bs, int utf8, struct notes *nt)
 {
 	char ca[256], cb[256], ia[24], ib[24];
+	const struct side *a = &as->v[0], *b = &bs->v[0];
 	nt->n = 0;
 	fmt_cmd(&a->row, ca, sizeof(ca), utf8);
 	fmt_cmd(&b->row, cb, sizeof(cb), utf8);
@@ -212,14 +275,24 @@ static void notes_of(const struct side *a, const struct side *b, int utf8, struc
 		snprintf(ib, sizeof(ib), "%" PRIu64, b->sum.interval_ms);
 		note(nt, "other sampling intervals: %s / %s ms", ia, ib);
 	}
-	note(nt, "one run a side: how much these figures vary from run to run is not known%s%s", "", "");
+	if (as->n == 1 && bs->n == 1) {
+		note(nt, "one run a side: how much these figures vary from run to run is not known%s%s", "", "");
+	} else {
+		snprintf(ia, sizeof(ia), "%zu", as->n);
+		snprintf(ib, sizeof(ib), "%zu", bs->n);
+		note(nt, "%s runs against %s: medians; a change within either side's spread (its most less its least, "
+			 "from five runs on without the lowest and the highest) is marked as noise", ia, ib);
+	}
 }
 
 /* What is compared: the totals, the jobs, the gate's verdict. */
 struct result {
-	uint64_t tot[2][CMP_NMETRICS];
+	uint64_t tot[2][CMP_NMETRICS]; /* the medians of each side */
+	struct compare_stat st[2][CMP_NMETRICS];
+	int noise[CMP_NMETRICS];       /* the change is within the noise */
+	size_t nruns[2];
 	struct compare_job *jobs;
-	size_t njobs, both, only_a, only_b;
+	size_t njobs, both, only_a, only_b, changed;
 	int gate_set, gate_metric; /* gate_metric -1: passed */
 	double gate_pct;
 };
@@ -229,11 +302,33 @@ static const char *mname(int m)
 	return compare_metric_name((enum compare_metric)m);
 }
 
-static void text_out(const struct side *a, const struct side *b, const struct notes *nt, const struct result *r,
+/* "run 41 of FILE", or "runs 31..35 of FILE" (ids in a range). */
+static void side_label(const struct sides *ss, char *buf, size_t cap)
+{
+	if (ss->n == 1)
+		snprintf(buf, cap, "run %" PRId64 " of %s", ss->v[0].row.id, ss->v[0].path);
+	else
+		snprintf(buf, cap, "runs %" PRId64 "..%" PRId64 " of %s", ss->v[0].row.id, ss->v[ss->n - 1].row.id,
+			 ss->v[0].path);
+}
+
+/* The change of metric m, marked when within the noise. */
+static void fmt_change_r(const struct result *r, int m, char *buf, size_t cap)
+{
+	fmt_change((enum compare_metric)m, r->tot[0][m], r->tot[1][m], buf, cap);
+	if (r->noise[m] && r->tot[0][m] != r->tot[1][m]) {
+		size_t k = strlen(buf); /* within the noise */
+		snprintf(buf + k, cap - k, " ~");
+	}
+}
+
+static void text_out(const struct sides *a, const struct sides *b, const struct notes *nt, const struct result *r,
 		     long top, int utf8)
 {
-	printf("spacetime compare: A = run %" PRId64 " of %s, B = run %" PRId64 " of %s\n", a->row.id, a->path,
-	       b->row.id, b->path);
+	char la[4200], lb[4200];
+	side_label(a, la, sizeof(la));
+	side_label(b, lb, sizeof(lb));
+	printf("spacetime compare: A = %s, B = %s\n", la, lb);
 	for (int i = 0; i < nt->n; i++)
 		printf("note: %s\n", nt->line[i]);
 	printf("\n%-16s %14s %14s  %s\n", "", "A", "B", "change (B - A)");
@@ -241,11 +336,11 @@ static void text_out(const struct side *a, const struct side *b, const struct no
 		char vx[32], vy[32], ch[48];
 		fmt_value((enum compare_metric)m, r->tot[0][m], vx, sizeof(vx));
 		fmt_value((enum compare_metric)m, r->tot[1][m], vy, sizeof(vy));
-		fmt_change((enum compare_metric)m, r->tot[0][m], r->tot[1][m], ch, sizeof(ch));
+		fmt_change_r(r, m, ch, sizeof(ch));
 		printf("%-16s %14s %14s  %s\n", mname(m), vx, vy, ch);
 	}
-	printf("\njobs: %zu matched, %zu in A only, %zu in B only; by the change in peak PSS:\n", r->both, r->only_a,
-	       r->only_b);
+	printf("\njobs: %zu matched (%zu changed past the noise), %zu in A only, %zu in B only; by the change in peak PSS:\n",
+	       r->both, r->changed, r->only_a, r->only_b);
 	printf("%22s %12s %12s  %s\n", "change", "A", "B", "job");
 	for (size_t i = 0; i < r->njobs && (long)i < top; i++) {
 		const struct compare_job *j = &r->jobs[i];
@@ -276,10 +371,11 @@ static void md_cell(const char *s, int utf8)
 	}
 }
 
-static void markdown_out(const struct side *a, const struct side *b, const struct notes *nt, const struct result *r,
-			 long top)
+static void markdown_out(const struct sides *a, const struct sides *b, const struct notes *nt,
+			 const struct result *r, long top)
 {
-	printf("### spacetime compare: run %" PRId64 " (A) and run %" PRId64 " (B)\n\n", a->row.id, b->row.id);
+	printf("### spacetime compare: run%s %" PRId64 " (A) and run%s %" PRId64 " (B)\n\n", a->n > 1 ? "s from" : "",
+	       a->v[0].row.id, b->n > 1 ? "s from" : "", b->v[0].row.id);
 	for (int i = 0; i < nt->n; i++) {
 		printf("> ");
 		md_cell(nt->line[i], 1);
@@ -290,11 +386,11 @@ static void markdown_out(const struct side *a, const struct side *b, const struc
 		char vx[32], vy[32], ch[48];
 		fmt_value((enum compare_metric)m, r->tot[0][m], vx, sizeof(vx));
 		fmt_value((enum compare_metric)m, r->tot[1][m], vy, sizeof(vy));
-		fmt_change((enum compare_metric)m, r->tot[0][m], r->tot[1][m], ch, sizeof(ch));
+		fmt_change_r(r, m, ch, sizeof(ch));
 		printf("| %s | %s | %s | %s |\n", mname(m), vx, vy, ch);
 	}
-	printf("\nJobs: %zu matched, %zu in A only, %zu in B only; by the change in peak PSS.\n\n", r->both, r->only_a,
-	       r->only_b);
+	printf("\nJobs: %zu matched (%zu changed past the noise), %zu in A only, %zu in B only; by the change in peak "
+	       "PSS.\n\n", r->both, r->changed, r->only_a, r->only_b);
 	printf("| job | A | B | change |\n|---|---:|---:|---:|\n");
 	for (size_t i = 0; i < r->njobs && (long)i < top; i++) {
 		char va[24] = "-", vb[24] = "-", ch[48];
@@ -316,18 +412,33 @@ static void json_fig(const struct compare_fig *f, const char *key, int *first)
 	}
 	int in = 1;
 	putchar('{');
+	jsonw_u64(stdout, "runs", f->present, &in);
+	jsonw_u64(stdout, "known", f->known, &in);
 	jsonw_u64(stdout, "peak_pss_kib", f->peak_pss_kib, &in);
+	jsonw_u64(stdout, "peak_lo_kib", f->peak_lo_kib, &in);
+	jsonw_u64(stdout, "peak_hi_kib", f->peak_hi_kib, &in);
+	jsonw_key(stdout, "peak_rss_kib", &in);
+	if (f->rss_known)
+		printf("%" PRIu64, f->peak_rss_kib);
+	else
+		fputs("null", stdout);
 	jsonw_u64(stdout, "cpu_us", f->cpu_us, &in);
 	jsonw_u64(stdout, "wall_us", f->wall_us, &in);
 	putchar('}');
 }
 
-static void json_side(const struct side *s, const char *key, int *first)
+static void json_side(const struct sides *ss, const char *key, int *first)
 {
+	const struct side *s = &ss->v[0];
 	int in = 1;
 	jsonw_key(stdout, key, first);
 	putchar('{');
 	jsonw_i64(stdout, "run", s->row.id, &in);
+	jsonw_key(stdout, "runs", &in);
+	putchar('[');
+	for (size_t i = 0; i < ss->n; i++)
+		printf("%s%" PRId64, i ? "," : "", ss->v[i].row.id);
+	putchar(']');
 	jsonw_key(stdout, "file", &in);
 	jsonw_str(stdout, s->path, strlen(s->path));
 	jsonw_key(stdout, "command", &in);
@@ -338,7 +449,7 @@ static void json_side(const struct side *s, const char *key, int *first)
 	putchar('}');
 }
 
-static void json_out(const struct side *a, const struct side *b, const struct notes *nt, const struct result *r,
+static void json_out(const struct sides *a, const struct sides *b, const struct notes *nt, const struct result *r,
 		     long top)
 {
 	int first = 1;
@@ -365,6 +476,12 @@ static void json_out(const struct side *a, const struct side *b, const struct no
 		jsonw_str(stdout, u, strlen(u));
 		jsonw_u64(stdout, "a", r->tot[0][m], &in);
 		jsonw_u64(stdout, "b", r->tot[1][m], &in);
+		jsonw_u64(stdout, "a_lo", r->st[0][m].lo, &in);
+		jsonw_u64(stdout, "a_hi", r->st[0][m].hi, &in);
+		jsonw_u64(stdout, "b_lo", r->st[1][m].lo, &in);
+		jsonw_u64(stdout, "b_hi", r->st[1][m].hi, &in);
+		jsonw_key(stdout, "noise", &in);
+		fputs(r->noise[m] ? "true" : "false", stdout);
 		jsonw_i64(stdout, "change", (int64_t)r->tot[1][m] - (int64_t)r->tot[0][m], &in);
 		jsonw_key(stdout, "change_pct", &in);
 		if (r->tot[0][m])
@@ -375,6 +492,7 @@ static void json_out(const struct side *a, const struct side *b, const struct no
 	}
 	putchar(']');
 	jsonw_u64(stdout, "jobs_matched", r->both, &first);
+	jsonw_u64(stdout, "jobs_changed", r->changed, &first);
 	jsonw_u64(stdout, "jobs_a_only", r->only_a, &first);
 	jsonw_u64(stdout, "jobs_b_only", r->only_b, &first);
 	jsonw_key(stdout, "jobs", &first);
@@ -386,6 +504,8 @@ static void json_out(const struct side *a, const struct side *b, const struct no
 		jsonw_str(stdout, r->jobs[i].key, strlen(r->jobs[i].key));
 		json_fig(&r->jobs[i].side[0], "a", &in);
 		json_fig(&r->jobs[i].side[1], "b", &in);
+		jsonw_key(stdout, "changed", &in);
+		fputs(job_changed(&r->jobs[i]) ? "true" : "false", stdout);
 		putchar('}');
 	}
 	putchar(']');
@@ -411,19 +531,40 @@ static void side_free(struct side *s)
 {
 	run_free(s->run);
 	runs_row_free(&s->row);
+	s->run = NULL;
 }
 
-/* The totals, the jobs matched and the gate's verdict into r. Returns 0 or
- * -ENOMEM. */
-static int result_of(const struct side *a, const struct side *b, const char *gate, const double *pct,
+static void sides_free(struct sides *ss)
+{
+	for (size_t i = 0; i < ss->n; i++)
+		side_free(&ss->v[i]);
+	ss->n = 0;
+}
+
+/* The totals (each side's medians and spread), the jobs matched and the
+ * gate's verdict into r. Returns 0 or -ENOMEM. */
+static int result_of(const struct sides *a, const struct sides *b, const char *gate, const double *pct,
 		     struct result *r)
 {
+	const struct sides *sd[2] = {a, b};
+	struct store *st[2][COMPARE_RUNS_MAX];
+	uint64_t v[COMPARE_RUNS_MAX];
+
 	memset(r, 0, sizeof(*r));
-	for (int m = 0; m < CMP_NMETRICS; m++) {
-		r->tot[0][m] = compare_metric_of(&a->sum, (enum compare_metric)m);
-		r->tot[1][m] = compare_metric_of(&b->sum, (enum compare_metric)m);
+	for (int k = 0; k < 2; k++) {
+		r->nruns[k] = sd[k]->n;
+		for (size_t i = 0; i < sd[k]->n; i++)
+			st[k][i] = run_store(sd[k]->v[i].run);
+		for (int m = 0; m < CMP_NMETRICS; m++) {
+			for (size_t i = 0; i < sd[k]->n; i++)
+				v[i] = compare_metric_of(&sd[k]->v[i].sum, (enum compare_metric)m);
+			compare_stat_of(v, sd[k]->n, &r->st[k][m]);
+			r->tot[k][m] = r->st[k][m].med;
+		}
 	}
-	ssize_t n = compare_jobs(run_store(a->run), run_store(b->run), &r->jobs);
+	for (int m = 0; m < CMP_NMETRICS; m++)
+		r->noise[m] = (a->n > 1 || b->n > 1) && !compare_past_noise(&r->st[0][m], &r->st[1][m]);
+	ssize_t n = compare_jobs_n(st[0], a->n, st[1], b->n, &r->jobs);
 	if (n < 0)
 		return (int)n;
 	r->njobs = (size_t)n;
@@ -431,9 +572,12 @@ static int result_of(const struct side *a, const struct side *b, const char *gat
 		r->both += r->jobs[i].side[0].present && r->jobs[i].side[1].present;
 		r->only_a += r->jobs[i].side[0].present && !r->jobs[i].side[1].present;
 		r->only_b += !r->jobs[i].side[0].present && r->jobs[i].side[1].present;
+		r->changed += job_changed(&r->jobs[i]);
 	}
 	r->gate_set = gate != NULL;
-	r->gate_metric = gate ? compare_gate(&a->sum, &b->sum, pct) : -1;
+	r->gate_metric = !gate ? -1
+			 : a->n == 1 && b->n == 1 ? compare_gate(&a->v[0].sum, &b->v[0].sum, pct)
+						  : compare_gate_stats(r->st[0], r->st[1], pct);
 	r->gate_pct = r->gate_metric >= 0 ? pct[r->gate_metric] : 0;
 	return 0;
 }
@@ -489,9 +633,10 @@ int compare_main(int argc, char **argv)
 		return r;
 	if (gate && compare_gate_parse(gate, pct, bad, sizeof(bad)) < 0)
 		return compare_die("invalid --fail-above part '%s': expected METRIC=PCT%%, e.g. peak_pss=5%%", bad);
-	static struct side a, b;
-	if ((r = open_side(argv[optind], db, &a)) || (r = open_side(argv[optind + 1], db, &b))) {
-		side_free(&a);
+	static struct sides a, b;
+	if ((r = open_sides(argv[optind], db, &a)) || (r = open_sides(argv[optind + 1], db, &b))) {
+		sides_free(&a);
+		sides_free(&b);
 		return r;
 	}
 	const char *cs = nl_langinfo(CODESET);
@@ -512,7 +657,7 @@ int compare_main(int argc, char **argv)
 		r = res.gate_metric >= 0 ? COMPARE_EXIT_GATE : 0;
 	}
 	free(res.jobs);
-	side_free(&a);
-	side_free(&b);
+	sides_free(&a);
+	sides_free(&b);
 	return r;
 }

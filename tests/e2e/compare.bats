@@ -33,7 +33,7 @@ record() {
 		{ echo "$output"; echo "the change is $mib MiB, expected +100" >&2; false; }
 	# the other fill matched and unchanged within 3%
 	grep -qE 'fill 250 1200' <<<"$output" || { echo "$output"; false; }
-	grep -qE '^jobs: [0-9]+ matched, 0 in A only, 0 in B only' <<<"$output" || { echo "$output"; false; }
+	grep -qE "^jobs: [0-9]+ matched \([0-9]+ changed past the noise\), 0 in A only, 0 in B only" <<<"$output" || { echo "$output"; false; }
 	# the totals: peak PSS grew by about 100 MiB (the change: the first
 	# field with a sign, in MiB)
 	local peak
@@ -110,4 +110,53 @@ PY
 	# the same run twice: nothing changed, the gate passes
 	run "$SPACETIME" compare --db "$DB" 1 1 --fail-above peak_pss=0%
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
+# build N: a real build of some of the project's own sources (make -j2, each
+# compiled to an object) beside a fill of N MiB held 4 s, through the whole
+# build (a job whose size the test knows, the largest), recorded in $DB.
+build_once() {
+	local b="$BATS_TEST_TMPDIR/build"
+	rm -rf "$b"
+	mkdir -p "$b"
+	{
+		printf 'SRC := %s\n' "$(cd "$ST_ROOT" && ls src/*.c | head -n 14 | tr '\n' ' ')"
+		printf 'OBJ := $(patsubst src/%%.c,%s/%%.o,$(SRC))\n' "$b"
+		printf 'all: $(OBJ) fill\n'
+		printf 'fill:\n\t%s env 4000\n' "$WL/fill"
+		printf '%s/%%.o: %s/src/%%.c\n\tcc -O2 -std=gnu11 -D_GNU_SOURCE -I%s/src -c -o $@ $<\n' "$b" "$ST_ROOT" "$ST_ROOT"
+	} >"$BATS_TEST_TMPDIR/build.mk"
+	FILL_MIB=$1 "$SPACETIME" -s -o /dev/null --record "$DB" -- make -s -f "$BATS_TEST_TMPDIR/build.mk" -j2 \
+		>/dev/null 2>&1 || return 1
+}
+
+@test "compare, five runs a side of a real build: unchanged, nothing flagged and the gate passes; its largest job 20% bigger, flagged and the gate fails" {
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do build_once 200 || { echo "build $i failed" >&2; false; }; done
+	run "$SPACETIME" compare --db "$DB" 1..5 6..10 --fail-above peak_pss=5% --format json --top 1000
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/same.json"
+	python3 - "$BATS_TEST_TMPDIR/same.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["a"]["runs"] == [1, 2, 3, 4, 5] and j["b"]["runs"] == [6, 7, 8, 9, 10], (j["a"], j["b"])
+n = j["jobs_matched"] + j["jobs_a_only"] + j["jobs_b_only"]
+assert j["jobs_matched"] >= 0.95 * n, ("matched", j["jobs_matched"], "of", n)
+assert j["jobs_changed"] == 0, [x for x in j["jobs"] if x["changed"]]
+assert j["gate"]["failed"] is False
+PY
+	for i in 1 2 3 4 5; do build_once 240 || { echo "build $((10 + i)) failed" >&2; false; }; done
+	run "$SPACETIME" compare --db "$DB" 1..5 11..15 --fail-above peak_pss=10% --format json --top 1000
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/more.json"
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	python3 - "$BATS_TEST_TMPDIR/more.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+first = j["jobs"][0]
+assert first["job"].startswith("fill env"), first
+assert first["changed"] is True, first
+d = first["b"]["peak_pss_kib"] - first["a"]["peak_pss_kib"]
+assert 38.8 * 1024 <= d <= 41.2 * 1024, d
+assert j["gate"]["failed"] is True and j["gate"]["metric"] == "peak_pss", j["gate"]
+PY
 }

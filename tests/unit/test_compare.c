@@ -156,12 +156,62 @@ static void test_gate(void **state)
 	assert_int_equal(compare_gate(&b, &a, pct), -1);
 }
 
+/* Medians and spreads over several runs a side; a change called one only
+ * past 5% and the noise, in peak PSS and high-water RSS both. */
+static void test_several(void **state)
+{
+	uint64_t v[] = {100, 103, 101, 250, 102};
+	struct compare_stat st, a, b;
+
+	(void)state;
+	compare_stat_of(v, 5, &st);
+	assert_int_equal(st.med, 102);
+	assert_int_equal(st.lo, 101); /* the lowest and highest of five left out */
+	assert_int_equal(st.hi, 103);
+	uint64_t w[] = {7, 3, 5};
+	compare_stat_of(w, 3, &st);
+	assert_true(st.med == 5 && st.lo == 3 && st.hi == 7);
+	a = (struct compare_stat){100, 95, 105};
+	b = (struct compare_stat){108, 104, 112};
+	assert_false(compare_past_noise(&a, &b)); /* 8 within b's spread of 8 */
+	b = (struct compare_stat){120, 118, 122};
+	assert_true(compare_past_noise(&a, &b));
+
+	struct store *sa[3], *sb[3];
+	for (int i = 0; i < 3; i++) {
+		sa[i] = store_new(NULL);
+		sb[i] = store_new(NULL);
+		/* a job that varies a little each run, and one 20% bigger in B */
+		ADD(sa[i], 1, "cc1\0src/a.c", 0, 1000 + 10 * (uint64_t)i);
+		ADD(sb[i], 1, "cc1\0src/a.c", 0, 1005 + 10 * (uint64_t)i);
+		ADD(sa[i], 2, "fill\0env", 0, 2000 + (uint64_t)i);
+		ADD(sb[i], 2, "fill\0env", 0, 2400 + (uint64_t)i);
+	}
+	struct compare_job *j;
+	ssize_t n = compare_jobs_n(sa, 3, sb, 3, &j);
+	assert_int_equal(n, 2);
+	assert_string_equal(j[0].key, "fill env");
+	assert_int_equal(j[0].side[0].present, 3);
+	assert_int_equal(j[0].side[0].peak_pss_kib, 2001);
+	assert_int_equal(j[0].side[1].peak_pss_kib, 2401);
+	assert_true(compare_job_changed(&j[0]));
+	assert_string_equal(j[1].key, "cc1 src/a.c");
+	assert_int_equal(j[1].side[0].peak_pss_kib, 1010);
+	assert_false(compare_job_changed(&j[1])); /* 0.5%, within the noise */
+	free(j);
+	for (int i = 0; i < 3; i++) {
+		store_free(sa[i]);
+		store_free(sb[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_several),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
