@@ -401,3 +401,202 @@ int compare_gate(const struct store_summary *a, const struct store_summary *b, c
 	}
 	return -1;
 }
+
+/* One process, as its program's part in one run. */
+struct prog_run {
+	char name[16];
+	int side;
+	size_t run;
+	uint64_t count, cpu_us, peak_pss_kib, kib_s;
+};
+
+/* Index of a process id among the n ids sorted, or -1. */
+static ssize_t id_at(const uint64_t *ids, size_t n, uint64_t id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else if (ids[mid] > id)
+			hi = mid;
+		else
+			return (ssize_t)mid;
+	}
+	return -1;
+}
+
+/* Each process's PSS over its life in KiB-seconds, from its per-process
+ * samples (each held until the next, the last until its end), into kib_s
+ * (parallel to ids, sorted, and to their ends). Returns 0 or -ENOMEM. */
+static int kib_seconds(struct store *st, const uint64_t *ids, const uint64_t *end_ns, size_t n, double *kib_s)
+{
+	struct store_proc_sample buf[512];
+	uint64_t cursor = 0;
+	uint64_t *last_t = calloc(n + 1, sizeof(*last_t)), *last_v = calloc(n + 1, sizeof(*last_v));
+	char *seen = calloc(n + 1, 1);
+	size_t got;
+
+	if (!last_t || !last_v || !seen) {
+		free(last_t);
+		free(last_v);
+		free(seen);
+		return -ENOMEM;
+	}
+	while ((got = store_proc_samples(st, &cursor, buf, sizeof(buf) / sizeof(buf[0]), NULL)) > 0)
+		for (size_t i = 0; i < got; i++) {
+			ssize_t k = (buf[i].valid & PROC_V_PSS) ? id_at(ids, n, buf[i].id) : -1;
+			if (k < 0)
+				continue;
+			if (seen[k] && buf[i].t_ns > last_t[k])
+				kib_s[k] += (double)last_v[k] * (double)(buf[i].t_ns - last_t[k]) / 1e9;
+			seen[k] = 1;
+			last_t[k] = buf[i].t_ns;
+			last_v[k] = buf[i].pss_kib;
+		}
+	for (size_t k = 0; k < n; k++)
+		if (seen[k] && end_ns[k] > last_t[k])
+			kib_s[k] += (double)last_v[k] * (double)(end_ns[k] - last_t[k]) / 1e9;
+	free(last_t);
+	free(last_v);
+	free(seen);
+	return 0;
+}
+
+static int cmp_rec_id(const void *x, const void *y)
+{
+	const struct proc_rec *a = x, *b = y;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The processes of run `run` (of side `side`) appended to *v. Returns 0 or
+ * -ENOMEM. */
+static int run_procs(struct store *st, int side, size_t run, struct prog_run **v, size_t *nv)
+{
+	size_t n = store_procs(st, STORE_PROCS_ALL, NULL, 0);
+	struct proc_rec *r = malloc((n + 1) * sizeof(*r));
+	uint64_t *ids = malloc((n + 1) * sizeof(*ids)), *ends = malloc((n + 1) * sizeof(*ends));
+	double *ks = calloc(n + 1, sizeof(*ks));
+	struct prog_run *g = NULL;
+	int e = -ENOMEM;
+
+	if (!r || !ids || !ends || !ks)
+		goto out;
+	size_t got = n ? store_procs(st, STORE_PROCS_ALL, r, n) : 0;
+	n = got < n ? got : n;
+	if (n)
+		qsort(r, n, sizeof(*r), cmp_rec_id);
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = r[i].id;
+		ends[i] = r[i].end_ns;
+	}
+	if (kib_seconds(st, ids, ends, n, ks) < 0 || !(g = realloc(*v, (*nv + n + 1) * sizeof(**v))))
+		goto out;
+	*v = g;
+	for (size_t i = 0; i < n; i++)
+		(*v)[(*nv)++] = (struct prog_run){.side = side, .run = run, .count = 1,
+						  .cpu_us = r[i].utime_us + r[i].stime_us,
+						  .peak_pss_kib = r[i].peak_pss_kib, .kib_s = (uint64_t)ks[i]};
+	for (size_t i = 0; i < n; i++)
+		snprintf((*v)[*nv - n + i].name, sizeof((*v)[0].name), "%.15s", r[i].comm[0] ? r[i].comm : "?");
+	e = 0;
+out:
+	free(r);
+	free(ids);
+	free(ends);
+	free(ks);
+	return e;
+}
+
+static int cmp_prog_run(const void *x, const void *y)
+{
+	const struct prog_run *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+	return c ? c : (a->run > b->run) - (a->run < b->run);
+}
+
+/* v[0..n) of one program, sorted by run: its figures on side s (the medians
+ * over the side's runs that ran it). */
+static void prog_side(const struct prog_run *v, size_t n, int s, uint64_t *scratch, struct compare_prog_fig *f)
+{
+	/* per run first: the sums (the peak: the largest) */
+	struct prog_run per[COMPARE_PROG_RUNS];
+	size_t k = 0;
+	struct compare_stat st;
+
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].side != s)
+			continue;
+		if (!k || per[k - 1].run != v[i].run) {
+			if (k == COMPARE_PROG_RUNS)
+				break;
+			per[k] = v[i];
+			per[k++].count = 0;
+			per[k - 1].cpu_us = per[k - 1].peak_pss_kib = per[k - 1].kib_s = 0;
+		}
+		struct prog_run *p = &per[k - 1];
+		p->count++;
+		p->cpu_us += v[i].cpu_us;
+		p->kib_s += v[i].kib_s;
+		if (v[i].peak_pss_kib > p->peak_pss_kib)
+			p->peak_pss_kib = v[i].peak_pss_kib;
+	}
+	f->runs = (uint32_t)k;
+	for (int m = 0; m < 4 && k; m++) {
+		for (size_t i = 0; i < k; i++)
+			scratch[i] = m == 0 ? per[i].count : m == 1 ? per[i].cpu_us : m == 2 ? per[i].peak_pss_kib : per[i].kib_s;
+		compare_stat_of(scratch, k, &st);
+		*(m == 0 ? &f->count : m == 1 ? &f->cpu_us : m == 2 ? &f->peak_pss_kib : &f->kib_s) = st.med;
+	}
+}
+
+static uint64_t prog_change(const struct compare_prog *p)
+{
+	uint64_t a = p->side[0].kib_s, b = p->side[1].kib_s;
+	return a > b ? a - b : b - a;
+}
+
+static int cmp_prog_change(const void *x, const void *y)
+{
+	uint64_t a = prog_change(x), b = prog_change(y);
+	if (a != b)
+		return (a < b) - (a > b);
+	return strcmp(((const struct compare_prog *)x)->name, ((const struct compare_prog *)y)->name);
+}
+
+ssize_t compare_programs(struct store *const *a, size_t na, struct store *const *b, size_t nb,
+			 struct compare_prog **out)
+{
+	struct prog_run *v = NULL;
+	size_t n = 0, k = 0;
+	uint64_t scratch[COMPARE_PROG_RUNS];
+
+	*out = NULL;
+	for (size_t r = 0; r < na + nb; r++)
+		if (run_procs(r < na ? a[r] : b[r - na], r >= na, r, &v, &n) < 0) {
+			free(v);
+			return -ENOMEM;
+		}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_prog_run);
+	struct compare_prog *p = calloc(n + 1, sizeof(*p));
+	if (!p) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t e = i + 1;
+		while (e < n && !strcmp(v[e].name, v[i].name))
+			e++;
+		snprintf(p[k].name, sizeof(p[k].name), "%s", v[i].name);
+		prog_side(v + i, e - i, 0, scratch, &p[k].side[0]);
+		prog_side(v + i, e - i, 1, scratch, &p[k].side[1]);
+		k++;
+		i = e;
+	}
+	free(v);
+	qsort(p, k, sizeof(*p), cmp_prog_change);
+	*out = p;
+	return (ssize_t)k;
+}

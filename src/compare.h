@@ -68,6 +68,25 @@ void compare_stat_of(uint64_t *v, size_t n, struct compare_stat *out);
  * either side. With one run a side (no spread) every change counts. */
 int compare_past_noise(const struct compare_stat *a, const struct compare_stat *b);
 
+/* A program's jobs together (all of cc1's): on each side the medians over
+ * its runs of how many, their CPU, the largest peak PSS, and the
+ * memory-seconds (each job's PSS over its life, from its per-process
+ * samples, summed). */
+struct compare_prog_fig {
+	uint32_t runs; /* of the side's runs, those that ran it */
+	uint64_t count, cpu_us, peak_pss_kib, kib_s;
+};
+struct compare_prog {
+	char name[16];
+	struct compare_prog_fig side[2];
+};
+/* Runs a side a program's figures are taken over at most. */
+#define COMPARE_PROG_RUNS 64
+/* The programs of both sides, largest change in memory-seconds first;
+ * *out malloc'd. Returns how many, or -ENOMEM. */
+ssize_t compare_programs(struct store *const *a, size_t na, struct store *const *b, size_t nb,
+			 struct compare_prog **out);
+
 /* How much a job's peak must move to be called changed (and, with several
  * runs a side, past the noise): its peak PSS and, where known, its
  * high-water RSS both. */

@@ -293,6 +293,8 @@ struct result {
 	size_t nruns[2];
 	struct compare_job *jobs;
 	size_t njobs, both, only_a, only_b, changed;
+	struct compare_prog *progs;
+	size_t nprogs;
 	int gate_set, gate_metric; /* gate_metric -1: passed */
 	double gate_pct;
 };
@@ -349,6 +351,20 @@ static void text_out(const struct sides *a, const struct sides *b, const struct 
 		textsafe_str(j->key, strlen(j->key), job, sizeof(job), utf8);
 		printf("%22s %12s %12s  %s\n", ch, va, vb, job);
 	}
+	printf("\nprograms (their jobs together), by the change in memory-seconds:\n");
+	printf("%-16s %11s %11s %11s %11s %11s %10s %10s\n", "program", "jobs A/B", "CPU A", "CPU B", "peak A",
+	       "peak B", "MiB*s A", "MiB*s B");
+	for (size_t i = 0; i < r->nprogs && (long)i < top; i++) {
+		const struct compare_prog *p = &r->progs[i];
+		char jobs[32], pa[24], pb[24], name[64];
+		snprintf(jobs, sizeof(jobs), "%" PRIu64 "/%" PRIu64, p->side[0].count, p->side[1].count);
+		report_size(pa, sizeof(pa), p->side[0].peak_pss_kib);
+		report_size(pb, sizeof(pb), p->side[1].peak_pss_kib);
+		textsafe_str(p->name, strlen(p->name), name, sizeof(name), utf8);
+		printf("%-16s %11s %9.2f s %9.2f s %11s %11s %10.1f %10.1f\n", name, jobs, (double)p->side[0].cpu_us / 1e6,
+		       (double)p->side[1].cpu_us / 1e6, pa, pb, (double)p->side[0].kib_s / 1024,
+		       (double)p->side[1].kib_s / 1024);
+	}
 	if (r->gate_set && r->gate_metric >= 0) {
 		char ch[48];
 		fmt_change((enum compare_metric)r->gate_metric, r->tot[0][r->gate_metric], r->tot[1][r->gate_metric], ch,
@@ -398,6 +414,16 @@ static void markdown_out(const struct sides *a, const struct sides *b, const str
 		printf("| ");
 		md_cell(r->jobs[i].key, 1);
 		printf(" | %s | %s | %s |\n", va, vb, ch);
+	}
+	printf("\nPrograms (their jobs together), by the change in memory-seconds.\n\n");
+	printf("| program | jobs A | jobs B | CPU A (s) | CPU B (s) | MiB·s A | MiB·s B |\n|---|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < r->nprogs && (long)i < top; i++) {
+		const struct compare_prog *p = &r->progs[i];
+		printf("| ");
+		md_cell(p->name, 1);
+		printf(" | %" PRIu64 " | %" PRIu64 " | %.2f | %.2f | %.1f | %.1f |\n", p->side[0].count, p->side[1].count,
+		       (double)p->side[0].cpu_us / 1e6, (double)p->side[1].cpu_us / 1e6, (double)p->side[0].kib_s / 1024,
+		       (double)p->side[1].kib_s / 1024);
 	}
 	if (r->gate_set)
 		printf("\n**Gate:** %s\n", r->gate_metric >= 0 ? "failed" : "passed");
@@ -449,22 +475,9 @@ static void json_side(const struct sides *ss, const char *key, int *first)
 	putchar('}');
 }
 
-static void json_out(const struct sides *a, const struct sides *b, const struct notes *nt, const struct result *r,
-		     long top)
+static void json_totals(const struct result *r, int *firstp)
 {
-	int first = 1;
-	putchar('{');
-	json_side(a, "a", &first);
-	json_side(b, "b", &first);
-	jsonw_key(stdout, "notes", &first);
-	putchar('[');
-	for (int i = 0; i < nt->n; i++) {
-		if (i)
-			putchar(',');
-		jsonw_str(stdout, nt->line[i], strlen(nt->line[i]));
-	}
-	putchar(']');
-	jsonw_key(stdout, "totals", &first);
+	jsonw_key(stdout, "totals", firstp);
 	putchar('[');
 	for (int m = 0; m < CMP_NMETRICS; m++) {
 		int in = 1;
@@ -491,11 +504,11 @@ static void json_out(const struct sides *a, const struct sides *b, const struct 
 		putchar('}');
 	}
 	putchar(']');
-	jsonw_u64(stdout, "jobs_matched", r->both, &first);
-	jsonw_u64(stdout, "jobs_changed", r->changed, &first);
-	jsonw_u64(stdout, "jobs_a_only", r->only_a, &first);
-	jsonw_u64(stdout, "jobs_b_only", r->only_b, &first);
-	jsonw_key(stdout, "jobs", &first);
+}
+
+static void json_jobs(const struct result *r, long top, int *firstp)
+{
+	jsonw_key(stdout, "jobs", firstp);
 	putchar('[');
 	for (size_t i = 0; i < r->njobs && (long)i < top; i++) {
 		int in = 1;
@@ -509,6 +522,56 @@ static void json_out(const struct sides *a, const struct sides *b, const struct 
 		putchar('}');
 	}
 	putchar(']');
+}
+
+static void json_programs(const struct result *r, long top, int *firstp)
+{
+	jsonw_key(stdout, "programs", firstp);
+	putchar('[');
+	for (size_t i = 0; i < r->nprogs && (long)i < top; i++) {
+		int in = 1;
+		printf("%s{", i ? "," : "");
+		jsonw_key(stdout, "program", &in);
+		jsonw_str(stdout, r->progs[i].name, strlen(r->progs[i].name));
+		for (int k = 0; k < 2; k++) {
+			const struct compare_prog_fig *f = &r->progs[i].side[k];
+			int in2 = 1;
+			jsonw_key(stdout, k ? "b" : "a", &in);
+			putchar('{');
+			jsonw_u64(stdout, "runs", f->runs, &in2);
+			jsonw_u64(stdout, "jobs", f->count, &in2);
+			jsonw_u64(stdout, "cpu_us", f->cpu_us, &in2);
+			jsonw_u64(stdout, "peak_pss_kib", f->peak_pss_kib, &in2);
+			jsonw_u64(stdout, "kib_s", f->kib_s, &in2);
+			putchar('}');
+		}
+		putchar('}');
+	}
+	putchar(']');
+}
+
+static void json_out(const struct sides *a, const struct sides *b, const struct notes *nt, const struct result *r,
+		     long top)
+{
+	int first = 1;
+	putchar('{');
+	json_side(a, "a", &first);
+	json_side(b, "b", &first);
+	jsonw_key(stdout, "notes", &first);
+	putchar('[');
+	for (int i = 0; i < nt->n; i++) {
+		if (i)
+			putchar(',');
+		jsonw_str(stdout, nt->line[i], strlen(nt->line[i]));
+	}
+	putchar(']');
+	json_totals(r, &first);
+	jsonw_u64(stdout, "jobs_matched", r->both, &first);
+	jsonw_u64(stdout, "jobs_changed", r->changed, &first);
+	jsonw_u64(stdout, "jobs_a_only", r->only_a, &first);
+	jsonw_u64(stdout, "jobs_b_only", r->only_b, &first);
+	json_jobs(r, top, &first);
+	json_programs(r, top, &first);
 	jsonw_key(stdout, "gate", &first);
 	if (!r->gate_set) {
 		fputs("null", stdout);
@@ -568,6 +631,10 @@ static int result_of(const struct sides *a, const struct sides *b, const char *g
 	if (n < 0)
 		return (int)n;
 	r->njobs = (size_t)n;
+	n = compare_programs(st[0], a->n, st[1], b->n, &r->progs);
+	if (n < 0)
+		return (int)n;
+	r->nprogs = (size_t)n;
 	for (size_t i = 0; i < r->njobs; i++) {
 		r->both += r->jobs[i].side[0].present && r->jobs[i].side[1].present;
 		r->only_a += r->jobs[i].side[0].present && !r->jobs[i].side[1].present;
@@ -657,6 +724,7 @@ int compare_main(int argc, char **argv)
 		r = res.gate_metric >= 0 ? COMPARE_EXIT_GATE : 0;
 	}
 	free(res.jobs);
+	free(res.progs);
 	sides_free(&a);
 	sides_free(&b);
 	return r;

@@ -64,7 +64,7 @@ record() {
 	python3 - "$BATS_TEST_TMPDIR/c.json" "$BATS_TEST_TMPDIR/c.md" <<'PY' || { cat "$BATS_TEST_TMPDIR/c.md"; false; }
 import json, re, sys
 j = json.load(open(sys.argv[1]))
-for k in ("a", "b", "notes", "totals", "jobs_matched", "jobs_a_only", "jobs_b_only", "jobs", "gate"):
+for k in ("a", "b", "notes", "totals", "jobs_matched", "jobs_changed", "jobs_a_only", "jobs_b_only", "jobs", "programs", "gate"):
     assert k in j, k
 assert j["a"]["run"] == 1 and j["b"]["run"] == 2 and j["a"]["command"][0] == "sh"
 assert j["gate"]["failed"] is True and j["gate"]["metric"] == "peak_pss"
@@ -72,7 +72,15 @@ for t in j["totals"]:
     for k in ("metric", "unit", "a", "b", "change", "change_pct"):
         assert k in t, (t, k)
     assert t["change"] == t["b"] - t["a"]
-rows = [l for l in open(sys.argv[2]) if l.startswith("| ") and not l.startswith("| metric") and not l.startswith("| job")]
+md = open(sys.argv[2]).read()
+head, progs = md.split("\nPrograms", 1)
+rows = [l for l in head.splitlines() if l.startswith("| ") and not l.startswith("| metric") and not l.startswith("| job")]
+prows = [l for l in progs.splitlines() if l.startswith("| ") and not l.startswith("| program")]
+assert [r.split("|")[1].strip() for r in prows] == [p["program"] for p in j["programs"]], (prows, j["programs"])
+for r, p in zip(prows, j["programs"]):
+    c = [x.strip() for x in r.strip().strip("|").split("|")]
+    assert int(c[1]) == p["a"]["jobs"] and int(c[2]) == p["b"]["jobs"], (c, p)
+    assert abs(float(c[5]) - p["a"]["kib_s"] / 1024) <= 0.051 and abs(float(c[6]) - p["b"]["kib_s"] / 1024) <= 0.051, (c, p)
 cells = [[c.strip() for c in l.strip().strip("|").split("|")] for l in rows]
 tot = {c[0]: c for c in cells if c[0] in {t["metric"] for t in j["totals"]}}
 assert len(tot) == len(j["totals"]), (len(tot), len(j["totals"]))

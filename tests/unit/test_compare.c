@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +206,65 @@ static void test_several(void **state)
 	}
 }
 
+/* A process of program comm, its life [start, end), with per-process
+ * samples of PSS (t, kib) pairs. */
+static void add_sampled(struct store *st, uint64_t id, const char *comm, uint64_t start, uint64_t end,
+			const uint64_t *t, const uint64_t *kib, size_t n)
+{
+	struct proc_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.id = id;
+	r.pid = (pid_t)(2000 + id);
+	r.start_ns = start;
+	r.end_ns = end;
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	r.utime_us = 1000;
+	r.valid = PROC_V_PSS | PROC_V_EXIT;
+	for (size_t i = 0; i < n; i++) {
+		struct store_proc_sample ps = {.id = id, .t_ns = t[i], .pss_kib = kib[i], .valid = PROC_V_PSS};
+		store_push_proc_samples(st, &ps, 1);
+		if (kib[i] > r.peak_pss_kib)
+			r.peak_pss_kib = kib[i];
+	}
+	assert_int_equal(store_proc_update(st, &r), 0);
+}
+
+/* Programs together: jobs counted, CPU summed, the largest peak, and the
+ * memory-seconds the samples tell (each held until the next, the last until
+ * the end). */
+static void test_programs(void **state)
+{
+	struct store_config sc = {.proc_samples_len = 64};
+	struct store *a = store_new(&sc), *b = store_new(&sc);
+	const uint64_t t2[] = {0, 1000 * MS}, k2[] = {1000, 2000}, t1[] = {0}, k1[] = {500};
+	const uint64_t kb[] = {3000, 2000};
+	struct compare_prog *p;
+
+	(void)state;
+	add_sampled(a, 1, "cc1", 0, 2000 * MS, t2, k2, 2);  /* 1000 + 2000 KiB*s */
+	add_sampled(a, 2, "cc1", 0, 1000 * MS, t1, k1, 1);  /* 500 */
+	add_sampled(a, 3, "make", 0, 2000 * MS, t1, k1, 1); /* 1000 */
+	add_sampled(b, 1, "cc1", 0, 2000 * MS, t2, kb, 2);  /* 3000 + 2000 */
+	add_sampled(b, 3, "make", 0, 2000 * MS, t1, k1, 1);
+	ssize_t n = compare_programs(&a, 1, &b, 1, &p);
+	assert_int_equal(n, 2);
+	assert_string_equal(p[0].name, "cc1"); /* 3500 to 5000: the larger change */
+	assert_int_equal(p[0].side[0].count, 2);
+	assert_int_equal(p[0].side[1].count, 1);
+	assert_int_equal(p[0].side[0].kib_s, 3500);
+	assert_int_equal(p[0].side[1].kib_s, 5000);
+	assert_int_equal(p[0].side[0].peak_pss_kib, 2000);
+	assert_int_equal(p[0].side[1].peak_pss_kib, 3000);
+	assert_int_equal(p[0].side[0].cpu_us, 2000);
+	assert_string_equal(p[1].name, "make");
+	assert_int_equal(p[1].side[0].kib_s, 1000);
+	assert_int_equal(p[1].side[1].kib_s, 1000);
+	free(p);
+	store_free(a);
+	store_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_several),
+		cmocka_unit_test(test_programs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
