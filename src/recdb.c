@@ -7,6 +7,7 @@
  * (SQLite, ours, not newer, not corrupt) before anything else. */
 #include "recdb.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -378,7 +379,36 @@ int recdb_run_begin(struct recdb *db, const struct recdb_run_info *info, int64_t
 	if (rc != SQLITE_DONE)
 		return recdb_sql_fail(db, rc, "starting a run");
 	*run_id = sqlite3_last_insert_rowid(db->db);
+	for (size_t i = 0; i < info->nlabels && i < RECDB_LABELS_MAX; i++) {
+		const char *eq = strchr(info->labels[i], '=');
+		char key[8 + RECDB_LABEL_KEY_MAX];
+		if (!eq || !recdb_label_ok(info->labels[i]))
+			continue;
+		snprintf(key, sizeof(key), "label.%.*s", (int)(eq - info->labels[i]), info->labels[i]);
+		s = db->st[RS_SUM];
+		sqlite3_bind_int64(s, 1, *run_id);
+		sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, 3, eq + 1, -1, SQLITE_TRANSIENT);
+		if ((rc = recdb_sql_step(db, s, "writing the run's labels")) < 0)
+			return rc;
+	}
 	return 0;
+}
+
+int recdb_label_ok(const char *label)
+{
+	const char *eq = strchr(label, '=');
+	size_t k = eq ? (size_t)(eq - label) : 0;
+
+	if (!k || k > RECDB_LABEL_KEY_MAX || strlen(eq + 1) > RECDB_LABEL_VALUE_MAX)
+		return 0;
+	for (size_t i = 0; i < k; i++)
+		if (!isalnum((unsigned char)label[i]) && label[i] != '_' && label[i] != '.' && label[i] != '-')
+			return 0;
+	for (const unsigned char *v = (const unsigned char *)eq + 1; *v; v++)
+		if (*v < 0x20 || *v == 0x7f)
+			return 0;
+	return 1;
 }
 
 /* Whether field f of a and b differ (b NULL: all do). */

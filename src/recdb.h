@@ -78,7 +78,18 @@ struct recdb_run_info {
 	size_t argv_len;
 	const char *cwd, *host; /* may be NULL */
 	int attached;           /* runs.source: 'attached' (spacetime -p) or 'spawned' */
+	/* labels, "KEY=VALUE" each (recdb_label_ok): kept as run_summary rows
+	 * keyed label.KEY, which a spacetime that knows none leaves alone */
+	const char *const *labels;
+	size_t nlabels;
 };
+/* Labels a run carries at most, and their parts' bounds. */
+#define RECDB_LABELS_MAX 16
+#define RECDB_LABEL_KEY_MAX 32
+#define RECDB_LABEL_VALUE_MAX 200
+/* Whether "KEY=VALUE" is a label: KEY of letters, digits, _ . - (1 to 32),
+ * VALUE of up to 200 bytes with no control character. */
+int recdb_label_ok(const char *label);
 /* Inserts the run, incomplete until recdb_run_finish(); *run_id gets its id. */
 int recdb_run_begin(struct recdb *db, const struct recdb_run_info *info, int64_t *run_id);
 
@@ -156,6 +167,8 @@ struct recdb_run_row {
 	enum recdb_end end;
 	char *damage; /* non-NULL: a value of the row broke its bound, as this line
 		       * says; the row's other fields are then not to be used */
+	char *labels; /* "KEY=VALUE" NUL-terminated each, labels_len bytes (NULL: none) */
+	size_t labels_len;
 };
 /* Lists the runs, oldest first; free with recdb_runs_free(). Returns the
  * count. A row whose values break their bounds is listed with its id and

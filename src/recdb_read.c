@@ -19,6 +19,7 @@ void recdb_runs_free(struct recdb_run_row *rows, size_t n)
 		free(rows[i].host);
 		free(rows[i].note);
 		free(rows[i].damage);
+		free(rows[i].labels);
 	}
 	free(rows);
 }
@@ -69,6 +70,84 @@ static int recdb_row_run(struct recdb *db, sqlite3_stmt *s, struct recdb_run_row
 	return 0;
 }
 
+/* The row of run id among the n sorted by id, or NULL. */
+static struct recdb_run_row *row_of_id(struct recdb_run_row *rows, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rows[mid].id < id)
+			lo = mid + 1;
+		else if (rows[mid].id > id)
+			hi = mid;
+		else
+			return &rows[mid];
+	}
+	return NULL;
+}
+
+/* Adds "KEY=VALUE" to row r's labels; one that breaks a bound damages the
+ * row (said in one line). Returns 0 or -ENOMEM. */
+static int row_label(struct recdb *db, struct recdb_run_row *r, const char *key, const char *value)
+{
+	char label[RECDB_LABEL_KEY_MAX + RECDB_LABEL_VALUE_MAX + 4], plain[72];
+
+	if (r->damage)
+		return 0;
+	snprintf(label, sizeof(label), "%.*s=%.*s", RECDB_LABEL_KEY_MAX + 1, key, RECDB_LABEL_VALUE_MAX + 1, value);
+	size_t n = 0;
+	for (size_t i = 0; i < r->labels_len; i++)
+		n += !r->labels[i];
+	if (n >= RECDB_LABELS_MAX || !recdb_label_ok(label) || strlen(key) > RECDB_LABEL_KEY_MAX ||
+	    strlen(value) > RECDB_LABEL_VALUE_MAX) {
+		recdb_sql_say(db, -EBADMSG, "run %" PRId64 ": run_summary.label.%s is not a label (at most 16, a key of"
+			      " letters, digits, _ . - up to 32, a value of up to 200 bytes)", r->id,
+			      recdb_sql_plain(key, plain, sizeof(plain)));
+		int64_t id = r->id;
+		char *why = strdup(recdb_errmsg(db));
+		free(r->argv);
+		free(r->cwd);
+		free(r->host);
+		free(r->note);
+		free(r->labels);
+		memset(r, 0, sizeof(*r)); /* its id and the why only */
+		r->id = id;
+		r->damage = why;
+		return why ? 0 : -ENOMEM;
+	}
+	size_t len = strlen(label) + 1;
+	char *g = realloc(r->labels, r->labels_len + len);
+	if (!g)
+		return -ENOMEM;
+	memcpy(g + r->labels_len, label, len);
+	r->labels = g;
+	r->labels_len += len;
+	return 0;
+}
+
+/* The runs' labels (run_summary rows keyed label.KEY) into their rows. */
+static int runs_labels(struct recdb *db, struct recdb_run_row *rows, size_t n)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(db->db,
+				    "SELECT run_id, key, value FROM run_summary WHERE key >= 'label.' AND key < 'label/'"
+				    " ORDER BY run_id, key", -1, &s, NULL);
+	int e = 0;
+
+	while (rc == SQLITE_OK && e == 0 && sqlite3_step(s) == SQLITE_ROW) {
+		struct recdb_run_row *r = row_of_id(rows, n, sqlite3_column_int64(s, 0));
+		const unsigned char *k = sqlite3_column_text(s, 1), *v = sqlite3_column_text(s, 2);
+		if (r && k && v && sqlite3_column_type(s, 2) == SQLITE_TEXT)
+			e = row_label(db, r, (const char *)k + 6, (const char *)v);
+		else if (r && !r->damage)
+			e = row_label(db, r, k ? (const char *)k + 6 : "?", "\x01"); /* not text: not a label */
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_OK)
+		return recdb_sql_fail(db, rc, "listing the runs' labels");
+	return e;
+}
+
 ssize_t recdb_runs(struct recdb *db, struct recdb_run_row **out)
 {
 	struct recdb_run_row *rows = NULL;
@@ -104,6 +183,10 @@ ssize_t recdb_runs(struct recdb *db, struct recdb_run_row **out)
 		recdb_runs_free(rows, n);
 		return rc == SQLITE_NOMEM ? recdb_sql_say(db, -ENOMEM, "listing runs: out of memory")
 					  : recdb_sql_fail(db, rc, "listing runs");
+	}
+	if ((rc = runs_labels(db, rows, n)) < 0) {
+		recdb_runs_free(rows, n);
+		return rc == -ENOMEM ? recdb_sql_say(db, -ENOMEM, "listing runs: out of memory") : rc;
 	}
 	*out = rows;
 	return (ssize_t)n;

@@ -221,7 +221,8 @@ static void run_record_begin(struct run *r, uint64_t t0_ns)
 				      .base_ns = t0_ns, .argv = len ? argv : NULL, .argv_len = len,
 				      .cwd = getcwd(cwd, sizeof(cwd)),
 				      .host = gethostname(host, sizeof(host)) == 0 ? host : NULL,
-				      .attached = r->cfg.source == RUN_ATTACHED};
+				      .attached = r->cfg.source == RUN_ATTACHED,
+				      .labels = r->cfg.labels, .nlabels = r->cfg.nlabels};
 	host[sizeof(host) - 1] = 0;
 	if ((e = recdb_run_begin(r->db, &info, &r->rec_id)) < 0) {
 		snprintf(msg, sizeof(msg), "%s", recdb_errmsg(r->db));

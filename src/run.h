@@ -75,6 +75,8 @@ struct run_config {
 	int record_cancel_fd;     /* > 0: readable (a signal), the final write stops at once */
 	size_t record_keep;       /* runs the file keeps at most, oldest pruned first (0: all) */
 	uint64_t record_max_bytes; /* and bytes (0: no limit) */
+	const char *const *labels; /* --label KEY=VALUE, stored with the recording */
+	size_t nlabels;
 	int reset_nice, nice;     /* the thread calling run_start runs boosted: the
 				   * recorder's thread gets nice level nice instead */
 	uint64_t start_ns;        /* the run's start on the one clock (0: when run_start is

@@ -54,8 +54,9 @@ static void row_of(struct recdb_run_row *r, struct runs_row *out)
 		.host = r->host, .note = r->note, .attached = r->attached, .incomplete = r->incomplete,
 		.exit_known = r->exit_known, .exit_status = r->exit_status, .updated_wall_ns = r->updated_wall_ns,
 		.unfinished = r->end == RECDB_END_RUNNING, .detached = r->end == RECDB_END_DETACHED,
-		.end = recdb_end_name(r->end), .damage = r->damage};
-	r->argv = r->cwd = r->host = r->note = r->damage = NULL;
+		.end = recdb_end_name(r->end), .damage = r->damage, .labels = r->labels,
+		.labels_len = r->labels_len};
+	r->argv = r->cwd = r->host = r->note = r->damage = r->labels = NULL;
 }
 
 ssize_t runs_list(struct runs *rs, struct runs_row **rows)
@@ -85,6 +86,7 @@ void runs_row_free(struct runs_row *row)
 	free(row->host);
 	free(row->note);
 	free(row->damage);
+	free(row->labels);
 	memset(row, 0, sizeof(*row));
 }
 
@@ -93,6 +95,19 @@ void runs_rows_free(struct runs_row *rows, size_t n)
 	for (size_t i = 0; rows && i < n; i++)
 		runs_row_free(&rows[i]);
 	free(rows);
+}
+
+int runs_label_ok(const char *label)
+{
+	return recdb_label_ok(label);
+}
+
+int runs_row_has(const struct runs_row *r, const char *label)
+{
+	for (size_t i = 0; r->labels && i < r->labels_len; i += strlen(r->labels + i) + 1)
+		if (!strcmp(r->labels + i, label))
+			return 1;
+	return 0;
 }
 
 int runs_resolve(struct runs *rs, const char *spec, int64_t *id)

@@ -27,7 +27,16 @@ struct runs_row {
 	const char *end;             /* how it ended, in a word ("exited", "running", ...) */
 	char *damage; /* non-NULL: a value of the row broke its bound, as this line
 		       * says; the row's other fields are then not to be used */
+	char *labels; /* "KEY=VALUE" NUL-terminated each, labels_len bytes (NULL: none) */
+	size_t labels_len;
 };
+/* Labels a run carries at most (--label). */
+#define RUNS_LABELS_MAX 16
+/* Whether "KEY=VALUE" is a label: KEY of letters, digits, _ . - (1 to 32),
+ * VALUE of up to 200 bytes with no control character. */
+int runs_label_ok(const char *label);
+/* Whether row r carries label "KEY=VALUE". */
+int runs_row_has(const struct runs_row *r, const char *label);
 
 /* Opens the recording at path read-only. Returns 0, or -errno with one line
  * in msg. */

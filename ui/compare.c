@@ -48,7 +48,8 @@ static void compare_usage(FILE *f)
 	fputs("usage: spacetime compare A B [--db FILE] [--fail-above METRIC=PCT[,...]] [--top N]\n"
 	      "                         [--format text|markdown|json]\n"
 	      "A and B name recorded runs: an id, last or last~N (the N-th before the last), or\n"
-	      "N..M (several runs a side: medians, and changes within the noise marked ~) in\n"
+	      "N..M (several runs a side: medians, and changes within the noise marked ~), or\n"
+	      "KEY=VALUE (the last five runs with that label, spacetime --label) in\n"
 	      "the recording (--db FILE, or the default one), or a recording file (its last\n"
 	      "run; FILE:ID for another). Prints the totals of both with the change, and the\n"
 	      "jobs matched across the runs by what they are (the job names of the process\n"
@@ -154,13 +155,67 @@ static int is_range(const char *sel, long *lo, long *hi)
 	return *end == 0 && end != dots + 2 && *hi >= *lo;
 }
 
-/* Opens the runs sel names (a run, or a range N..M of ids) into ss.
- * Returns 0, or the exit status (the reason said in one line). */
+/* Runs a label selects at most: its last ones. */
+#define COMPARE_LABEL_RUNS 5
+
+/* The ids of the last COMPARE_LABEL_RUNS runs carrying label, oldest first,
+ * into ids. Returns how many, or the exit status negated (said). */
+static int label_runs(const char *label, const char *db, int64_t *ids)
+{
+	char path[4096], msg[512];
+	struct runs *rs = NULL;
+	struct runs_row *rows = NULL;
+
+	if (db)
+		snprintf(path, sizeof(path), "%s", db);
+	else if (recdir_default(path, sizeof(path), 0) < 0)
+		return -compare_die("no recordings: %s", path);
+	if (runs_open(path, &rs, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "spacetime: %s\n", msg);
+		return -COMPARE_EXIT_USAGE;
+	}
+	ssize_t n = runs_list(rs, &rows);
+	int k = 0;
+	for (ssize_t i = n - 1; i >= 0 && k < COMPARE_LABEL_RUNS; i--)
+		if (!rows[i].damage && runs_row_has(&rows[i], label))
+			ids[k++] = rows[i].id;
+	runs_rows_free(rows, n > 0 ? (size_t)n : 0);
+	runs_close(rs);
+	if (n < 0 || !k) {
+		fprintf(stderr, "spacetime: no run with label %s in %s\n", label, path);
+		return -COMPARE_EXIT_USAGE;
+	}
+	for (int i = 0; i < k / 2; i++) { /* oldest first */
+		int64_t t = ids[i];
+		ids[i] = ids[k - 1 - i];
+		ids[k - 1 - i] = t;
+	}
+	return k;
+}
+
+/* Opens the runs sel names (a run, a range N..M of ids, or KEY=VALUE: the
+ * last runs with that label) into ss. Returns 0, or the exit status (the
+ * reason said in one line). */
 static int open_sides(const char *sel, const char *db, struct sides *ss)
 {
 	long lo, hi;
 
 	ss->n = 0;
+	if (strchr(sel, '=') && runs_label_ok(sel)) {
+		int64_t ids[COMPARE_LABEL_RUNS];
+		int k = label_runs(sel, db, ids);
+		if (k < 0)
+			return -k;
+		for (int i = 0; i < k; i++) {
+			char one[24];
+			snprintf(one, sizeof(one), "%" PRId64, ids[i]);
+			int r = open_side(one, db, &ss->v[ss->n]);
+			if (r)
+				return r;
+			ss->n++;
+		}
+		return 0;
+	}
 	if (!is_range(sel, &lo, &hi)) {
 		int r = open_side(sel, db, &ss->v[0]);
 		ss->n = r ? 0 : 1;
@@ -304,14 +359,25 @@ static const char *mname(int m)
 	return compare_metric_name((enum compare_metric)m);
 }
 
-/* "run 41 of FILE", or "runs 31..35 of FILE" (ids in a range). */
+/* "run 41 of FILE", "runs 31..35 of FILE" (ids in a row), or "runs 3, 7,
+ * 9 of FILE". */
 static void side_label(const struct sides *ss, char *buf, size_t cap)
 {
-	if (ss->n == 1)
+	int row = 1;
+	for (size_t i = 1; i < ss->n; i++)
+		row &= ss->v[i].row.id == ss->v[i - 1].row.id + 1;
+	if (ss->n == 1) {
 		snprintf(buf, cap, "run %" PRId64 " of %s", ss->v[0].row.id, ss->v[0].path);
-	else
+	} else if (row) {
 		snprintf(buf, cap, "runs %" PRId64 "..%" PRId64 " of %s", ss->v[0].row.id, ss->v[ss->n - 1].row.id,
 			 ss->v[0].path);
+	} else {
+		size_t k = (size_t)snprintf(buf, cap, "runs");
+		for (size_t i = 0; i < ss->n && k < cap; i++)
+			k += (size_t)snprintf(buf + k, cap - k, "%s %" PRId64, i ? "," : "", ss->v[i].row.id);
+		if (k < cap)
+			snprintf(buf + k, cap - k, " of %s", ss->v[0].path);
+	}
 }
 
 /* The change of metric m, marked when within the noise. */

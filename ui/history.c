@@ -5,6 +5,7 @@
 
 #include "exitcode.h"
 #include "export.h"
+#include "jsonw.h"
 #include "recdir.h"
 #include "report.h"
 #include "run.h"
@@ -40,12 +41,14 @@ struct hopts {
 	const char *run;    /* ID or "last" */
 	const char *at;     /* replay --at: "peak", or seconds into the run */
 	const char *dir;    /* export -o DIR */
-	unsigned formats;   /* export --format */
+	unsigned formats;   /* export --format (runs: json) */
+	const char *filter[RUNS_LABELS_MAX]; /* runs KEY=VALUE...: runs carrying them all */
+	size_t nfilter;
 };
 
 static void history_usage(FILE *f)
 {
-	fputs("usage: spacetime runs [--db FILE]\n"
+	fputs("usage: spacetime runs [KEY=VALUE...] [--format json] [--db FILE]\n"
 	      "       spacetime replay [ID|last] [--at peak|SECONDS] [--db FILE]\n"
 	      "       spacetime export [ID|last] [--format LIST] [-o DIR] [--db FILE]\n"
 	      "The runs spacetime recorded (by default in $XDG_STATE_HOME/spacetime/runs.db,\n"
@@ -91,15 +94,20 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 		default: return history_die("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	while (!strcmp(argv[0], "runs") && optind < argc) {
+		if (!runs_label_ok(argv[optind]) || o->nfilter == RUNS_LABELS_MAX)
+			return history_die("runs selects by labels: KEY=VALUE, not '%s'", argv[optind]);
+		o->filter[o->nfilter++] = argv[optind++];
+	}
 	if (optind < argc)
 		o->run = argv[optind++];
 	if (optind < argc)
 		return history_die("unexpected argument '%s'", argv[optind]);
-	if (!strcmp(argv[0], "runs") && (o->run || o->at || o->dir || o->formats))
-		return history_die("%s takes only --db", "runs");
+	if (!strcmp(argv[0], "runs") && (o->run || o->at || o->dir || (o->formats && o->formats != EXPORT_F_JSON)))
+		return history_die("%s takes only labels, --db and --format json", "runs");
 	if (strcmp(argv[0], "replay") && o->at)
 		return history_die("--at is for %s", "replay");
-	if (strcmp(argv[0], "export") && (o->dir || o->formats))
+	if (strcmp(argv[0], "export") && (o->dir || (o->formats && strcmp(argv[0], "runs"))))
 		return history_die("-o and --format are for %s", "export");
 	return 0;
 }
@@ -141,13 +149,107 @@ static void history_cmd(const struct runs_row *r, char *buf, size_t cap, int utf
 }
 
 /* spacetime runs: one line per recorded run, oldest first. */
+/* Whether row r carries every label of o's filter. */
+static int history_selected(const struct hopts *o, const struct runs_row *r)
+{
+	for (size_t i = 0; i < o->nfilter; i++)
+		if (!runs_row_has(r, o->filter[i]))
+			return 0;
+	return 1;
+}
+
+/* A run row's labels as one line ("" when none): "k=v k=v". */
+static void history_labels(const struct runs_row *r, char *buf, size_t cap, int utf8)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	for (size_t i = 0; r->labels && i < r->labels_len && k + 2 < cap; i += strlen(r->labels + i) + 1) {
+		if (k)
+			buf[k++] = ' ';
+		k += textsafe_str(r->labels + i, strlen(r->labels + i), buf + k, cap - k, utf8);
+	}
+}
+
+/* One run row as a JSON object. */
+static void history_row_json(const struct runs_row *r, int first)
+{
+	int in = 1;
+	printf("%s{", first ? "" : ",");
+	jsonw_i64(stdout, "id", r->id, &in);
+	if (r->damage) {
+		jsonw_key(stdout, "damage", &in);
+		jsonw_str(stdout, r->damage, strlen(r->damage));
+		putchar('}');
+		return;
+	}
+	jsonw_u64(stdout, "start_wall_ns", r->start_wall_ns, &in);
+	jsonw_u64(stdout, "wall_ns", r->wall_ns, &in);
+	jsonw_u64(stdout, "peak_pss_kib", r->peak_pss_kib, &in);
+	jsonw_key(stdout, "exit_status", &in);
+	if (r->exit_known)
+		printf("%d", exitcode_of(r->exit_status));
+	else
+		fputs("null", stdout);
+	jsonw_key(stdout, "end", &in);
+	jsonw_str(stdout, r->end, strlen(r->end));
+	jsonw_key(stdout, "command", &in);
+	size_t len = r->argv ? r->argv_len : 0;
+	jsonw_argv(stdout, r->argv, len && !r->argv[len - 1] ? len - 1 : len);
+	jsonw_key(stdout, "labels", &in);
+	putchar('{');
+	int lf = 1;
+	for (size_t i = 0; r->labels && i < r->labels_len; i += strlen(r->labels + i) + 1) {
+		const char *l = r->labels + i, *eq = strchr(l, '=');
+		printf("%s", lf ? "" : ",");
+		lf = 0;
+		jsonw_str(stdout, l, (size_t)(eq - l));
+		putchar(':');
+		jsonw_str(stdout, eq + 1, strlen(eq + 1));
+	}
+	puts("}}");
+}
+
+/* A run row as one line of the listing. */
+static void history_row_text(const struct runs_row *r, int utf8)
+{
+	char when[32] = "?", wall[16], peak[16], ex[24], cmd[512], labels[600];
+
+	if (r->damage) { /* its values break their bounds: only the why */
+		printf("%6" PRId64 "  %-16s  %9s  %9s  %-11s  %s\n", r->id, "?", "?", "?", "damaged", r->damage);
+		return;
+	}
+	time_t t = (time_t)(r->start_wall_ns / 1000000000ull);
+	struct tm tm;
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	snprintf(wall, sizeof(wall), "%.1f s", (double)r->wall_ns / 1e9);
+	report_size(peak, sizeof(peak), r->peak_pss_kib);
+	if (r->unfinished)
+		/* written a moment ago: being recorded; else its spacetime died */
+		snprintf(ex, sizeof(ex), run_recording_live(r->updated_wall_ns) ? "running" : "unfinished");
+	else if (r->detached)
+		snprintf(ex, sizeof(ex), "detached");
+	else if (r->attached)
+		snprintf(ex, sizeof(ex), "ended");
+	else if (r->exit_known)
+		snprintf(ex, sizeof(ex), "%d%s", exitcode_of(r->exit_status), r->incomplete ? " (part)" : "");
+	else
+		snprintf(ex, sizeof(ex), "%s", r->end);
+	history_cmd(r, cmd, sizeof(cmd), utf8);
+	history_labels(r, labels, sizeof(labels), utf8);
+	printf("%6" PRId64 "  %-16s  %9s  %9s  %-11s  %s%s%s%s%s\n", r->id, when, wall, peak, ex, r->attached ? "-p " : "",
+	       cmd, labels[0] ? "  [" : "", labels, labels[0] ? "]" : "");
+}
+
+/* spacetime runs: one line per recorded run, oldest first (those carrying
+ * the labels asked for); --format json: one object per run in an array. */
 static int history_runs(const struct hopts *o)
 {
 	char path[4096];
 	struct runs *rs = history_open(o, path, sizeof(path));
 	struct runs_row *rows = NULL;
 	const char *cs = nl_langinfo(CODESET);
-	int utf8 = cs && !strcmp(cs, "UTF-8");
+	int utf8 = cs && !strcmp(cs, "UTF-8"), json = o->formats == EXPORT_F_JSON, shown = 0;
 
 	if (!rs)
 		return HISTORY_EXIT_FAIL;
@@ -157,40 +259,23 @@ static int history_runs(const struct hopts *o)
 		runs_close(rs);
 		return HISTORY_EXIT_FAIL;
 	}
-	printf("%6s  %-16s  %9s  %9s  %-11s  %s\n", "ID", "START", "WALL", "PEAK PSS", "EXIT", "COMMAND");
+	if (json)
+		putchar('[');
+	else
+		printf("%6s  %-16s  %9s  %9s  %-11s  %s\n", "ID", "START", "WALL", "PEAK PSS", "EXIT", "COMMAND [LABELS]");
 	for (ssize_t i = 0; i < n; i++) {
-		const struct runs_row *r = &rows[i];
-		char when[32] = "?", wall[16], peak[16], ex[24], cmd[512];
-
-		if (r->damage) { /* its values break their bounds: only the why */
-			printf("%6" PRId64 "  %-16s  %9s  %9s  %-11s  %s\n", r->id, "?", "?", "?", "damaged",
-			       r->damage);
+		if (!history_selected(o, &rows[i]))
 			continue;
-		}
-		time_t t = (time_t)(r->start_wall_ns / 1000000000ull);
-		struct tm tm;
-
-		if (localtime_r(&t, &tm))
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-		snprintf(wall, sizeof(wall), "%.1f s", (double)r->wall_ns / 1e9);
-		report_size(peak, sizeof(peak), r->peak_pss_kib);
-		if (r->unfinished)
-			/* written a moment ago: being recorded; else its spacetime died */
-			snprintf(ex, sizeof(ex), run_recording_live(r->updated_wall_ns) ? "running" : "unfinished");
-		else if (r->detached)
-			snprintf(ex, sizeof(ex), "detached");
-		else if (r->attached)
-			snprintf(ex, sizeof(ex), "ended");
-		else if (r->exit_known)
-			snprintf(ex, sizeof(ex), "%d%s", exitcode_of(r->exit_status), r->incomplete ? " (part)" : "");
+		if (json)
+			history_row_json(&rows[i], !shown);
 		else
-			snprintf(ex, sizeof(ex), "%s", r->end);
-		history_cmd(r, cmd, sizeof(cmd), utf8);
-		printf("%6" PRId64 "  %-16s  %9s  %9s  %-11s  %s%s\n", r->id, when, wall, peak, ex,
-		       r->attached ? "-p " : "", cmd);
+			history_row_text(&rows[i], utf8);
+		shown++;
 	}
-	if (n == 0)
-		printf("(no runs in %s)\n", path);
+	if (json)
+		puts("]");
+	else if (!shown)
+		printf("(no runs%s in %s)\n", o->nfilter ? " with those labels" : "", path);
 	runs_rows_free(rows, (size_t)n);
 	runs_close(rs);
 	return 0;

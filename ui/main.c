@@ -8,6 +8,7 @@
 #include "recdir.h"
 #include "report.h"
 #include "run.h"
+#include "runs.h"
 #include "rsstrace.h"
 #include "spawn.h"
 #include "store.h"
@@ -55,6 +56,8 @@ struct options {
 	const char *record; /* --record FILE (NULL: the default recording) */
 	int no_record;
 	long keep;          /* --keep N: runs the recording keeps (-1: default) */
+	const char *labels[RUNS_LABELS_MAX]; /* --label KEY=VALUE */
+	size_t nlabels;
 	unsigned record_deadline_ms; /* --record-deadline (0: the default, 2 s) */
 	/* -p / --pgid: attach to these running processes instead of a command */
 	pid_t pids[STORE_ATTACH_MAX];
@@ -106,6 +109,8 @@ static void usage(FILE *f)
 	      "                       runs and at most 512 MiB)\n"
 	      "      --no-record      do not record the run\n"
 	      "      --keep N         runs the recording keeps, oldest pruned first\n"
+	      "      --label KEY=VALUE  a label stored with the recorded run (the branch, the\n"
+	      "                       commit: spacetime runs and compare select by it); repeatable\n"
 	      "      --record-deadline S  the recording's last write may take S seconds after\n"
 	      "                       the run's end (default 2; a signal stops it at once);\n"
 	      "                       past them the run is recorded as incomplete\n"
@@ -193,7 +198,7 @@ static double parse_num(const char *s, double lo, double hi, const char *what)
 /* The long options; those without a short one numbered past any character. */
 enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_NO_RSS_TRACE, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
        OPT_FPS, OPT_WAIT_TREE,
-       OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE };
+       OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE, OPT_LABEL };
 static const struct option main_long_opts[] = {
 	{"summary", no_argument, NULL, 's'},
 	{"output", required_argument, NULL, 'o'},
@@ -215,6 +220,7 @@ static const struct option main_long_opts[] = {
 	{"no-record", no_argument, NULL, OPT_NO_RECORD},
 	{"keep", required_argument, NULL, OPT_KEEP},
 	{"record-deadline", required_argument, NULL, OPT_RECORD_DEADLINE},
+	{"label", required_argument, NULL, OPT_LABEL},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{0},
@@ -250,6 +256,14 @@ static void take_option(struct options *o, int c, char **argv)
 		o->record_deadline_ms = (unsigned)(parse_num(optarg, 0.1, 3600, "deadline") * 1000);
 		break;
 	case OPT_TOP: o->top = (int)parse_int(optarg, 0, 1000, "number of jobs"); break;
+	case OPT_LABEL:
+		if (!runs_label_ok(optarg))
+			die_usage("invalid --label '%s': KEY=VALUE, a key of letters, digits, _ . - (up to 32), "
+				  "a value of up to 200 bytes", optarg);
+		if (o->nlabels == RUNS_LABELS_MAX)
+			die_usage("too many labels ('%s'): 16 at most", optarg);
+		o->labels[o->nlabels++] = optarg;
+		break;
 	case 'h': usage(stdout); exit(0);
 	case 'V':
 		printf("spacetime %s (commit %s)\n", SPACETIME_VERSION, *SPACETIME_COMMIT ? SPACETIME_COMMIT : "unknown");
@@ -727,6 +741,7 @@ static struct run *run_phase_new(struct main_state *m)
 				.record_deadline_ms = o->record_deadline_ms, .record_cancel_fd = m->sfd,
 				.record_keep = o->keep > 0 ? (size_t)o->keep : default_db ? HISTORY_KEEP_RUNS : 0,
 				.record_max_bytes = default_db ? HISTORY_MAX_BYTES : 0,
+				.labels = o->labels, .nlabels = o->nlabels,
 				.reset_nice = m->boosted, .nice = m->user_nice,
 				.pids = o->pids, .npids = o->npids, .socks = &m->socks,
 				.interval_ms = o->interval_ms, .budget = o->budget / 100.0,

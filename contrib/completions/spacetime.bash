@@ -7,7 +7,7 @@ _spacetime() {
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-o|--output|--json|--export|--export-format|-i|--interval|--budget|--fps|--top|-p|--pid|--pgid|--record|--keep|--record-deadline) ((i++)) ;;
+		-o|--output|--json|--export|--export-format|-i|--interval|--budget|--fps|--top|-p|--pid|--pgid|--record|--keep|--record-deadline|--label) ((i++)) ;;
 		-*) ;;
 		*) _command_offset $i; return ;;
 		esac
@@ -16,7 +16,7 @@ _spacetime() {
 	-o|--output|--json|--record) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--export) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--export-format) COMPREPLY=($(compgen -W "json csv trace svg json,csv,trace,svg" -- "$cur")); return ;;
-	-i|--interval|--budget|--fps|--top|--keep|--record-deadline) return ;;
+	-i|--interval|--budget|--fps|--top|--keep|--record-deadline|--label) return ;;
 	-p|--pid) COMPREPLY=($(compgen -W "$(ps -o pid= -u "$(id -u)" 2>/dev/null)" -- "$cur")); return ;;
 	--pgid) COMPREPLY=($(compgen -W "$(ps -o pgid= -u "$(id -u)" 2>/dev/null | sort -u)" -- "$cur")); return ;;
 	esac
@@ -26,7 +26,7 @@ _spacetime() {
 		return
 	fi
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-s --summary -o --output --json --export --export-format -i --interval --budget --fps -v --verbose --top --wait-tree -p --pid --pgid --record --no-record --keep --record-deadline --no-netlink --no-rss-trace --caps -h --help -V --version --" -- "$cur"))
+		COMPREPLY=($(compgen -W "-s --summary -o --output --json --export --export-format -i --interval --budget --fps -v --verbose --top --wait-tree -p --pid --pgid --record --no-record --keep --record-deadline --label --no-netlink --no-rss-trace --caps -h --help -V --version --" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi

@@ -168,3 +168,30 @@ assert 38.8 * 1024 <= d <= 41.2 * 1024, d
 assert j["gate"]["failed"] is True and j["gate"]["metric"] == "peak_pss", j["gate"]
 PY
 }
+
+@test "labels: --label stored with the run, runs shows and selects by them (text and JSON), compare takes KEY=VALUE" {
+	local i
+	for i in 1 2; do
+		FILL_MIB=20 "$SPACETIME" -s -o /dev/null --record "$DB" --label branch=main --label commit=c$i -- \
+			sh -c '"$0" env 300' "$WL/fill" || false
+	done
+	FILL_MIB=60 "$SPACETIME" -s -o /dev/null --record "$DB" --label branch=pr -- sh -c '"$0" env 300' "$WL/fill"
+	run "$SPACETIME" runs --db "$DB"
+	[ "$status" -eq 0 ] && [[ $output == *"[branch=main commit=c1]"* ]] && [[ $output == *"[branch=pr]"* ]] ||
+		{ echo "$output"; false; }
+	run "$SPACETIME" runs --db "$DB" branch=main
+	[ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 3 ] && [[ $output != *branch=pr* ]] || { echo "$output"; false; }
+	run "$SPACETIME" runs --db "$DB" --format json branch=main commit=c2
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	jq -e 'length == 1 and .[0].id == 2 and .[0].labels == {"branch": "main", "commit": "c2"} and .[0].exit_status == 0' \
+		<<<"$output" >/dev/null || { echo "$output"; false; }
+	run "$SPACETIME" compare --db "$DB" branch=main branch=pr --format json
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	jq -e '.a.runs == [1, 2] and .b.runs == [3] and .jobs[0].job == "fill env 300"' <<<"$output" >/dev/null ||
+		{ echo "$output"; false; }
+	# a bad label: one line, exit status 2, nothing run
+	run "$SPACETIME" -s --record "$DB" --label 'no key' -- true
+	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"--label"* ]] || { echo "$output"; false; }
+	run "$SPACETIME" compare --db "$DB" branch=none last
+	[ "$status" -eq 2 ] && [[ $output == *"no run with label branch=none"* ]] || { echo "$output"; false; }
+}

@@ -186,7 +186,7 @@ $d"
 	local z="$ST_ROOT/contrib/completions/_spacetime"
 	# the _arguments specs: the option words before each description's [
 	local declared
-	declared=$(grep -E "^[[:space:]]+'.*\[" "$z" | sed "s/\[.*//; s/[(){}'+=]/ /g" | option_names)
+	declared=$(grep -E "^[[:space:]]+'.*\[" "$z" | sed "s/\[.*//; s/[(){}'+=*]/ /g" | option_names)
 	same_lists "--help (<) and zsh completion (>) options" "$(help_tags | option_names)" "$declared"
 	command -v zsh >/dev/null || skip "zsh is not installed: its completion is not run"
 	zsh -n "$z" || st_fail "zsh -n $z: syntax error"

@@ -1205,6 +1205,58 @@ static void test_bounds(void **state)
 	recdb_close(db);
 }
 
+/* Labels: stored with a run, listed with it, left alone by the summary's
+ * writes; one in the file that is no label damages its run's row. */
+static void test_labels(void **state)
+{
+	const char *labels[] = {"branch=main", "commit=abc123", "note=a note, with spaces"};
+	struct recdb_run_info info = {.start_wall_ns = 1, .base_ns = BASE, .labels = labels, .nlabels = 3};
+	struct recdb_run_info plain = {.start_wall_ns = 2, .base_ns = BASE};
+	struct store_summary sum;
+	struct recdb_run_row *rows;
+	char path[128], msg[256];
+	struct recdb *db;
+	int64_t id;
+
+	(void)state;
+	assert_true(recdb_label_ok("branch=main"));
+	assert_true(recdb_label_ok("k.1_-=") );
+	assert_false(recdb_label_ok("=v"));
+	assert_false(recdb_label_ok("bad key=v"));
+	assert_false(recdb_label_ok("k=a\tb"));
+	assert_false(recdb_label_ok("nokey"));
+	path_of(path, sizeof(path), "labels.db");
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_run_begin(db, &info, &id), 0);
+	mk_summary(&sum);
+	assert_int_equal(recdb_run_finish(db, id, &sum, RECDB_END_EXITED, 0, NULL), 0);
+	assert_int_equal(recdb_run_begin(db, &plain, &id), 0);
+	recdb_close(db);
+	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_runs(db, &rows), 2);
+	assert_non_null(rows[0].labels);
+	/* in key order, each NUL-terminated */
+	const char want[] = "branch=main\0commit=abc123\0note=a note, with spaces";
+	assert_int_equal(rows[0].labels_len, sizeof(want));
+	assert_memory_equal(rows[0].labels, want, sizeof(want));
+	assert_null(rows[1].labels);
+	recdb_runs_free(rows, 2);
+	/* its summary loads as ever: the label rows are no field of it */
+	struct store *st;
+	assert_int_equal(recdb_load(db, 1, &st), 0);
+	store_free(st);
+	recdb_close(db);
+	raw_sql(path, "INSERT INTO run_summary VALUES (2, 'label.x', 'a' || char(27) || 'b')");
+	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_runs(db, &rows), 2);
+	assert_null(rows[0].damage);
+	assert_non_null(rows[1].damage);
+	assert_non_null(strstr(rows[1].damage, "label.x"));
+	assert_null(rows[1].labels);
+	recdb_runs_free(rows, 2);
+	recdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1216,6 +1268,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_and_prune),
 		cmocka_unit_test(test_pruned_while_written),
 		cmocka_unit_test(test_schema_exact),
+		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_bounds),
 	};
 
