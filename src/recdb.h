@@ -202,6 +202,13 @@ struct recdb_follow {
  * came, 0 when nothing did, or -errno. */
 int recdb_follow(struct recdb *db, int64_t run_id, struct store *st, struct recdb_follow *f);
 
+/* Writes run run_id of src into a new recording at path (which must not
+ * exist), the rows as they are; RECDB_COPY_NO_OUTPUT leaves the command's
+ * output and working directory out. Returns 0, or -errno with one line in
+ * msg (and no file left behind). */
+#define RECDB_COPY_NO_OUTPUT (1u << 0)
+int recdb_copy_run(struct recdb *src, int64_t run_id, const char *path, unsigned flags, char *msg, size_t cap);
+
 /* Deletes the oldest runs until at most keep_runs remain (0: no limit) and
  * the file's used bytes are at most max_bytes (0: no limit), never the newest
  * run; returns how many were deleted. */

@@ -115,6 +115,11 @@ int runs_resolve(struct runs *rs, const char *spec, int64_t *id)
 	return recdb_resolve(rs->db, spec, id);
 }
 
+int runs_copy(struct runs *rs, int64_t id, const char *path, int no_output, char *msg, size_t cap)
+{
+	return recdb_copy_run(rs->db, id, path, no_output ? RECDB_COPY_NO_OUTPUT : 0, msg, cap);
+}
+
 /* Row id among the recording's, into *row. Returns 0, -ENOENT, or -errno. */
 static int find_row(struct runs *rs, int64_t id, struct runs_row *row)
 {

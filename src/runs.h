@@ -54,6 +54,10 @@ void runs_row_free(struct runs_row *row);
 /* "last" or a decimal id: -ENOENT for no such run, -EINVAL for anything
  * else. */
 int runs_resolve(struct runs *rs, const char *spec, int64_t *id);
+/* Writes run id into a new recording of its own at path (spacetime export
+ * --format db); no_output leaves the command's output and working directory
+ * out. Returns 0, or -errno with one line in msg. */
+int runs_copy(struct runs *rs, int64_t id, const char *path, int no_output, char *msg, size_t cap);
 /* Opens run id as a run: loaded whole, or followed when it is still being
  * recorded (run_follow). The run takes the recording over: *rs is NULL
  * after it, whatever the result. *row gets the run's row (runs_row_free it).

@@ -42,6 +42,8 @@ struct hopts {
 	const char *at;     /* replay --at: "peak", or seconds into the run */
 	const char *dir;    /* export -o DIR */
 	unsigned formats;   /* export --format (runs: json) */
+	int to_db;          /* export --format db: -o names the file */
+	int no_output;      /* export --no-output */
 	const char *filter[RUNS_LABELS_MAX]; /* runs KEY=VALUE...: runs carrying them all */
 	size_t nfilter;
 };
@@ -51,9 +53,13 @@ static void history_usage(FILE *f)
 	fputs("usage: spacetime runs [KEY=VALUE...] [--format json] [--db FILE]\n"
 	      "       spacetime replay [ID|last] [--at peak|SECONDS] [--db FILE]\n"
 	      "       spacetime export [ID|last] [--format LIST] [-o DIR] [--db FILE]\n"
+	      "       spacetime export [ID|last] --format db [-o FILE] [--no-output] [--db FILE]\n"
 	      "The runs spacetime recorded (by default in $XDG_STATE_HOME/spacetime/runs.db,\n"
 	      "i.e. ~/.local/state/spacetime/runs.db): listed, replayed in the dashboard (or,\n"
-	      "without a terminal, summarized), or exported like a live run.\n",
+	      "without a terminal, summarized), or exported like a live run. --format db\n"
+	      "writes the run to a new recording of its own (default spacetime-run-ID.db),\n"
+	      "to share or to compare later; --no-output leaves its output and working\n"
+	      "directory out.\n",
 	      f);
 }
 
@@ -73,6 +79,7 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 		{"db", required_argument, NULL, 'd'},     {"record", required_argument, NULL, 'd'},
 		{"at", required_argument, NULL, 'a'},     {"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+		{"no-output", no_argument, NULL, 'n'},
 		{0},
 	};
 	int c;
@@ -85,9 +92,14 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 		case 'd': o->db = optarg; break;
 		case 'a': o->at = optarg; break;
 		case 'o': o->dir = optarg; break;
+		case 'n': o->no_output = 1; break;
 		case 'f':
+			if (!strcmp(optarg, "db") && !strcmp(argv[0], "export")) {
+				o->to_db = 1;
+				break;
+			}
 			if (export_formats_parse(optarg, &o->formats) < 0)
-				return history_die("invalid --format '%s': expected json,csv,trace,svg", optarg);
+				return history_die("invalid --format '%s': expected json,csv,trace,svg (or db)", optarg);
 			break;
 		case 'h': history_usage(stdout); return -1;
 		case ':': return history_die("option '%s' needs a value", argv[optind - 1]);
@@ -109,6 +121,10 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 		return history_die("--at is for %s", "replay");
 	if (strcmp(argv[0], "export") && (o->dir || (o->formats && strcmp(argv[0], "runs"))))
 		return history_die("-o and --format are for %s", "export");
+	if (o->to_db && o->formats)
+		return history_die("--format db writes %s: not with other formats", "a recording");
+	if (o->no_output && !o->to_db)
+		return history_die("--no-output is for %s", "export --format db");
 	return 0;
 }
 
@@ -309,18 +325,19 @@ static char **history_argv(const struct runs_row *r)
 /* Opens the run o->run names (default: the last) as a run: loaded into a
  * store, or followed when another spacetime still records it; the run
  * object, its argv and its row in *row_out. */
-static int history_load(const struct hopts *o, struct run **run_out, char ***argv_out, struct runs_row *row_out)
+/* Opens the recording and names the run o->run (default: the last) in it.
+ * Returns the recording (runs_close it) with *id, or NULL with *status
+ * the exit status and one line said. */
+static struct runs *history_resolve(const struct hopts *o, char *path, size_t cap, int64_t *id, int *status)
 {
-	char path[4096], msg[512];
-	struct runs *rs = history_open(o, path, sizeof(path));
-	int64_t id;
+	struct runs *rs = history_open(o, path, cap);
 	int r;
 
-	*argv_out = NULL;
+	*status = HISTORY_EXIT_FAIL;
 	if (!rs)
-		return HISTORY_EXIT_FAIL;
+		return NULL;
 	const char *spec = o->run ? o->run : "last";
-	if ((r = runs_resolve(rs, spec, &id)) < 0) {
+	if ((r = runs_resolve(rs, spec, id)) < 0) {
 		if (r == -ENOENT)
 			fprintf(stderr, "spacetime: no run %s in %s (spacetime runs lists them)\n", spec, path);
 		else if (r == -EINVAL)
@@ -328,8 +345,22 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 		else
 			fprintf(stderr, "spacetime: cannot read %s: %s\n", path, runs_errmsg(rs));
 		runs_close(rs);
-		return r == -EINVAL ? HISTORY_EXIT_USAGE : HISTORY_EXIT_FAIL;
+		*status = r == -EINVAL ? HISTORY_EXIT_USAGE : HISTORY_EXIT_FAIL;
+		return NULL;
 	}
+	return rs;
+}
+
+static int history_load(const struct hopts *o, struct run **run_out, char ***argv_out, struct runs_row *row_out)
+{
+	char path[4096], msg[512];
+	int64_t id;
+	int r;
+	struct runs *rs = history_resolve(o, path, sizeof(path), &id, &r);
+
+	*argv_out = NULL;
+	if (!rs)
+		return r;
 	if ((r = runs_take(&rs, id, run_out, row_out, msg, sizeof(msg))) < 0) {
 		fprintf(stderr, "spacetime: cannot read run %" PRId64 " of %s: %s\n", id, path, msg);
 		return HISTORY_EXIT_FAIL;
@@ -404,9 +435,38 @@ out:
 	return r;
 }
 
+/* spacetime export --format db: the run in a recording of its own. */
+static int history_export_db(const struct hopts *o)
+{
+	char path[4096], msg[4200], out[4096];
+	int64_t id;
+	int r;
+	struct runs *rs = history_resolve(o, path, sizeof(path), &id, &r);
+
+	if (!rs)
+		return r;
+	if (o->dir)
+		snprintf(out, sizeof(out), "%s", o->dir);
+	else
+		snprintf(out, sizeof(out), "spacetime-run-%" PRId64 ".db", id);
+	if (runs_copy(rs, id, out, o->no_output, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "spacetime: cannot write run %" PRId64 " to a file of its own: %s\n", id, msg);
+		r = HISTORY_EXIT_FAIL;
+	} else {
+		fprintf(stderr, "spacetime: run %" PRId64 " written to %s%s\n", id, out,
+			o->no_output ? " (without its output and working directory)" : "");
+		r = 0;
+	}
+	runs_close(rs);
+	return r;
+}
+
 /* spacetime export: the snapshot of a recorded run, as of a live one. */
 static int history_export(const struct hopts *o)
 {
+	if (o->to_db)
+		return history_export_db(o);
+
 	struct run *run;
 	char **argv;
 	struct runs_row row;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "moment.h"
+#include "outlog.h"
 #include "recdb.h"
 #include "store.h"
 
@@ -1257,6 +1258,72 @@ static void test_labels(void **state)
 	recdb_close(db);
 }
 
+/* A run written to a file of its own: the copy loads as the run it came
+ * from, alone in its file (private, one file, no -wal); without its output it
+ * has no output lines and no working directory; an existing file is refused
+ * and left as it was. */
+static void test_copy(void **state)
+{
+	char path[128], out[128], bare[128], side[160], msg[512];
+	struct store *st, *orig, *back;
+	struct recdb *db, *cp;
+	struct recdb_run_row *rows;
+	struct outlog_line *lines;
+	struct stat sb;
+	int64_t a, b;
+	int cut;
+
+	(void)state;
+	path_of(path, sizeof(path), "copysrc.db");
+	path_of(out, sizeof(out), "copy.db");
+	path_of(bare, sizeof(bare), "bare.db");
+	st = mk_store();
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	write_store(db, st, &a);
+	write_store(db, st, &b); /* the one copied: not the first */
+	assert_int_equal(recdb_copy_run(db, 99, out, 0, msg, sizeof(msg)), -ENOENT);
+	assert_int_equal(stat(out, &sb), -1);
+	assert_int_equal(recdb_copy_run(db, b, out, 0, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_copy_run(db, b, bare, RECDB_COPY_NO_OUTPUT, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_copy_run(db, a, out, 0, msg, sizeof(msg)), -EEXIST);
+	assert_non_null(strstr(msg, "exists"));
+	assert_int_equal(recdb_load(db, b, &orig), 0);
+	recdb_close(db);
+
+	assert_int_equal(stat(out, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	snprintf(side, sizeof(side), "%s-wal", out);
+	assert_int_equal(stat(side, &sb), -1);
+	assert_int_equal(recdb_open(out, RECDB_RDONLY, &cp, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_runs(cp, &rows), 1);
+	assert_int_equal(rows[0].id, b);
+	assert_string_equal(rows[0].cwd, "/src");
+	assert_int_equal(rows[0].end, RECDB_END_EXITED);
+	recdb_runs_free(rows, 1);
+	assert_int_equal(recdb_load(cp, b, &back), 0);
+	assert_store_equal(orig, back);
+	assert_int_equal(store_lines_to(back, UINT64_MAX, 10, &lines, &cut), 4);
+	free(lines);
+	store_free(back);
+	recdb_close(cp);
+	/* a reader leaves the copy one file */
+	assert_int_equal(stat(side, &sb), -1);
+
+	assert_int_equal(recdb_open(bare, RECDB_RDONLY, &cp, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_runs(cp, &rows), 1);
+	assert_null(rows[0].cwd);
+	assert_string_equal(rows[0].host, "box");
+	recdb_runs_free(rows, 1);
+	assert_int_equal(recdb_load(cp, b, &back), 0);
+	assert_store_equal(orig, back);
+	assert_int_equal(store_lines_to(back, UINT64_MAX, 10, &lines, &cut), 0);
+	free(lines);
+	store_free(back);
+	recdb_close(cp);
+	store_free(orig);
+	store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1269,6 +1336,7 @@ int main(void)
 		cmocka_unit_test(test_pruned_while_written),
 		cmocka_unit_test(test_schema_exact),
 		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_bounds),
 	};
 
