@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,7 @@ static ssize_t run_jobs(struct store *st, struct run_job **out)
 		v[i].f.rss_known = (r[i].valid & PROC_V_RSS) && r[i].peak_rss_kib;
 		v[i].f.peak_rss_kib = r[i].peak_rss_kib;
 		v[i].f.cpu_us = r[i].utime_us + r[i].stime_us;
+		v[i].f.faults = r[i].minflt + r[i].majflt;
 		v[i].f.wall_us = r[i].end_ns > r[i].start_ns ? (r[i].end_ns - r[i].start_ns) / 1000 : 0;
 	}
 	free(r);
@@ -182,21 +184,66 @@ int compare_past_noise(const struct compare_stat *a, const struct compare_stat *
 	return d > sa && d > sb;
 }
 
-/* How much a job changed: the peak's difference (a job of one side only:
- * its peak). */
-static uint64_t change_of(const struct compare_job *j)
+static const struct {
+	const char *name;
+	enum compare_metric unit;
+} compare_sorts[CMP_NSORTS] = {
+	[CMP_SORT_PEAK_PSS] = {"peak_pss", CMP_PEAK_PSS},
+	[CMP_SORT_CPU] = {"cpu", CMP_USER},
+	[CMP_SORT_WALL] = {"wall", CMP_WALL},
+	[CMP_SORT_FAULTS] = {"faults", CMP_MINFLT},
+};
+
+const char *compare_sort_name(enum compare_sort s)
 {
-	uint64_t a = j->side[0].present ? j->side[0].peak_pss_kib : 0;
-	uint64_t b = j->side[1].present ? j->side[1].peak_pss_kib : 0;
+	return s < CMP_NSORTS ? compare_sorts[s].name : "?";
+}
+
+enum compare_metric compare_sort_metric(enum compare_sort s)
+{
+	return s < CMP_NSORTS ? compare_sorts[s].unit : CMP_PEAK_PSS;
+}
+
+int compare_sort_parse(const char *name)
+{
+	for (int s = 0; s < CMP_NSORTS; s++)
+		if (!strcmp(name, compare_sorts[s].name))
+			return s;
+	return -1;
+}
+
+uint64_t compare_fig_value(const struct compare_fig *f, enum compare_sort s)
+{
+	if (!f->present)
+		return 0;
+	switch (s) {
+	case CMP_SORT_CPU: return f->cpu_us;
+	case CMP_SORT_WALL: return f->wall_us;
+	case CMP_SORT_FAULTS: return f->faults;
+	default: return f->peak_pss_kib;
+	}
+}
+
+/* How much a job changed in s (a job of one side only: its figure). */
+static uint64_t change_of(const struct compare_job *j, enum compare_sort s)
+{
+	uint64_t a = compare_fig_value(&j->side[0], s), b = compare_fig_value(&j->side[1], s);
 	return a > b ? a - b : b - a;
 }
 
-static int cmp_change(const void *x, const void *y)
+static int cmp_change(const void *x, const void *y, void *by)
 {
-	uint64_t a = change_of(x), b = change_of(y);
+	enum compare_sort s = *(const enum compare_sort *)by;
+	uint64_t a = change_of(x, s), b = change_of(y, s);
 	if (a != b)
 		return (a < b) - (a > b);
 	return strcmp(((const struct compare_job *)x)->key, ((const struct compare_job *)y)->key);
+}
+
+void compare_jobs_sort(struct compare_job *jobs, size_t n, enum compare_sort s)
+{
+	if (n)
+		qsort_r(jobs, n, sizeof(*jobs), cmp_change, &s);
 }
 
 /* A job of one run, tagged with its side. */
@@ -241,6 +288,20 @@ static ssize_t all_jobs(struct store *const *a, size_t na, struct store *const *
 	return (ssize_t)n;
 }
 
+/* The median over side s of the group v[0..n) of the figure at offset off
+ * of struct compare_fig (a uint64_t). */
+static uint64_t side_med(const struct tagged *v, size_t n, int s, uint64_t *scratch, size_t off)
+{
+	struct compare_stat st;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].side == s)
+			memcpy(&scratch[k++], (const char *)&v[i].j.f + off, sizeof(uint64_t));
+	compare_stat_of(scratch, k, &st);
+	return st.med;
+}
+
 /* The figures of side s of the group v[0..n) (one key and k-th). */
 static void side_fig(const struct tagged *v, size_t n, int s, uint64_t *scratch, struct compare_fig *f)
 {
@@ -271,18 +332,9 @@ static void side_fig(const struct tagged *v, size_t n, int s, uint64_t *scratch,
 	f->peak_rss_kib = st.med;
 	f->rss_lo_kib = st.lo;
 	f->rss_hi_kib = st.hi;
-	k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].side == s)
-			scratch[k++] = v[i].j.f.cpu_us;
-	compare_stat_of(scratch, k, &st);
-	f->cpu_us = st.med;
-	k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].side == s)
-			scratch[k++] = v[i].j.f.wall_us;
-	compare_stat_of(scratch, k, &st);
-	f->wall_us = st.med;
+	f->cpu_us = side_med(v, n, s, scratch, offsetof(struct compare_fig, cpu_us));
+	f->wall_us = side_med(v, n, s, scratch, offsetof(struct compare_fig, wall_us));
+	f->faults = side_med(v, n, s, scratch, offsetof(struct compare_fig, faults));
 }
 
 ssize_t compare_jobs_n(struct store *const *a, size_t na, struct store *const *b, size_t nb, struct compare_job **out)
@@ -312,7 +364,7 @@ ssize_t compare_jobs_n(struct store *const *a, size_t na, struct store *const *b
 	}
 	free(v);
 	free(scratch);
-	qsort(jobs, k, sizeof(*jobs), cmp_change);
+	compare_jobs_sort(jobs, k, CMP_SORT_PEAK_PSS);
 	*out = jobs;
 	return (ssize_t)k;
 }

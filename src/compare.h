@@ -32,6 +32,7 @@ struct compare_fig {
 	uint32_t known;   /* in how many of them its peak PSS is known (a process
 			   * gone before any read of it has none) */
 	uint64_t peak_pss_kib, cpu_us, wall_us;
+	uint64_t faults; /* minor and major page faults */
 	uint64_t peak_lo_kib, peak_hi_kib;
 	/* its high-water RSS (exact at its exit with taskstats: steadier from
 	 * run to run than a short job's peak PSS, read between ticks) */
@@ -56,6 +57,20 @@ ssize_t compare_jobs(struct store *a, struct store *b, struct compare_job **out)
 /* The same with several runs a side (na, nb >= 1): each job's figures the
  * medians over the runs of a side that have it. */
 ssize_t compare_jobs_n(struct store *const *a, size_t na, struct store *const *b, size_t nb, struct compare_job **out);
+
+/* What the jobs can be sorted by (--sort): the size of the change in it,
+ * largest first. compare_jobs sorts by the peak PSS. */
+enum compare_sort { CMP_SORT_PEAK_PSS, CMP_SORT_CPU, CMP_SORT_WALL, CMP_SORT_FAULTS, CMP_NSORTS };
+/* Its name as --sort and the JSON take it ("peak_pss", "cpu", "wall",
+ * "faults"); the metric whose unit it has. */
+const char *compare_sort_name(enum compare_sort s);
+enum compare_metric compare_sort_metric(enum compare_sort s);
+/* The sort named name, or -1. */
+int compare_sort_parse(const char *name);
+/* A side's figure a sort is by (a side without the job: 0). */
+uint64_t compare_fig_value(const struct compare_fig *f, enum compare_sort s);
+/* Sorts jobs by the size of the change in s, largest first, then by key. */
+void compare_jobs_sort(struct compare_job *jobs, size_t n, enum compare_sort s);
 
 /* A figure over the runs of a side: its median, and its spread: the least
  * and most of it (from five runs on, without the lowest and the highest). */

@@ -46,19 +46,20 @@ static int compare_die(const char *what, const char *arg)
 static void compare_usage(FILE *f)
 {
 	fputs("usage: spacetime compare A B [--db FILE] [--fail-above METRIC=PCT[,...]] [--top N]\n"
-	      "                         [--format text|markdown|json]\n"
+	      "                         [--sort peak_pss|cpu|wall|faults] [--format text|markdown|json]\n"
 	      "A and B name recorded runs: an id, last or last~N (the N-th before the last), or\n"
 	      "N..M (several runs a side: medians, and changes within the noise marked ~), or\n"
-	      "KEY=VALUE (the last five runs with that label, spacetime --label) in\n"
-	      "the recording (--db FILE, or the default one), or a recording file (its last\n"
-	      "run; FILE:ID for another). Prints the totals of both with the change, and the\n"
-	      "jobs matched across the runs by what they are (the job names of the process\n"
-	      "lists), largest change in peak PSS first. --fail-above exits 1 when a metric\n"
-	      "grew from A to B by more than its percentage (and past the noise, with several\n"
-	      "runs a side): wall, user, sys, peak_pss,\n"
-	      "peak_pss_anon, peak_pss_file, peak_pss_shmem, peak_rss, processes, threads,\n"
-	      "execs, minflt, majflt, ctx_switches, block_io. Exit status: 0, 1 (the gate), 2\n"
-	      "(a usage error, or a run that cannot be read).\n",
+	      "KEY=VALUE (the last five runs with that label, spacetime --label) in the\n"
+	      "recording (--db FILE, or the default one), or a recording file (its last run;\n"
+	      "FILE:ID, FILE:N..M or FILE:KEY=VALUE for others). Prints the totals of both\n"
+	      "with the change, and the jobs matched across the runs by what they are (the\n"
+	      "job names of the process lists), largest change in peak PSS first (--sort: in\n"
+	      "CPU time, wall time or page faults). --fail-above exits 1 when a metric grew\n"
+	      "from A to B by more than its percentage (and past the noise, with several runs\n"
+	      "a side): wall, user, sys, peak_pss, peak_pss_anon, peak_pss_file,\n"
+	      "peak_pss_shmem, peak_rss, processes, threads, execs, minflt, majflt,\n"
+	      "ctx_switches, block_io. Exit status: 0, 1 (the gate), 2 (a usage error, or a\n"
+	      "run that cannot be read).\n",
 	      f);
 }
 
@@ -112,7 +113,7 @@ static int open_side(const char *sel, const char *db, struct side *s)
 		snprintf(s->path, sizeof(s->path), "%s", sel);
 	}
 	if (access(s->path, F_OK) < 0)
-		return compare_die("no recording %s (a run is an id, last, last~N, FILE or FILE:ID)", s->path);
+		return compare_die("no recording %s (a run is an id, last, last~N, N..M, KEY=VALUE, FILE or FILE:ID)", s->path);
 	struct runs *rs = NULL;
 	if (runs_open(s->path, &rs, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "spacetime: %s\n", msg);
@@ -216,6 +217,14 @@ static int open_sides(const char *sel, const char *db, struct sides *ss)
 		}
 		return 0;
 	}
+	/* FILE:N..M and FILE:KEY=VALUE: the runs of that recording */
+	const char *colon = strrchr(sel, ':');
+	if (colon && colon != sel && access(sel, F_OK) < 0 &&
+	    (is_range(colon + 1, &lo, &hi) || (strchr(colon + 1, '=') && runs_label_ok(colon + 1)))) {
+		char file[4096];
+		snprintf(file, sizeof(file), "%.*s", (int)(colon - sel), sel);
+		return open_sides(colon + 1, file, ss);
+	}
 	if (!is_range(sel, &lo, &hi)) {
 		int r = open_side(sel, db, &ss->v[0]);
 		ss->n = r ? 0 : 1;
@@ -274,10 +283,33 @@ static int job_changed(const struct compare_job *j)
 	return compare_job_changed(j);
 }
 
-/* A job's cells: its peak in A and B, and the change (or which run alone). */
-static void job_cells(const struct compare_job *j, char *va, char *vb, char *ch, size_t vcap, size_t ccap)
+/* A job's cells for a sort other than the peak PSS: its figure in A and
+ * B, and the change (or which run alone). */
+static void job_cells_by(const struct compare_job *j, enum compare_sort by, char *va, char *vb, char *ch,
+			 size_t vcap, size_t ccap)
 {
 	const struct compare_fig *x = &j->side[0], *y = &j->side[1];
+	enum compare_metric m = compare_sort_metric(by);
+	if (x->present)
+		fmt_value(m, compare_fig_value(x, by), va, vcap);
+	if (y->present)
+		fmt_value(m, compare_fig_value(y, by), vb, vcap);
+	if (x->present && y->present)
+		fmt_change(m, compare_fig_value(x, by), compare_fig_value(y, by), ch, ccap);
+	else
+		snprintf(ch, ccap, "%s", !x->present ? "(B only)" : "(A only)");
+}
+
+/* A job's cells: its figure (the sort's: the peak PSS by default) in A and
+ * B, and the change (or which run alone). */
+static void job_cells(const struct compare_job *j, enum compare_sort by, char *va, char *vb, char *ch, size_t vcap,
+		      size_t ccap)
+{
+	const struct compare_fig *x = &j->side[0], *y = &j->side[1];
+	if (by != CMP_SORT_PEAK_PSS) {
+		job_cells_by(j, by, va, vb, ch, vcap, ccap);
+		return;
+	}
 	if (x->present)
 		snprintf(va, vcap, "?");
 	if (y->present)
@@ -295,6 +327,15 @@ static void job_cells(const struct compare_job *j, char *va, char *vb, char *ch,
 		snprintf(ch + k, ccap - k, " ~");
 	}
 }
+
+/* The options of compare. */
+struct copts {
+	const char *db, *gate; /* --db, --fail-above */
+	long top;              /* --top: rows of jobs and of programs */
+	int fmt;               /* --format: 0 text, 1 markdown, 2 json */
+	int sort;              /* --sort: enum compare_sort */
+	int utf8, color;       /* the locale's charset is UTF-8; the text in colour */
+};
 
 /* The respects in which the runs are not alike, a line each. */
 #define COMPARE_NOTES 8
@@ -390,9 +431,31 @@ static void fmt_change_r(const struct result *r, int m, char *buf, size_t cap)
 	}
 }
 
-static void text_out(const struct sides *a, const struct sides *b, const struct notes *nt, const struct result *r,
-		     long top, int utf8)
+/* What the jobs are sorted by, in words. */
+static const char *sort_words(int sort)
 {
+	static const char *const w[CMP_NSORTS] = {"peak PSS", "CPU time", "wall time", "page faults"};
+	return sort >= 0 && sort < CMP_NSORTS ? w[sort] : "?";
+}
+
+/* A change cell, right-aligned in width (0: as it is), in colour when
+ * color: growth red, a fall green, within the noise (~) dim. */
+static void put_change(const char *ch, int width, int color)
+{
+	int pad = width - (int)strlen(ch);
+	const char *sgr = !color ? NULL : strstr(ch, " ~") ? "2" : ch[0] == '+' ? "31" : ch[0] == '-' ? "32" : NULL;
+	printf("%*s", pad > 0 ? pad : 0, "");
+	if (sgr)
+		printf("\033[%sm%s\033[0m", sgr, ch);
+	else
+		fputs(ch, stdout);
+}
+
+static void text_out(const struct sides *a, const struct sides *b, const struct notes *nt, const struct result *r,
+		     const struct copts *o)
+{
+	long top = o->top;
+	int utf8 = o->utf8;
 	char la[4200], lb[4200];
 	side_label(a, la, sizeof(la));
 	side_label(b, lb, sizeof(lb));
@@ -405,17 +468,20 @@ static void text_out(const struct sides *a, const struct sides *b, const struct 
 		fmt_value((enum compare_metric)m, r->tot[0][m], vx, sizeof(vx));
 		fmt_value((enum compare_metric)m, r->tot[1][m], vy, sizeof(vy));
 		fmt_change_r(r, m, ch, sizeof(ch));
-		printf("%-16s %14s %14s  %s\n", mname(m), vx, vy, ch);
+		printf("%-16s %14s %14s  ", mname(m), vx, vy);
+		put_change(ch, 0, o->color);
+		putchar('\n');
 	}
-	printf("\njobs: %zu matched (%zu changed past the noise), %zu in A only, %zu in B only; by the change in peak PSS:\n",
-	       r->both, r->changed, r->only_a, r->only_b);
+	printf("\njobs: %zu matched (%zu changed past the noise), %zu in A only, %zu in B only; by the change in %s:\n",
+	       r->both, r->changed, r->only_a, r->only_b, sort_words(o->sort));
 	printf("%22s %12s %12s  %s\n", "change", "A", "B", "job");
 	for (size_t i = 0; i < r->njobs && (long)i < top; i++) {
 		const struct compare_job *j = &r->jobs[i];
 		char va[24] = "-", vb[24] = "-", ch[48], job[JOBNAME_MAX * 4];
-		job_cells(j, va, vb, ch, sizeof(va), sizeof(ch));
+		job_cells(j, (enum compare_sort)o->sort, va, vb, ch, sizeof(va), sizeof(ch));
 		textsafe_str(j->key, strlen(j->key), job, sizeof(job), utf8);
-		printf("%22s %12s %12s  %s\n", ch, va, vb, job);
+		put_change(ch, 22, o->color);
+		printf(" %12s %12s  %s\n", va, vb, job);
 	}
 	printf("\nprograms (their jobs together), by the change in memory-seconds:\n");
 	printf("%-16s %11s %11s %11s %11s %11s %10s %10s\n", "program", "jobs A/B", "CPU A", "CPU B", "peak A",
@@ -435,7 +501,8 @@ static void text_out(const struct sides *a, const struct sides *b, const struct 
 		char ch[48];
 		fmt_change((enum compare_metric)r->gate_metric, r->tot[0][r->gate_metric], r->tot[1][r->gate_metric], ch,
 			   sizeof(ch));
-		printf("\ngate: %s grew %s, more than %g%%: failed\n", mname(r->gate_metric), ch, r->gate_pct);
+		printf("\ngate: %s grew %s, more than %g%%: %sfailed%s\n", mname(r->gate_metric), ch, r->gate_pct,
+		       o->color ? "\033[1;31m" : "", o->color ? "\033[0m" : "");
 	} else if (r->gate_set) {
 		printf("\ngate: no metric grew past its threshold\n");
 	}
@@ -454,8 +521,9 @@ static void md_cell(const char *s, int utf8)
 }
 
 static void markdown_out(const struct sides *a, const struct sides *b, const struct notes *nt,
-			 const struct result *r, long top)
+			 const struct result *r, const struct copts *o)
 {
+	long top = o->top;
 	printf("### spacetime compare: run%s %" PRId64 " (A) and run%s %" PRId64 " (B)\n\n", a->n > 1 ? "s from" : "",
 	       a->v[0].row.id, b->n > 1 ? "s from" : "", b->v[0].row.id);
 	for (int i = 0; i < nt->n; i++) {
@@ -471,12 +539,12 @@ static void markdown_out(const struct sides *a, const struct sides *b, const str
 		fmt_change_r(r, m, ch, sizeof(ch));
 		printf("| %s | %s | %s | %s |\n", mname(m), vx, vy, ch);
 	}
-	printf("\nJobs: %zu matched (%zu changed past the noise), %zu in A only, %zu in B only; by the change in peak "
-	       "PSS.\n\n", r->both, r->changed, r->only_a, r->only_b);
+	printf("\nJobs: %zu matched (%zu changed past the noise), %zu in A only, %zu in B only; by the change in "
+	       "%s.\n\n", r->both, r->changed, r->only_a, r->only_b, sort_words(o->sort));
 	printf("| job | A | B | change |\n|---|---:|---:|---:|\n");
 	for (size_t i = 0; i < r->njobs && (long)i < top; i++) {
 		char va[24] = "-", vb[24] = "-", ch[48];
-		job_cells(&r->jobs[i], va, vb, ch, sizeof(va), sizeof(ch));
+		job_cells(&r->jobs[i], (enum compare_sort)o->sort, va, vb, ch, sizeof(va), sizeof(ch));
 		printf("| ");
 		md_cell(r->jobs[i].key, 1);
 		printf(" | %s | %s | %s |\n", va, vb, ch);
@@ -516,6 +584,7 @@ static void json_fig(const struct compare_fig *f, const char *key, int *first)
 		fputs("null", stdout);
 	jsonw_u64(stdout, "cpu_us", f->cpu_us, &in);
 	jsonw_u64(stdout, "wall_us", f->wall_us, &in);
+	jsonw_u64(stdout, "faults", f->faults, &in);
 	putchar('}');
 }
 
@@ -617,8 +686,9 @@ static void json_programs(const struct result *r, long top, int *firstp)
 }
 
 static void json_out(const struct sides *a, const struct sides *b, const struct notes *nt, const struct result *r,
-		     long top)
+		     const struct copts *o)
 {
+	long top = o->top;
 	int first = 1;
 	putchar('{');
 	json_side(a, "a", &first);
@@ -636,6 +706,8 @@ static void json_out(const struct sides *a, const struct sides *b, const struct 
 	jsonw_u64(stdout, "jobs_changed", r->changed, &first);
 	jsonw_u64(stdout, "jobs_a_only", r->only_a, &first);
 	jsonw_u64(stdout, "jobs_b_only", r->only_b, &first);
+	jsonw_key(stdout, "sort", &first);
+	jsonw_str(stdout, compare_sort_name((enum compare_sort)o->sort), strlen(compare_sort_name((enum compare_sort)o->sort)));
 	json_jobs(r, top, &first);
 	json_programs(r, top, &first);
 	jsonw_key(stdout, "gate", &first);
@@ -715,14 +787,14 @@ static int result_of(const struct sides *a, const struct sides *b, const char *g
 	return 0;
 }
 
-/* The options: *db, *gate, *top, *fmt (0 text, 1 markdown, 2 json). Returns
- * -1 to go on, or the exit status. */
-static int parse(int argc, char **argv, const char **db, const char **gate, long *top, int *fmt)
+/* The options. Returns -1 to go on, or the exit status. */
+static int parse(int argc, char **argv, struct copts *o)
 {
 	static const struct option lo[] = {
 		{"db", required_argument, NULL, 'd'},     {"fail-above", required_argument, NULL, 'f'},
 		{"top", required_argument, NULL, 't'},    {"format", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},         {0},
+		{"sort", required_argument, NULL, 's'},   {"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	char *end;
 	int c;
@@ -731,17 +803,21 @@ static int parse(int argc, char **argv, const char **db, const char **gate, long
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'd': *db = optarg; break;
-		case 'f': *gate = optarg; break;
+		case 'd': o->db = optarg; break;
+		case 'f': o->gate = optarg; break;
 		case 't':
-			*top = strtol(optarg, &end, 10);
-			if (*end || end == optarg || *top < 0 || *top > 1000000)
+			o->top = strtol(optarg, &end, 10);
+			if (*end || end == optarg || o->top < 0 || o->top > 1000000)
 				return compare_die("invalid --top '%s': a number of jobs", optarg);
 			break;
 		case 'F':
-			*fmt = !strcmp(optarg, "text") ? 0 : !strcmp(optarg, "markdown") ? 1 : !strcmp(optarg, "json") ? 2 : -1;
-			if (*fmt < 0)
+			o->fmt = !strcmp(optarg, "text") ? 0 : !strcmp(optarg, "markdown") ? 1 : !strcmp(optarg, "json") ? 2 : -1;
+			if (o->fmt < 0)
 				return compare_die("invalid --format '%s': text, markdown or json", optarg);
+			break;
+		case 's':
+			if ((o->sort = compare_sort_parse(optarg)) < 0)
+				return compare_die("invalid --sort '%s': peak_pss, cpu, wall or faults", optarg);
 			break;
 		case 'h': compare_usage(stdout); return 0;
 		case ':': return compare_die("option '%s' needs a value", argv[optind - 1]);
@@ -753,40 +829,48 @@ static int parse(int argc, char **argv, const char **db, const char **gate, long
 	return -1;
 }
 
+/* Whether the text goes to a terminal that shows colour, and NO_COLOR
+ * (no-color.org: set and not empty) does not turn it off. */
+static int want_color(void)
+{
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+	return isatty(STDOUT_FILENO) && !(nc && *nc) && term && *term && strcmp(term, "dumb");
+}
+
 int compare_main(int argc, char **argv)
 {
-	const char *db = NULL, *gate = NULL;
-	long top = COMPARE_TOP;
-	int fmt = 0;
+	struct copts o = {.top = COMPARE_TOP, .sort = CMP_SORT_PEAK_PSS};
 	double pct[CMP_NMETRICS];
 	char bad[128];
-	int r = parse(argc, argv, &db, &gate, &top, &fmt);
+	int r = parse(argc, argv, &o);
 
 	if (r >= 0)
 		return r;
-	if (gate && compare_gate_parse(gate, pct, bad, sizeof(bad)) < 0)
+	if (o.gate && compare_gate_parse(o.gate, pct, bad, sizeof(bad)) < 0)
 		return compare_die("invalid --fail-above part '%s': expected METRIC=PCT%%, e.g. peak_pss=5%%", bad);
 	static struct sides a, b;
-	if ((r = open_sides(argv[optind], db, &a)) || (r = open_sides(argv[optind + 1], db, &b))) {
+	if ((r = open_sides(argv[optind], o.db, &a)) || (r = open_sides(argv[optind + 1], o.db, &b))) {
 		sides_free(&a);
 		sides_free(&b);
 		return r;
 	}
 	const char *cs = nl_langinfo(CODESET);
-	int utf8 = cs && !strcmp(cs, "UTF-8");
+	o.utf8 = cs && !strcmp(cs, "UTF-8");
+	o.color = o.fmt == 0 && want_color();
 	struct notes nt;
 	struct result res;
-	notes_of(&a, &b, utf8, &nt);
-	if (result_of(&a, &b, gate, pct, &res) < 0) {
+	notes_of(&a, &b, o.utf8, &nt);
+	if (result_of(&a, &b, o.gate, pct, &res) < 0) {
 		fprintf(stderr, "spacetime: out of memory matching the jobs\n");
 		r = COMPARE_EXIT_USAGE;
 	} else {
-		if (fmt == 2)
-			json_out(&a, &b, &nt, &res, top);
-		else if (fmt == 1)
-			markdown_out(&a, &b, &nt, &res, top);
+		compare_jobs_sort(res.jobs, res.njobs, (enum compare_sort)o.sort);
+		if (o.fmt == 2)
+			json_out(&a, &b, &nt, &res, &o);
+		else if (o.fmt == 1)
+			markdown_out(&a, &b, &nt, &res, &o);
 		else
-			text_out(&a, &b, &nt, &res, top, utf8);
+			text_out(&a, &b, &nt, &res, &o);
 		r = res.gate_metric >= 0 ? COMPARE_EXIT_GATE : 0;
 	}
 	free(res.jobs);

@@ -45,11 +45,37 @@ record() {
 	[[ $output == *"gate: peak_pss grew"* ]] || { echo "$output"; false; }
 	run "$SPACETIME" compare --db "$DB" 1 2 --fail-above peak_pss=50%,wall=200%
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# --sort faults: the fill that touches 100 MiB more faults more (a page
+	# a fault, or fewer with huge pages: more all the same), first
+	run "$SPACETIME" compare --db "$DB" 1 2 --sort faults
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"by the change in page faults"* ]] || { echo "$output"; false; }
+	first=$(awk '/^ *change +A +B +job/ { getline; print; exit }' <<<"$output")
+	[[ $first =~ ^\ *\+([0-9]+)\ .*fill\ env\ 600 ]] || { echo "$output"; echo "first job row: $first" >&2; false; }
+	# 100 MiB of 4 KiB pages: 25,600 faults more (within 10%), unless
+	# huge pages come without asking
+	grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
+		awk -v v="${BASH_REMATCH[1]}" 'BEGIN { exit !(v >= 23040 && v <= 28160) }' ||
+		{ echo "$output"; echo "fill env 600: +${BASH_REMATCH[1]} faults, expected +25600" >&2; false; }
+	run "$SPACETIME" compare --db "$DB" 1 2 --sort rss
+	[ "$status" -eq 2 ] && [[ $output == *"invalid --sort"* ]] || { echo "$output"; false; }
+	# on a terminal the changes are coloured (growth red), unless NO_COLOR
+	command -v script >/dev/null || { echo "script (bsdutils) missing" >&2; false; }
+	run env TERM=xterm script -qec "$SPACETIME compare --db $DB 1 2" /dev/null
+	[[ $output == *$'\e[31m+'* ]] || { echo "$output" | cat -v; echo "no red growth on a terminal" >&2; false; }
+	run env TERM=xterm NO_COLOR=1 script -qec "$SPACETIME compare --db $DB 1 2" /dev/null
+	[[ $output == *"peak_pss"* && $output != *$'\e['* ]] || { echo "$output" | cat -v; echo "colour despite NO_COLOR" >&2; false; }
+	run "$SPACETIME" compare --db "$DB" 1 2
+	[[ $output != *$'\e['* ]] || { echo "colour into a pipe" >&2; false; }
 	# last and last~1 name the same runs; a file names its last run
 	run "$SPACETIME" compare --db "$DB" last~1 last
 	[ "$status" -eq 0 ] && [[ $output == *"A = run 1"*"B = run 2"* ]] || { echo "$output"; false; }
 	run "$SPACETIME" compare "$DB:1" "$DB"
 	[ "$status" -eq 0 ] && [[ $output == *"A = run 1"*"B = run 2"* ]] || { echo "$output"; false; }
+	run "$SPACETIME" compare "$DB:1..2" "$DB:2"
+	[ "$status" -eq 0 ] && [[ $output == *"A = runs 1..2 of $DB, B = run 2"* ]] || { echo "$output"; false; }
+	run "$SPACETIME" compare "$DB:1..3" "$DB:2"
+	[ "$status" -eq 2 ] && [[ $output == *"no run 3"* ]] || { echo "$output"; false; }
 }
 
 @test "compare --format markdown and json: the same rows and figures; the JSON has its documented keys" {
@@ -194,4 +220,55 @@ PY
 	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"--label"* ]] || { echo "$output"; false; }
 	run "$SPACETIME" compare --db "$DB" branch=none last
 	[ "$status" -eq 2 ] && [[ $output == *"no run with label branch=none"* ]] || { echo "$output"; false; }
+}
+
+@test "export --format db: a run alone in a file of its own, which compare reads as the recording; --no-output leaves output and directory out" {
+	record 20
+	record 120
+	command -v sqlite3 >/dev/null || { echo "sqlite3 missing (make deps)" >&2; false; }
+	# truth: three lines of output in run 2 (spacetime -s leaves the terminal
+	# to the command and records none itself)
+	sqlite3 "$DB" "INSERT INTO output VALUES (2, 1, 'one'), (2, 2, 'two'), (2, 3, 'three')"
+	local a="$BATS_TEST_TMPDIR/main.db" b="$BATS_TEST_TMPDIR/pr.db" bare="$BATS_TEST_TMPDIR/bare.db"
+	run "$SPACETIME" export --db "$DB" 1 --format db -o "$a"
+	[ "$status" -eq 0 ] && [[ $output == *"run 1 written to $a"* ]] || { echo "$output"; false; }
+	run "$SPACETIME" export --db "$DB" last --format db -o "$b"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run "$SPACETIME" export --db "$DB" 2 --format db --no-output -o "$bare"
+	[ "$status" -eq 0 ] && [[ $output == *"without its output"* ]] || { echo "$output"; false; }
+	# each file holds its run alone, private, as one file
+	[ "$(sqlite3 "$a" 'SELECT group_concat(id) FROM runs')" = 1 ] || false
+	[ "$(sqlite3 "$b" 'SELECT group_concat(id) FROM runs')" = 2 ] || false
+	[ "$(stat -c %a "$b")" = 600 ] || { stat "$b"; false; }
+	[ ! -e "$b-wal" ] || { ls -la "$BATS_TEST_TMPDIR"; false; }
+	[ "$(sqlite3 "$b" 'SELECT count(*) FROM output')" = 3 ] || false
+	[ "$(sqlite3 "$bare" 'SELECT count(*) FROM output')" = 0 ] || false
+	[ -n "$(sqlite3 "$b" 'SELECT cwd FROM runs')" ] || false
+	[ -z "$(sqlite3 "$bare" 'SELECT cwd FROM runs')" ] || false
+	for t in samples processes proc_samples events execs run_summary; do
+		[ "$(sqlite3 "$DB" "SELECT count(*) FROM $t WHERE run_id = 2")" = "$(sqlite3 "$bare" "SELECT count(*) FROM $t")" ] ||
+			{ echo "table $t: not every row of run 2 copied" >&2; false; }
+	done
+	# compare reads the files as it reads the recording: the same figures
+	run "$SPACETIME" compare --db "$DB" 1 2 --format json
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/db.json"
+	run "$SPACETIME" compare "$a" "$bare" --format json
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/files.json"
+	python3 - "$BATS_TEST_TMPDIR/db.json" "$BATS_TEST_TMPDIR/files.json" <<'PY'
+import json, sys
+x, y = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("totals", "jobs", "programs", "jobs_matched", "jobs_changed"):
+    assert x[k] == y[k], k
+assert x["jobs"], "no jobs"
+PY
+	# an existing file is refused, and left as it was
+	local sum
+	sum=$(md5sum <"$a")
+	run "$SPACETIME" export --db "$DB" 2 --format db -o "$a"
+	[ "$status" -eq 1 ] && [[ $output == *"exists"* ]] && [ "$(wc -l <<<"$output")" -eq 1 ] || { echo "$output"; false; }
+	[ "$(md5sum <"$a")" = "$sum" ] || { echo "the existing file changed" >&2; false; }
+	run "$SPACETIME" export --db "$DB" 2 --no-output
+	[ "$status" -eq 2 ] || { echo "$output"; false; }
 }

@@ -265,6 +265,48 @@ static void test_programs(void **state)
 	store_free(b);
 }
 
+/* --sort: the jobs by the size of the change in the figure named, largest
+ * first, a job of one side only counting its whole figure; names parsed. */
+static void test_sort(void **state)
+{
+	struct compare_job j[3];
+
+	(void)state;
+	memset(j, 0, sizeof(j));
+	snprintf(j[0].key, sizeof(j[0].key), "cc1 a.c");
+	snprintf(j[1].key, sizeof(j[1].key), "cc1 b.c");
+	snprintf(j[2].key, sizeof(j[2].key), "ld x");
+	/* a.c: PSS +10, CPU +5, wall -300, faults +1 */
+	j[0].side[0] = (struct compare_fig){.present = 1, .peak_pss_kib = 100, .cpu_us = 50, .wall_us = 1000, .faults = 10};
+	j[0].side[1] = (struct compare_fig){.present = 1, .peak_pss_kib = 110, .cpu_us = 55, .wall_us = 700, .faults = 11};
+	/* b.c: PSS -50, CPU +100, wall +10, faults -2 */
+	j[1].side[0] = (struct compare_fig){.present = 1, .peak_pss_kib = 200, .cpu_us = 100, .wall_us = 100, .faults = 20};
+	j[1].side[1] = (struct compare_fig){.present = 1, .peak_pss_kib = 150, .cpu_us = 200, .wall_us = 110, .faults = 18};
+	/* ld: in B only: PSS 30, CPU 20, wall 50, faults 500 */
+	j[2].side[1] = (struct compare_fig){.present = 1, .peak_pss_kib = 30, .cpu_us = 20, .wall_us = 50, .faults = 500};
+	compare_jobs_sort(j, 3, CMP_SORT_PEAK_PSS);
+	assert_string_equal(j[0].key, "cc1 b.c");
+	assert_string_equal(j[1].key, "ld x");
+	assert_string_equal(j[2].key, "cc1 a.c");
+	compare_jobs_sort(j, 3, CMP_SORT_CPU);
+	assert_string_equal(j[0].key, "cc1 b.c");
+	assert_string_equal(j[1].key, "ld x");
+	assert_string_equal(j[2].key, "cc1 a.c");
+	compare_jobs_sort(j, 3, CMP_SORT_WALL);
+	assert_string_equal(j[0].key, "cc1 a.c");
+	assert_string_equal(j[1].key, "ld x");
+	assert_string_equal(j[2].key, "cc1 b.c");
+	compare_jobs_sort(j, 3, CMP_SORT_FAULTS);
+	assert_string_equal(j[0].key, "ld x");
+	assert_string_equal(j[1].key, "cc1 b.c");
+	assert_string_equal(j[2].key, "cc1 a.c");
+	assert_int_equal(compare_fig_value(&j[0].side[0], CMP_SORT_FAULTS), 0);
+	for (int s = 0; s < CMP_NSORTS; s++)
+		assert_int_equal(compare_sort_parse(compare_sort_name((enum compare_sort)s)), s);
+	assert_int_equal(compare_sort_parse("pss"), -1);
+	assert_int_equal(compare_sort_parse(""), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_several),
 		cmocka_unit_test(test_programs),
+		cmocka_unit_test(test_sort),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
