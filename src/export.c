@@ -283,7 +283,38 @@ void export_snap_free(struct export_snap *sn)
 	free(sn->rows);
 	free(sn->procs);
 	free(sn->events);
+	free(sn->ghost);
 	memset(sn, 0, sizeof(*sn));
+}
+
+/* Buckets of the ghost a snapshot takes at most (store_query takes a
+ * coarser tier past that). */
+#define EXPORT_GHOST_MAX 8192
+
+int export_snap_ghost(struct export_snap *sn, struct store *g, const char *label)
+{
+	struct store_summary gs;
+	uint64_t a = 0, b = 0;
+
+	store_summary_get(g, &gs);
+	int have = store_span(g, &a, &b) == 0;
+	sn->ghost_label = label;
+	sn->ghost_peak = gs.peak;
+	sn->ghost_start_ns = gs.start_ns ? gs.start_ns : a;
+	sn->ghost_end_ns = gs.end_ns > b ? gs.end_ns : have ? b : sn->ghost_start_ns;
+	if (sn->ghost_end_ns < sn->ghost_start_ns)
+		sn->ghost_end_ns = sn->ghost_start_ns;
+	if (!have)
+		return 0;
+	uint64_t g0 = sn->ghost_start_ns, g1 = sn->ghost_end_ns;
+	if (sn->windowed) {
+		g0 = sn->ghost_start_ns + export_rel_us(sn, sn->t0_ns) * 1000;
+		g1 = sn->ghost_start_ns + export_rel_us(sn, sn->t1_ns) * 1000;
+	}
+	if (!(sn->ghost = malloc(EXPORT_GHOST_MAX * sizeof(*sn->ghost))))
+		return -ENOMEM;
+	sn->nghost = store_query(g, g0, g1, sn->ghost, EXPORT_GHOST_MAX);
+	return 0;
 }
 
 int export_snap_take(struct export_snap *sn, struct store *st, char *const argv[],
@@ -629,6 +660,8 @@ int export_snapshot(struct store *st, char *const argv[], const struct export_op
 		return rc;
 	}
 	rc = export_snap_take(&sn, st, argv, o ? o->t0_ns : 0, o ? o->t1_ns : 0, o ? o->start_wall_ns : 0);
+	if (rc == 0 && o && o->against && (formats & EXPORT_F_SVG) && (rc = export_snap_ghost(&sn, o->against, o->against_label)) < 0)
+		export_snap_free(&sn);
 	if (rc < 0) {
 		snprintf(msg, cap, "cannot take a snapshot of the run: %s (no files written)",
 			 strerror(-rc));

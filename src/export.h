@@ -34,6 +34,9 @@ struct export_opts {
 	uint64_t start_wall_ns; /* a recorded run's start (CLOCK_REALTIME): its clock is
 				 * not today's, so it is over at its last sample; 0 for
 				 * a run of this process */
+	struct store *against;     /* another run whose tree PSS the SVG draws as a ghost
+				    * line, aligned at the start (NULL: none) */
+	const char *against_label; /* its name in the legend ("run 41") */
 };
 
 /* One row of the exported time series: a store bucket (one sample at the
@@ -65,6 +68,14 @@ struct export_snap {
 	struct store_event *events; /* events in the window, oldest first */
 	size_t nevents;
 	uint64_t events_dropped;    /* events the store's ring had already lost */
+	/* the SVG's ghost line (export_opts.against): the other run's buckets
+	 * over the same time from its start, on its own clock (ghost_start_ns
+	 * its time zero), and its peak */
+	struct bucket *ghost;
+	size_t nghost;
+	uint64_t ghost_start_ns, ghost_end_ns;
+	struct sample ghost_peak;
+	const char *ghost_label;
 };
 
 /* Copies the store into sn: the window [t0_ns, t1_ns] (0, 0 = whole run) of
@@ -74,6 +85,10 @@ struct export_snap {
 int export_snap_take(struct export_snap *sn, struct store *st, char *const argv[],
 		     uint64_t t0_ns, uint64_t t1_ns, uint64_t start_wall_ns);
 void export_snap_free(struct export_snap *sn);
+/* Adds another run's tree PSS to sn, over the same time from its start as
+ * sn's window (the whole of it when sn is the whole run). Returns 0 or
+ * -ENOMEM. */
+int export_snap_ghost(struct export_snap *sn, struct store *ghost, const char *label);
 
 /* t_ns relative to the snapshot's start, in µs (0 for earlier times). */
 uint64_t export_rel_us(const struct export_snap *sn, uint64_t t_ns);

@@ -252,6 +252,70 @@ static int svg_bin(const struct export_snap *sn, struct svg_col *col, double t0_
 	return first;
 }
 
+/* Bins the ghost's buckets into pixel columns over [t0_s, t1_s] of its own
+ * time from its start (the largest PSS in each), carried forward over empty
+ * columns up to its end; -1 where it has none. Returns its largest. */
+static double svg_ghost_bin(const struct export_snap *sn, double *g, double t0_s, double t1_s)
+{
+	double top = 0, end_s = (double)(sn->ghost_end_ns - sn->ghost_start_ns) / 1e9;
+	int last = -1;
+
+	for (int c = 0; c < SVG_PW; c++)
+		g[c] = -1;
+	for (size_t i = 0; i < sn->nghost; i++) {
+		const struct bucket *b = &sn->ghost[i];
+		if (!(b->valid & SAMPLE_PSS) || b->mean.t_ns < sn->ghost_start_ns)
+			continue;
+		double t = (double)(b->mean.t_ns - sn->ghost_start_ns) / 1e9;
+		int c = (int)((t - t0_s) / (t1_s - t0_s) * SVG_PW);
+		if (c < 0 || c >= SVG_PW)
+			continue;
+		if ((double)b->max.pss_kib > g[c])
+			g[c] = (double)b->max.pss_kib;
+		last = c > last ? c : last;
+	}
+	int end_c = (int)((end_s - t0_s) / (t1_s - t0_s) * SVG_PW);
+	for (int c = 1; c < SVG_PW && c <= (end_c > last ? end_c : last); c++)
+		if (g[c] < 0 && g[c - 1] >= 0)
+			g[c] = g[c - 1];
+	for (int c = 0; c < SVG_PW; c++)
+		top = g[c] > top ? g[c] : top;
+	return top;
+}
+
+/* The ghost drawn over panel 1: a dashed line through the columns it has
+ * (y pixels: base - kib * k), its peak circled, and a legend line. */
+static void svg_ghost(FILE *f, const struct export_snap *sn, const double *g, double *y, double k, double base,
+		      double t0_s, double t1_s)
+{
+	int c0 = 0, c1;
+	char peak[32];
+
+	while (c0 < SVG_PW && g[c0] < 0)
+		c0++;
+	for (c1 = c0; c1 < SVG_PW && g[c1] >= 0; c1++)
+		y[c1] = base - g[c1] * k;
+	if (c1 > c0)
+		svg_polyline(f, y, c0, c1, "#000000", 1);
+	units_kib(peak, sizeof(peak), sn->ghost_peak.pss_kib);
+	const char *label = sn->ghost_label ? sn->ghost_label : "the other run";
+	fprintf(f, "<text x=\"%d\" y=\"70\" text-anchor=\"end\">", SVG_ML + SVG_PW);
+	fputs("dashed: ", f);
+	svg_text(f, label, strlen(label));
+	if (sn->ghost_peak.pss_kib && sn->ghost_peak.t_ns >= sn->ghost_start_ns) {
+		double t = (double)(sn->ghost_peak.t_ns - sn->ghost_start_ns) / 1e9;
+		fprintf(f, ", its peak %s at %.2f s", peak, t);
+		if (t >= t0_s && t <= t1_s)
+			fprintf(f, "</text>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"none\" stroke=\"#000\" "
+				   "stroke-dasharray=\"2 2\"/>\n",
+				SVG_ML + (t - t0_s) / (t1_s - t0_s) * SVG_PW, base - (double)sn->ghost_peak.pss_kib * k);
+		else
+			fputs("</text>\n", f);
+	} else {
+		fputs("</text>\n", f);
+	}
+}
+
 /* The title block: command line, then date, wall time, peak, exit, counts. */
 static void svg_title(FILE *f, const struct export_snap *sn, double t0_s, double t1_s)
 {
@@ -301,7 +365,7 @@ static void svg_title(FILE *f, const struct export_snap *sn, double t0_s, double
 
 /* Panel 1: stacked PSS split, the max line, the peak marked. */
 static void svg_pss(FILE *f, const struct export_snap *sn, const struct svg_col *col, int c0,
-		    double *y0, double *y1, double *y2, double *y3, double *ym, double t0_s,
+		    double *y0, double *y1, double *y2, double *y3, double *ym, const double *gy, double t0_s,
 		    double t1_s)
 {
 	static const char *const names[] = {"anon", "file", "shmem", "total (max)"};
@@ -315,7 +379,11 @@ static void svg_pss(FILE *f, const struct export_snap *sn, const struct svg_col 
 		uint64_t sum = col[c].anon + col[c].file + col[c].shmem;
 		ymax = col[c].pss_max > ymax ? col[c].pss_max : ymax;
 		ymax = sum > ymax ? sum : ymax;
+		if (gy && gy[c] > (double)ymax)
+			ymax = (uint64_t)gy[c];
 	}
+	for (int c = 0; gy && c < c0; c++)
+		ymax = gy[c] > (double)ymax ? (uint64_t)gy[c] : ymax;
 	div = ymax >= 1024 * 1024 ? 1024.0 * 1024 : ymax >= 1024 ? 1024 : 1;
 	unit = div > 1024 ? "GiB" : div > 1 ? "MiB" : "KiB";
 	snprintf(title, sizeof(title), "PSS of the process tree (%s)", unit);
@@ -335,6 +403,8 @@ static void svg_pss(FILE *f, const struct export_snap *sn, const struct svg_col 
 		svg_band(f, y2, y3, c0, SVG_PW, svg_col[2]);
 		svg_polyline(f, ym, c0, SVG_PW, svg_col[3], 0);
 	}
+	if (gy)
+		svg_ghost(f, sn, gy, y0, k, base, t0_s, t1_s);
 	svg_time_axis(f, SVG_P1_Y + SVG_P1_H, t0_s, t1_s, 0);
 
 	/* The run's peak, if it lies in the window. */
@@ -427,7 +497,7 @@ static void svg_faults(FILE *f, const struct svg_col *col, int c0, double *ya, d
 int export_svg_write(FILE *f, const struct export_snap *sn)
 {
 	struct svg_col *col = malloc(SVG_PW * sizeof(*col));
-	double *y = malloc(5 * SVG_PW * sizeof(*y));
+	double *y = malloc(6 * SVG_PW * sizeof(*y)), *gy = y ? y + 5 * SVG_PW : NULL;
 	double t0_s = (double)export_rel_us(sn, sn->t0_ns) / 1e6;
 	double t1_s = (double)export_rel_us(sn, sn->t1_ns) / 1e6;
 	char peak[32];
@@ -437,9 +507,16 @@ int export_svg_write(FILE *f, const struct export_snap *sn)
 		free(y);
 		return -ENOMEM;
 	}
+	/* a ghost that lasted longer: the axis goes on to its end */
+	if (sn->ghost_label && !sn->windowed && (double)(sn->ghost_end_ns - sn->ghost_start_ns) / 1e9 > t1_s)
+		t1_s = (double)(sn->ghost_end_ns - sn->ghost_start_ns) / 1e9;
 	if (t1_s - t0_s < 0.1)
 		t1_s = t0_s + 0.1;
 	int c0 = svg_bin(sn, col, t0_s, t1_s);
+	if (sn->ghost_label)
+		svg_ghost_bin(sn, gy, t0_s, t1_s);
+	else
+		gy = NULL;
 	units_kib(peak, sizeof(peak), sn->sum.peak.pss_kib);
 
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
@@ -456,7 +533,7 @@ int export_svg_write(FILE *f, const struct export_snap *sn)
 		peak, sn->sum.peak.pss_kib);
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", SVG_W, SVG_H);
 	svg_title(f, sn, t0_s, t1_s);
-	svg_pss(f, sn, col, c0, y, y + SVG_PW, y + 2 * SVG_PW, y + 3 * SVG_PW, y + 4 * SVG_PW,
+	svg_pss(f, sn, col, c0, y, y + SVG_PW, y + 2 * SVG_PW, y + 3 * SVG_PW, y + 4 * SVG_PW, gy,
 		t0_s, t1_s);
 	svg_counts(f, col, c0, y, y + SVG_PW, t0_s, t1_s);
 	svg_faults(f, col, c0, y, y + SVG_PW, t0_s, t1_s);

@@ -135,6 +135,24 @@ static int open_side(const char *sel, const char *db, struct side *s)
 	return 0;
 }
 
+int compare_open_run(const char *sel, const char *db, struct run **run, struct runs_row *row, char *path,
+		     size_t cap)
+{
+	static struct side s;
+	int r;
+
+	memset(&s, 0, sizeof(s));
+	if ((r = open_side(sel, db, &s)) != 0) {
+		run_free(s.run);
+		runs_row_free(&s.row);
+		return r;
+	}
+	*run = s.run;
+	*row = s.row;
+	snprintf(path, cap, "%s", s.path);
+	return 0;
+}
+
 /* The runs of one side: one, or a range of ids (N..M) for medians. */
 #define COMPARE_RUNS_MAX 64
 struct sides {

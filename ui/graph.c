@@ -113,6 +113,73 @@ static void graph_line_span(const struct graph_spec *sp, const struct graph_col 
 	}
 }
 
+/* The units the ghost line covers in data column x, joined to the previous
+ * column's as the line is (graph_line_span); *lo > *hi when it has none
+ * there. */
+static void graph_ghost_span(const struct graph_spec *sp, const struct graph_col *cols, int x, int H, int *lo,
+			     int *hi)
+{
+	double g = cols[x].ghost;
+	int u = g > 0 ? graph_units(g, sp->ymax, H) : -1;
+	int unit = u > 0 ? u - 1 : g > 0 ? 0 : -1;
+
+	*lo = 1;
+	*hi = 0;
+	if (unit < 0)
+		return;
+	*lo = *hi = unit;
+	if (x > 0 && cols[x - 1].ghost > 0) {
+		int pu = graph_units(cols[x - 1].ghost, sp->ymax, H);
+		int prev = pu > 0 ? pu - 1 : 0;
+		if (prev > unit + 1)
+			*hi = prev - 1;
+		else if (prev < unit - 1)
+			*lo = prev + 1;
+	}
+}
+
+/* The ghost's dots in a Braille cell; on a monochrome terminal dotted where
+ * it runs level (every other data column), whole where it climbs or falls. */
+static uint8_t graph_ghost_bits(const struct graph_spec *sp, const struct graph_col *cols, int cx, int row)
+{
+	int H = sp->h * 4, dots_base = (sp->h - 1 - row) * 4;
+	uint8_t bits = 0;
+
+	for (int sx = 0; sx < 2; sx++) {
+		int x = cx * 2 + sx, lo, hi;
+		graph_ghost_span(sp, cols, x, H, &lo, &hi);
+		if (sp->mono && lo == hi && (x & 1))
+			continue; /* no colour to tell it from the RSS line: dotted */
+		for (int i = 0; i < 4; i++)
+			if (dots_base + i >= lo && dots_base + i <= hi)
+				bits |= braille_bit[sx][i];
+	}
+	return bits;
+}
+
+/* Draws the ghost over a cell already filled: its dots added to a Braille
+ * cell, its dashes over a block or ASCII one; the cell takes its role. */
+static void graph_ghost_cell(const struct graph_spec *sp, const struct graph_col *cols, int cx, int row,
+			     struct graph_cell *out)
+{
+	if (sp->style == GRAPH_BRAILLE) {
+		uint8_t g = graph_ghost_bits(sp, cols, cx, row);
+		if (g) {
+			uint8_t had = out->ch >= 0x2800 && out->ch <= 0x28FF ? (uint8_t)(out->ch - 0x2800) : 0;
+			out->ch = 0x2800u + (had | g);
+			out->role = sp->ghost_role;
+		}
+		return;
+	}
+	int Y = graph_yres(sp->style), base = (sp->h - 1 - row) * Y, lo, hi;
+	graph_ghost_span(sp, cols, cx, sp->h * Y, &lo, &hi);
+	if (lo > hi || hi < base || lo >= base + Y)
+		return;
+	int level = lo == hi || (lo >= base && hi < base + Y);
+	out->ch = sp->style == GRAPH_ASCII ? '=' : level ? 0x2504 : 0x2506;
+	out->role = sp->ghost_role;
+}
+
 /* Fills one Braille cell from its two data columns. */
 static void graph_braille_cell(const struct graph_spec *sp, const struct graph_col *cols,
 			       int cx, int row, struct graph_cell *out)
@@ -229,6 +296,8 @@ int graph_render(const struct graph_spec *sp, const struct graph_col *cols, size
 				graph_block_cell(sp, cols, cx, row, out);
 			if (out->ch == ' ')
 				out->role = 0; /* empty: the normal role, whatever the layer's */
+			if (sp->ghost_role)
+				graph_ghost_cell(sp, cols, cx, row, out);
 			if (cx == sp->cursor) {
 				if (out->ch == ' ')
 					out->ch = sp->style == GRAPH_ASCII ? '|' : 0x2502;

@@ -1,7 +1,7 @@
 /* graph: the one graph renderer of the dashboard, pure.
  *
  * graph_render() turns columns of values (stacked layers plus an optional
- * line) and a rectangle into cells: a glyph and a colour role each. It never
+ * line, and another run's ghost line) and a rectangle into cells: a glyph and a colour role each. It never
  * draws; the caller blits the cells. Columns marked as estimates get a role of
  * their own (and are hollow on a monochrome terminal). One renderer, three
  * glyph tables: Braille (2x4 dots a cell, UTF-8 locales), eighth blocks
@@ -27,6 +27,8 @@ struct graph_col {
 	double line;
 	int known; /* 0: no data here (drawn empty, never as zero) */
 	int est;   /* the stack is a guess, not a measurement (see est_role) */
+	double ghost; /* another run's value, drawn dotted over the rest (ghost_role);
+		       * <= 0 or NaN: none. Drawn whether or not the column is known. */
 };
 
 struct graph_spec {
@@ -44,6 +46,7 @@ struct graph_spec {
 	 * hollow as well: only its top edge (the top dot; or the top cell, a
 	 * full one as an upper half block, in ASCII as '~'). */
 	uint8_t est_role;
+	uint8_t ghost_role; /* the ghost line's role */
 };
 
 struct graph_cell {

@@ -44,6 +44,7 @@ struct hopts {
 	unsigned formats;   /* export --format (runs: json) */
 	int to_db;          /* export --format db: -o names the file */
 	int no_output;      /* export --no-output */
+	const char *against; /* replay, export --against: another run as a ghost line */
 	const char *filter[RUNS_LABELS_MAX]; /* runs KEY=VALUE...: runs carrying them all */
 	size_t nfilter;
 };
@@ -51,15 +52,17 @@ struct hopts {
 static void history_usage(FILE *f)
 {
 	fputs("usage: spacetime runs [KEY=VALUE...] [--format json] [--db FILE]\n"
-	      "       spacetime replay [ID|last] [--at peak|SECONDS] [--db FILE]\n"
-	      "       spacetime export [ID|last] [--format LIST] [-o DIR] [--db FILE]\n"
+	      "       spacetime replay [ID|last] [--at peak|SECONDS] [--against RUN] [--db FILE]\n"
+	      "       spacetime export [ID|last] [--format LIST] [-o DIR] [--against RUN] [--db FILE]\n"
 	      "       spacetime export [ID|last] --format db [-o FILE] [--no-output] [--db FILE]\n"
 	      "The runs spacetime recorded (by default in $XDG_STATE_HOME/spacetime/runs.db,\n"
 	      "i.e. ~/.local/state/spacetime/runs.db): listed, replayed in the dashboard (or,\n"
 	      "without a terminal, summarized), or exported like a live run. --format db\n"
 	      "writes the run to a new recording of its own (default spacetime-run-ID.db),\n"
 	      "to share or to compare later; --no-output leaves its output and working\n"
-	      "directory out.\n",
+	      "directory out. --against RUN (an id, last~N, FILE or FILE:ID, as compare\n"
+	      "names a run) draws that run's tree PSS as a dotted ghost line over this one's,\n"
+	      "the two aligned at their starts, its peak marked: in the dashboard and the SVG.\n",
 	      f);
 }
 
@@ -79,7 +82,7 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 		{"db", required_argument, NULL, 'd'},     {"record", required_argument, NULL, 'd'},
 		{"at", required_argument, NULL, 'a'},     {"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-		{"no-output", no_argument, NULL, 'n'},
+		{"no-output", no_argument, NULL, 'n'},    {"against", required_argument, NULL, 'g'},
 		{0},
 	};
 	int c;
@@ -93,6 +96,7 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 		case 'a': o->at = optarg; break;
 		case 'o': o->dir = optarg; break;
 		case 'n': o->no_output = 1; break;
+		case 'g': o->against = optarg; break;
 		case 'f':
 			if (!strcmp(optarg, "db") && !strcmp(argv[0], "export")) {
 				o->to_db = 1;
@@ -123,6 +127,8 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 		return history_die("-o and --format are for %s", "export");
 	if (o->to_db && o->formats)
 		return history_die("--format db writes %s: not with other formats", "a recording");
+	if (o->against && (!strcmp(argv[0], "runs") || o->to_db))
+		return history_die("--against is for %s", "replay and export");
 	if (o->no_output && !o->to_db)
 		return history_die("--no-output is for %s", "export --format db");
 	return 0;
@@ -376,6 +382,40 @@ static int history_load(const struct hopts *o, struct run **run_out, char ***arg
 	return 0;
 }
 
+/* The run --against names (NULL without one): opened into *g with its
+ * name in label. Returns 0, or the exit status (said). */
+static int history_against(const struct hopts *o, struct run **g, char *label, size_t cap)
+{
+	char path[4096];
+	struct runs_row row;
+
+	*g = NULL;
+	if (!o->against)
+		return 0;
+	int r = compare_open_run(o->against, o->db, g, &row, path, sizeof(path));
+	if (r)
+		return r;
+	snprintf(label, cap, "run %" PRId64, row.id);
+	runs_row_free(&row);
+	return 0;
+}
+
+/* Without a terminal, the ghost's line of the summary: its peak beside
+ * this run's. */
+static void history_against_line(struct run *run, struct run *g, const char *label)
+{
+	struct store_summary a, b;
+	char pa[32], pb[32];
+
+	store_summary_get(run_store(run), &a);
+	store_summary_get(run_store(g), &b);
+	report_size(pa, sizeof(pa), a.peak.pss_kib);
+	report_size(pb, sizeof(pb), b.peak.pss_kib);
+	printf("  against         %s: peak PSS %s at %.2f s (this run: %s at %.2f s); spacetime compare for the rest\n",
+	       label, pb, b.peak.t_ns > b.start_ns ? (double)(b.peak.t_ns - b.start_ns) / 1e9 : 0.0, pa,
+	       a.peak.t_ns > a.start_ns ? (double)(a.peak.t_ns - a.start_ns) / 1e9 : 0.0);
+}
+
 /* spacetime replay: the dashboard on a recorded run; without a terminal,
  * its summary. */
 static int history_replay(const struct hopts *o)
@@ -385,9 +425,13 @@ static int history_replay(const struct hopts *o)
 	struct runs_row row;
 	int r = history_load(o, &run, &argv, &row);
 	struct store_summary sum;
+	struct run *ghost = NULL;
+	char glabel[64] = "";
 
 	if (r)
 		return r;
+	if ((r = history_against(o, &ghost, glabel, sizeof(glabel))) != 0)
+		goto out;
 	store_summary_get(run_store(run), &sum);
 	uint64_t at = 0;
 	if (o->at && !strcmp(o->at, "peak")) {
@@ -416,7 +460,8 @@ static int history_replay(const struct hopts *o)
 		struct tui_ctx tc = {.run = run, .argv = argv,
 				     .interval_ms = sum.interval_ms ? (unsigned)sum.interval_ms : STORE_INTERVAL_MS, .notice = notice,
 				     .log_fd = -1, .export_dir = NULL, .cursor_ns = at,
-				     .start_wall_ns = row.start_wall_ns};
+				     .start_wall_ns = row.start_wall_ns, .against = ghost,
+				     .against_label = ghost ? glabel : NULL};
 		if ((r = tui_run(&tc)) < 0)
 			fprintf(stderr, "spacetime: cannot start the dashboard (%s); the summary follows\n",
 				strerror(-r));
@@ -427,11 +472,14 @@ static int history_replay(const struct hopts *o)
 		const char *utf = nl_langinfo(CODESET);
 		struct report_opts ro = {.utf8 = utf && !strcmp(utf, "UTF-8"), .notice = notice, .top = REPORT_TOP};
 		r = report_text(stdout, run_store(run), argv, &ro) < 0 ? HISTORY_EXIT_FAIL : 0;
+		if (ghost)
+			history_against_line(run, ghost, glabel);
 	}
 out:
 	runs_row_free(&row);
 	free(argv);
 	run_free(run);
+	run_free(ghost);
 	return r;
 }
 
@@ -466,20 +514,26 @@ static int history_export(const struct hopts *o)
 {
 	if (o->to_db)
 		return history_export_db(o);
-
-	struct run *run;
-	char **argv;
+	struct run *run, *ghost = NULL;
+	char **argv, glabel[64] = "";
 	struct runs_row row;
 	int r = history_load(o, &run, &argv, &row);
 
 	if (r)
 		return r;
+	if ((r = history_against(o, &ghost, glabel, sizeof(glabel))) != 0) {
+		runs_row_free(&row);
+		free(argv);
+		run_free(run);
+		return r;
+	}
 	const char *dir = o->dir ? o->dir : ".";
 	if ((r = export_dir_check(dir)) < 0) {
 		fprintf(stderr, "spacetime: cannot export to %s: %s\n", dir, strerror(-r));
 		r = HISTORY_EXIT_USAGE;
 	} else {
-		struct export_opts eo = {.dir = dir, .formats = o->formats, .start_wall_ns = row.start_wall_ns};
+		struct export_opts eo = {.dir = dir, .formats = o->formats, .start_wall_ns = row.start_wall_ns,
+					 .against = ghost ? run_store(ghost) : NULL, .against_label = glabel};
 		char msg[2048];
 		if (export_snapshot(run_store(run), argv, &eo, msg, sizeof(msg)) < 0) {
 			fprintf(stderr, "spacetime: %s\n", msg);
@@ -492,6 +546,7 @@ static int history_export(const struct hopts *o)
 	runs_row_free(&row);
 	free(argv);
 	run_free(run);
+	run_free(ghost);
 	return r;
 }
 

@@ -37,6 +37,11 @@ void panes_free(struct panes *p)
 	free(p->rate_b);
 	free(p->known_a);
 	free(p->known_b);
+	free(p->gbk);
+	free(p->gidx);
+	p->gbk = NULL;
+	p->gidx = NULL;
+	p->gbk_cap = p->gidx_cap = 0;
 	p->bk = NULL;
 	p->gcol = NULL;
 	p->cells = NULL;
@@ -94,6 +99,11 @@ void panes_begin(struct panes *p, uint64_t now_ns)
 	p->live_ns = now_ns;
 	if (p->finished)
 		p->live_ns = p->sum.end_ns > p->sum.last.t_ns ? p->sum.end_ns : p->sum.last.t_ns;
+	/* a ghost that lasted longer: the axis goes on to its end (the run's
+	 * own end stays run_end_ns) */
+	p->run_end_ns = p->live_ns;
+	if (p->finished && p->ghost && p->start_ns + panes_ghost_span(p) > p->live_ns)
+		p->live_ns = p->start_ns + panes_ghost_span(p);
 	p->tl.growing = !p->finished;
 	timeline_range(&p->tl, p->start_ns, p->live_ns, &p->t0_ns, &p->t1_ns);
 	if (p->tl.cursor_on) /* not past the newest instant, into the room ahead */
@@ -137,6 +147,24 @@ void panes_query(struct panes *p)
 				     p->bk_cap);
 }
 
+/* At the peak's instant (P), its PSS is the peak itself, which may fall
+ * between samples (before the first one, even). */
+static void panes_at_peak(const struct panes *p, uint64_t t, struct panes_at *at)
+{
+	const struct sample *pk = &p->sum.peak;
+	if (!t || t != pk->t_ns || !pk->pss_kib)
+		return;
+	at->ok = at->exact = 1;
+	at->s.t_ns = t;
+	at->s.pss_kib = pk->pss_kib;
+	at->s.pss_anon_kib = pk->pss_anon_kib;
+	at->s.pss_file_kib = pk->pss_file_kib;
+	at->s.pss_shmem_kib = pk->pss_shmem_kib;
+	at->s.pss_est_kib = pk->pss_est_kib;
+	at->s.pss_hi_kib = pk->pss_hi_kib;
+	at->s.valid |= SAMPLE_PSS;
+}
+
 /* The values at instant t: those of the last bucket at or before it (so a
  * paused view never takes in later samples); exact when that bucket is one
  * sample. */
@@ -148,8 +176,10 @@ void panes_at(struct panes *p, uint64_t t, struct panes_at *at)
 
 	memset(at, 0, sizeof(*at));
 	at->minflt_s = at->majflt_s = at->user_cores = at->sys_cores = NAN;
-	if (!n)
+	if (!n) {
+		panes_at_peak(p, t, at);
 		return;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (b[i].t0_ns / 2 + b[i].t1_ns / 2 <= t)
 			k = i;
@@ -170,6 +200,7 @@ void panes_at(struct panes *p, uint64_t t, struct panes_at *at)
 			at->sys_cores = (double)(y->stime_us - x->stime_us) / 1e6 / dt;
 		}
 	}
+	panes_at_peak(p, t, at);
 }
 
 /* The instant the statistics describe: the cursor, the paused edge, or now. */
@@ -178,8 +209,8 @@ uint64_t panes_instant(const struct panes *p)
 	if (p->tl.cursor_on)
 		return p->tl.cursor_ns;
 	if (p->tl.paused)
-		return p->t1_ns < p->live_ns ? p->t1_ns : p->live_ns;
-	return p->live_ns;
+		return p->t1_ns < p->run_end_ns ? p->t1_ns : p->run_end_ns;
+	return p->run_end_ns;
 }
 
 int panes_snap_fits(const struct panes *p)
@@ -285,7 +316,7 @@ void panes_header(struct panes *p)
 {
 	const struct rect *r = &p->lay.header;
 	char right[160], el[32], buf[64];
-	uint64_t end = p->finished ? p->live_ns : p->now_ns;
+	uint64_t end = p->finished ? p->run_end_ns : p->now_ns;
 	uint64_t elapsed = end > p->start_ns ? end - p->start_ns : 0;
 	enum role state_role = ROLE_HEADER_HI;
 
@@ -367,6 +398,28 @@ void panes_notice(struct panes *p)
 	term_printf(r->y, r->x + 1, r->w - 1, ROLE_WARN, "note: %s", p->notice ? p->notice : "");
 }
 
+/* The ghost's entry in the memory pane's title: its line's glyph, its name
+ * and its PSS at the instant (its peak without a cursor). Returns the next
+ * column. */
+static int panes_ghost_legend(struct panes *p, uint64_t inst, int y, int x, int end)
+{
+	uint64_t kib;
+	if (!p->ghost || x >= end - 12)
+		return x;
+	x += term_puts(y, x, end - x, "  ", ROLE_NORMAL);
+	term_cell(y, x++, term_utf8() ? 0x2504 : '=', ROLE_GHOST);
+	x += term_printf(y, x, end - x, ROLE_GHOST, "%s ", p->ghost_label ? p->ghost_label : "ghost");
+	if (!p->tl.cursor_on) {
+		x += term_puts(y, x, end - x, "peak ", ROLE_NORMAL);
+		x += panes_size(y, x, end - x, p->ghost_sum.peak.pss_kib, ROLE_NORMAL);
+	} else if (panes_ghost_at(p, inst, &kib)) {
+		x += panes_size(y, x, end - x, kib, ROLE_NORMAL);
+	} else {
+		x += term_puts(y, x, end - x, "-", ROLE_DIM);
+	}
+	return x;
+}
+
 /* The memory pane's title: legend and current values, or the cursor readout;
  * an estimated PSS reads "~" (the cursor adds its doubt), and a view showing
  * estimated columns gets their swatch in the legend. */
@@ -418,6 +471,7 @@ static void panes_mem_title(struct panes *p, double peak_kib, int est_in_view)
 		x += term_puts(r->y, x, end - x, "RSS ", ROLE_NORMAL);
 		x += panes_size(r->y, x, end - x, at.s.rss_kib, ROLE_NORMAL);
 	}
+	x = panes_ghost_legend(p, inst, r->y, x, end);
 	if (!p->tl.cursor_on && x < end - 24) {
 		x += term_puts(r->y, x, end - x, "  peak in view ", ROLE_DIM);
 		x += panes_size(r->y, x, end - x, (uint64_t)peak_kib, ROLE_DIM);
@@ -492,6 +546,7 @@ void panes_mem(struct panes *p)
 		if (gc->line > ymax)
 			ymax = gc->line;
 	}
+	panes_ghost_cols(p, ncols, &ymax);
 	ymax = graph_nice_kib(ymax);
 	panes_mem_title(p, peak, est_in_view);
 	struct graph_spec s = panes_spec(p, g, 3, ymax);
@@ -500,7 +555,9 @@ void panes_mem(struct panes *p)
 	s.layer_role[2] = ROLE_SHMEM;
 	s.line_role = ROLE_RSS;
 	s.est_role = ROLE_EST;
+	s.ghost_role = p->ghost ? ROLE_GHOST : 0;
 	panes_blit(p, g, &s, ncols);
+	panes_ghost_mark(p, g);
 	panes_peak_mark(p, g);
 	if (!p->have_data)
 		term_puts(g->y + g->h / 2, g->x + 2, g->w - 2, "waiting for the first sample", ROLE_DIM);
@@ -595,7 +652,8 @@ static const char *panes_help_extra[] = {
 	"  Processes: ~ marks a PSS estimated since the last smaps_rollup read.",
 	"  The cursor (c) sets the instant of every pane: header, boxes, processes, output;",
 	"  0 brings them back to the present (a replay's: its end). The run's peak is",
-	"  marked over its column at the graph's top; P puts the cursor on it.",
+	"  marked over its column at the graph's top; P puts the cursor on it. replay",
+	"  --against RUN: that run's PSS dotted over this one's, from the same start.",
 	"  Pausing or zooming changes only the view: collection never stops.",
 };
 

@@ -41,6 +41,7 @@ struct panes {
 	/* this frame */
 	struct store_summary sum;
 	uint64_t now_ns, start_ns, live_ns, t0_ns, t1_ns;
+	uint64_t run_end_ns;   /* live_ns but for a longer ghost (the axis goes on to its end) */
 	int have_data, finished;
 	int recorded;          /* a replay: over from the start, on its own clock */
 	unsigned kind;         /* KEYS_SPAWNED, KEYS_ATTACHED or KEYS_REPLAY: the keys offered */
@@ -49,6 +50,12 @@ struct panes {
 	int snap_ok;
 	uint32_t snap_live, snap_made;
 	uint64_t snap_at_ns;   /* the instant they are of (0: the present) */
+	/* replay --against: another run's tree PSS drawn as a ghost line on the
+	 * same time axis, aligned at the start (panes_ghost.c) */
+	struct store *ghost;     /* NULL: none */
+	const char *ghost_label; /* "run 41" */
+	uint64_t ghost_start_ns, ghost_end_ns; /* on its own clock */
+	struct store_summary ghost_sum;
 	/* scratch, grown as needed, never shrunk */
 	struct bucket *bk;
 	size_t nbk, bk_cap;
@@ -58,6 +65,10 @@ struct panes {
 	double *rate_a, *rate_b;
 	uint8_t *known_a, *known_b;
 	size_t col_cap, cell_cap;
+	struct bucket *gbk; /* the ghost's buckets of the view */
+	size_t gbk_cap;
+	int32_t *gidx;
+	size_t gidx_cap;
 };
 
 /* Frees the scratch buffers. */
@@ -100,6 +111,20 @@ const struct bucket *panes_col(struct panes *p, size_t c, struct graph_col **gc)
 uint64_t panes_hold_tail(const struct panes *p);
 /* A graph_spec for a rectangle with the current style and cursor. */
 struct graph_spec panes_spec(const struct panes *p, const struct rect *r, int nlayers, double ymax);
+/* The ghost (panes_ghost.c). Sets it up from its run's store: its span and
+ * summary (call once). */
+void panes_ghost_init(struct panes *p, struct store *ghost, const char *label);
+/* How long the ghost's run lasted (0: no ghost). */
+uint64_t panes_ghost_span(const struct panes *p);
+/* Fills gcol[c].ghost for the ncols columns of the view with the ghost's PSS
+ * at the same time from its start (the largest in each column); raises
+ * *ymax to its largest. */
+void panes_ghost_cols(struct panes *p, size_t ncols, double *ymax);
+/* The ghost's PSS at the view's instant t (the same time from its start):
+ * 1 with *kib, or 0 when it has none then. */
+int panes_ghost_at(struct panes *p, uint64_t t, uint64_t *kib);
+/* The ghost's peak marked over its column in the graph's top row. */
+void panes_ghost_mark(const struct panes *p, const struct rect *g);
 /* Renders p->gcol into a rectangle and blits the cells. */
 void panes_blit(struct panes *p, const struct rect *r, const struct graph_spec *sp, size_t ncols);
 

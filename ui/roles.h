@@ -29,6 +29,7 @@ enum role {
 	ROLE_MAJOR,     /* major faults: must stand out */
 	ROLE_USER,      /* CPU user */
 	ROLE_SYS,       /* CPU system */
+	ROLE_GHOST,     /* another run's PSS (replay --against), its peak */
 	ROLE_OUT0,      /* the command's colours 0..7 (0 shown as default), then bold */
 	ROLE_COUNT = ROLE_OUT0 + 16,
 };

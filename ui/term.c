@@ -140,6 +140,9 @@ static void term_roles(void)
 		[ROLE_MAJOR] = {COLOR_RED, -1, A_BOLD, A_BOLD | A_REVERSE},
 		[ROLE_USER] = {COLOR_GREEN, -1, A_NORMAL, A_NORMAL},
 		[ROLE_SYS] = {COLOR_RED, -1, A_NORMAL, A_BOLD},
+		/* a colour none of the memory graph's others has (the stack's green,
+		 * blue, magenta and grey, the RSS's yellow) */
+		[ROLE_GHOST] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
 	};
 	for (int i = 0; i < 16; i++) {
 		/* black would vanish on dark terminals: it shows in the default colour */

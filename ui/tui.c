@@ -585,7 +585,9 @@ static void act_export(struct tui *t, enum key_action a, uint64_t now)
 {
 	struct panes *p = &t->p;
 	struct export_opts eo = {.dir = t->ctx->export_dir, .formats = t->ctx->export_formats,
-				 .start_wall_ns = t->ctx->start_wall_ns};
+				 .start_wall_ns = t->ctx->start_wall_ns,
+				 .against = t->ctx->against ? run_store(t->ctx->against) : NULL,
+				 .against_label = t->ctx->against_label};
 	char msg[1024];
 	(void)a, (void)now;
 	if (p->tl.span_ns) {
@@ -981,6 +983,7 @@ static void tui_init(struct tui *t, struct tui_ctx *ctx)
 	t->p.notice = ctx->notice;
 	t->p.log_path = ctx->log_path;
 	t->p.interval_ms = ctx->interval_ms ? ctx->interval_ms : STORE_INTERVAL_MS;
+	panes_ghost_init(&t->p, ctx->against ? run_store(ctx->against) : NULL, ctx->against_label);
 	t->p.show_rss = 1;
 	t->p.show_output = 1;
 	t->p.focus = FOCUS_PROCS;

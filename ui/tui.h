@@ -27,6 +27,8 @@ struct tui_ctx {
 	uint64_t cursor_ns;      /* start with the timeline cursor on this instant (0: off) */
 	uint64_t start_wall_ns;  /* a replay: the recorded run's start (CLOCK_REALTIME), for
 				  * the exports' names and dates (0: a live run) */
+	struct run *against;       /* replay --against: another run drawn as a ghost line (NULL: none) */
+	const char *against_label; /* its name ("run 41") */
 };
 
 /* Runs the dashboard until the user quits; the command's pty output is read

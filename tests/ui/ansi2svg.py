@@ -126,7 +126,9 @@ def parse(text, cols, rows):
             cells.append((ch, st.key()))
             if w == 2:
                 cells.append(("", st.key()))
-        cells += [(" ", st.key() if st.bg else Style().key())] * (cols - len(cells))
+        # the capture (tmux capture-pane -e -N) holds every cell written, the
+        # blanks of a background included: the rest of the row is empty
+        cells += [(" ", Style().key())] * (cols - len(cells))
         screen.append(cells[:cols])
     while len(screen) < rows:
         screen.append([(" ", Style().key())] * cols)

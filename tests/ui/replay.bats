@@ -144,3 +144,52 @@ let_go() {
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
 }
+
+# replay --against: run 1 held 40 MiB for 1.5 s, run 2 10 MiB for 0.7 s.
+# Replaying run 2 against run 1 draws run 1's PSS as a ghost line ('=' in
+# ASCII) at about 40 MiB, above run 2's stack and on past its end to 1.5 s,
+# its peak marked 'o' in the graph's top row and named in the legend; the
+# SVG export draws it dashed with its peak.
+@test "replay --against: the other run's PSS as a ghost line over this one's, past its end, its peak marked; the SVG too" {
+	local db="$BATS_TEST_TMPDIR/g.db"
+	"$SPACETIME" -s -o /dev/null --record "$db" -- "$WL/fill" 40 1500
+	"$SPACETIME" -s -o /dev/null --record "$db" -- "$WL/fill" 10 700
+	ui_start 100 30 LC_ALL=C -- replay --db "$db" last --against 1
+	ui_wait '=run 1 peak [0-9.]+ MiB'
+	local screen peak
+	screen=$(ui_cap)
+	peak=$(grep -oE '=run 1 peak [0-9.]+ MiB' <<<"$screen" | awk '{ print $4 }')
+	awk -v v="$peak" 'BEGIN { exit !(v >= 39 && v <= 42) }' || { ui_show; echo "the ghost's peak $peak MiB, expected 40" >&2; false; }
+	# the graph: rows 4 to 9 (the y axis's '|' then the columns)
+	local graph
+	graph=$(sed -n '4,9p' <<<"$screen" | sed 's/^[^|+]*[|+]//')
+	python3 - "$graph" <<'PY' || { ui_show; false; }
+import sys
+rows = sys.argv[1].split("\n")
+top = rows[0]
+assert "o" in top, "no ghost peak mark in the top row: %r" % top
+# the ghost's level row: the row holding most '='; above every stack cell
+counts = [r.count("=") for r in rows]
+g = counts.index(max(counts))
+assert counts[g] >= 40, "no ghost line: %r" % rows
+stack_rows = [i for i, r in enumerate(rows) if "#" in r]
+assert stack_rows and g < min(stack_rows) - 1, "ghost row %d not above the stack %r" % (g, stack_rows)
+# 40 MiB on a 50 MiB axis of 6 rows: the ghost in the upper half
+assert g <= 2, "ghost row %d for 40 of 50 MiB" % g
+# past run 2's end: the ghost's last column beyond the stack's
+last_stack = max(max(i for i, c in enumerate(r) if c == "#") for r in rows if "#" in r)
+last_ghost = max(i for i, c in enumerate(rows[g]) if c == "=")
+assert last_ghost > last_stack * 1.5, "ghost ends at %d, the stack at %d" % (last_ghost, last_stack)
+PY
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	mkdir "$BATS_TEST_TMPDIR/svg"
+	run "$SPACETIME" export --db "$db" last --against 1 --format svg -o "$BATS_TEST_TMPDIR/svg"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	local svg
+	svg=$(cat "$BATS_TEST_TMPDIR"/svg/*.svg)
+	[[ $svg == *'stroke-dasharray="5 3"'* ]] || { echo "no dashed ghost line in the SVG" >&2; false; }
+	[[ $svg =~ dashed:\ run\ 1,\ its\ peak\ (4[01]\.[0-9]+)\ MiB ]] || { grep dashed <<<"$svg"; echo "no ghost legend with its 40 MiB peak" >&2; false; }
+	run "$SPACETIME" replay --db "$db" last --against 7
+	[ "$status" -eq 2 ] && [[ $output == *"no run 7"* ]] || { echo "$output"; false; }
+}

@@ -29,13 +29,13 @@ mkdir -p "$OUT"
 BIN=$(mktemp -d "${TMPDIR:-/tmp}/stshot.XXXXXX")
 BUILD='#!/bin/sh
 wl='"$WL"'
-printf "\033[1mmake\033[0m: building 36 modules with 4 jobs\n"
+printf "\033[1mmake\033[0m: building 36 modules with %s jobs\n" "${JOBS:-4}"
 i=0
 while [ $i -lt 36 ]; do
 	i=$((i+1))
 	printf "\033[1;32m  CC\033[0m      src/module%02d.c\n" $i
 	"$wl/fill" $((8 + (i * 13) % 40)) $((400 + (i * 97) % 700)) >/dev/null &
-	[ $((i % 4)) -eq 0 ] && wait
+	[ $((i % ${JOBS:-4})) -eq 0 ] && wait
 	sleep 0.15
 done
 wait
@@ -86,7 +86,7 @@ shot() {
 	cols=$(tm display -p '#{pane_width}')
 	rows=$(tm display -p '#{pane_height}')
 	tm capture-pane -p >"$OUT/$name.txt"
-	tm capture-pane -p -e >"$OUT/$name.ansi"
+	tm capture-pane -p -e -N >"$OUT/$name.ansi"
 	python3 "$ROOT/tests/ui/ansi2svg.py" "$OUT/$name.ansi" "$cols" "$rows" "$OUT/$name.svg" "$title"
 	if command -v rsvg-convert >/dev/null; then
 		rsvg-convert -o "$OUT/$name.png" "$OUT/$name.svg" || rm -f "$OUT/$name.png"
@@ -176,5 +176,16 @@ tm send-keys Enter Escape Escape q y
 start 100 30 LC_ALL=C.UTF-8 -- @ replay 1 --at peak
 wait_for 'Processes at'
 shot replay-peak "spacetime replay 1 --at peak: the processes that made up the peak"
+tm send-keys q
+
+# the same build with 2 jobs (the last run), replayed against the make -j4
+# (run 1): run 1's PSS as a ghost line, its peak marked
+start 100 30 LC_ALL=C.UTF-8 JOBS=2 -- make -j2
+wait_for 'finished, exit 0' 90
+tm send-keys q
+wait_for '\[spacetime exited 0\]'
+start 100 30 LC_ALL=C.UTF-8 -- @ replay last --against 1
+wait_for 'run 1 peak'
+shot replay-against "spacetime replay last --against 1: make -j2, with make -j4 as a ghost line"
 tm send-keys q
 echo "screenshot: done"

@@ -18,7 +18,7 @@
 #define SEC 1000000000ull
 #define MS 1000000ull
 
-enum { R_A = 1, R_B, R_C, R_LINE, R_CUR, R_EST };
+enum { R_A = 1, R_B, R_C, R_LINE, R_CUR, R_EST, R_GHOST };
 
 static struct graph_spec spec(int w, int h, enum graph_style st, int nl, double ymax)
 {
@@ -41,7 +41,7 @@ static struct graph_spec spec(int w, int h, enum graph_style st, int nl, double 
 
 static struct graph_col col1(double v)
 {
-	struct graph_col c = {{v, 0, 0}, -1, 1, 0};
+	struct graph_col c = {{v, 0, 0}, -1, 1, 0, 0};
 
 	return c;
 }
@@ -56,7 +56,7 @@ static void test_render_rejects_bad_input(void **state)
 {
 	(void)state;
 	struct graph_cell cells[16];
-	struct graph_col cols[8] = {{{0}, -1, 0, 0}};
+	struct graph_col cols[8] = {{{0}, -1, 0, 0, 0}};
 	struct graph_spec s = spec(4, 2, GRAPH_BRAILLE, 1, 10);
 
 	assert_int_equal(graph_render(&s, cols, 4, cells), -EINVAL); /* needs 8 */
@@ -73,7 +73,7 @@ static void test_render_rejects_bad_input(void **state)
 static void test_render_block_levels(void **state)
 {
 	(void)state;
-	struct graph_col cols[4] = {col1(10), col1(5), col1(0), {{9, 0, 0}, -1, 0, 0}};
+	struct graph_col cols[4] = {col1(10), col1(5), col1(0), {{9, 0, 0}, -1, 0, 0, 0}};
 	struct graph_cell cells[8];
 	struct graph_spec s = spec(4, 2, GRAPH_BLOCK, 1, 10);
 
@@ -123,7 +123,7 @@ static void test_render_braille_dots(void **state)
 static void test_render_stack_and_line(void **state)
 {
 	(void)state;
-	struct graph_col cols[2] = {{{4, 4, 0}, 12, 1, 0}, {{4, 4, 0}, 12, 1, 0}};
+	struct graph_col cols[2] = {{{4, 4, 0}, 12, 1, 0, 0}, {{4, 4, 0}, 12, 1, 0, 0}};
 	struct graph_cell cells[4];
 	struct graph_spec s = spec(1, 4, GRAPH_BRAILLE, 3, 16); /* 16 dots high */
 
@@ -139,7 +139,7 @@ static void test_render_stack_and_line(void **state)
 
 	/* block style: the line is a horizontal stroke in an empty cell */
 	struct graph_spec b = spec(1, 4, GRAPH_BLOCK, 3, 32);
-	struct graph_col c = {{8, 8, 0}, 28, 1, 0};
+	struct graph_col c = {{8, 8, 0}, 28, 1, 0, 0};
 	assert_int_equal(graph_render(&b, &c, 1, cells), 0);
 	assert_int_equal(at(cells, 1, 3, 0)->role, R_A);
 	assert_int_equal(at(cells, 1, 2, 0)->role, R_B);
@@ -155,7 +155,7 @@ static void test_render_line_joined(void **state)
 	(void)state;
 	/* braille, 16 dots high, one cell wide: column 0's line at dot 1,
 	 * column 1's at dot 13 */
-	struct graph_col cols[2] = {{{0, 0, 0}, 2, 1, 0}, {{0, 0, 0}, 14, 1, 0}};
+	struct graph_col cols[2] = {{{0, 0, 0}, 2, 1, 0, 0}, {{0, 0, 0}, 14, 1, 0, 0}};
 	struct graph_cell cells[4];
 	struct graph_spec s = spec(1, 4, GRAPH_BRAILLE, 3, 16);
 
@@ -172,19 +172,19 @@ static void test_render_line_joined(void **state)
 	/* a row in between: all four dots of the right column */
 	assert_int_equal(at(cells, 1, 1, 0)->ch, 0x2800 + 0x80 + 0x20 + 0x10 + 0x08);
 	/* falling back: column 1 at dot 1 after column 0 at dot 13 */
-	struct graph_col back[2] = {{{0, 0, 0}, 14, 1, 0}, {{0, 0, 0}, 2, 1, 0}};
+	struct graph_col back[2] = {{{0, 0, 0}, 14, 1, 0, 0}, {{0, 0, 0}, 2, 1, 0, 0}};
 	assert_int_equal(graph_render(&s, back, 2, cells), 0);
 	for (int row = 0; row < 4; row++)
 		assert_int_equal(at(cells, 1, row, 0)->role, R_LINE);
 	/* no join from a column with no data */
-	struct graph_col gap[2] = {{{0}, -1, 0, 0}, {{0, 0, 0}, 14, 1, 0}};
+	struct graph_col gap[2] = {{{0}, -1, 0, 0, 0}, {{0, 0, 0}, 14, 1, 0, 0}};
 	assert_int_equal(graph_render(&s, gap, 2, cells), 0);
 	assert_int_equal(at(cells, 1, 3, 0)->ch, ' ');
 
 	/* block style, 4 rows of 8 units: a climb from row 3 to row 0 draws
 	 * vertical strokes in the rows between */
 	struct graph_spec b = spec(2, 4, GRAPH_BLOCK, 3, 32);
-	struct graph_col bc[2] = {{{0, 0, 0}, 4, 1, 0}, {{0, 0, 0}, 30, 1, 0}};
+	struct graph_col bc[2] = {{{0, 0, 0}, 4, 1, 0, 0}, {{0, 0, 0}, 30, 1, 0, 0}};
 	struct graph_cell bcells[8];
 	assert_int_equal(graph_render(&b, bc, 2, bcells), 0);
 	assert_int_equal(at(bcells, 2, 3, 0)->ch, 0x2500);
@@ -202,14 +202,14 @@ static void test_render_majority(void **state)
 	(void)state;
 	struct graph_cell cells[2];
 	struct graph_spec s = spec(1, 2, GRAPH_BLOCK, 2, 16);
-	struct graph_col c = {{7, 2, 0}, -1, 1, 0};
+	struct graph_col c = {{7, 2, 0}, -1, 1, 0, 0};
 
 	assert_int_equal(graph_render(&s, &c, 1, cells), 0);
 	assert_int_equal(cells[1].role, R_A);   /* units 0-6 anon, 7 file */
 	assert_int_equal(cells[0].role, R_B);   /* unit 8: file */
 	assert_int_equal(cells[0].ch, 0x2581);
 	s = spec(1, 1, GRAPH_ASCII, 2, 2);
-	c = (struct graph_col){{1, 1, 0}, -1, 1, 0};
+	c = (struct graph_col){{1, 1, 0}, -1, 1, 0, 0};
 	s.mono = 1;
 	assert_int_equal(graph_render(&s, &c, 1, cells), 0);
 	assert_int_equal(cells[0].ch, '#');
@@ -220,7 +220,7 @@ static void test_render_majority(void **state)
 static void test_render_mono_patterns(void **state)
 {
 	(void)state;
-	struct graph_col c = {{8, 8, 8}, -1, 1, 0};
+	struct graph_col c = {{8, 8, 8}, -1, 1, 0, 0};
 	struct graph_cell cells[3];
 	struct graph_spec s = spec(1, 3, GRAPH_BLOCK, 3, 24);
 
@@ -234,7 +234,7 @@ static void test_render_mono_patterns(void **state)
 	assert_int_equal(cells[1].ch, '%');
 	assert_int_equal(cells[0].ch, ':');
 
-	struct graph_col d[2] = {{{4, 4, 4}, -1, 1, 0}, {{4, 4, 4}, -1, 1, 0}};
+	struct graph_col d[2] = {{{4, 4, 4}, -1, 1, 0, 0}, {{4, 4, 4}, -1, 1, 0, 0}};
 	s = spec(1, 3, GRAPH_BRAILLE, 3, 12);
 	s.mono = 1;
 	assert_int_equal(graph_render(&s, d, 2, cells), 0);
@@ -605,10 +605,63 @@ static void test_timeline_cursor(void **state)
 	assert_false(tl.cursor_on);
 }
 
+/* The ghost line: drawn at its own height over an empty column and over the
+ * stack, in a column with no data of its own, in its role; joined where it
+ * climbs; none without ghost_role or with a value of 0; dotted in Braille
+ * on a monochrome terminal. */
+static void test_render_ghost(void **state)
+{
+	(void)state;
+	struct graph_cell cells[4 * 4];
+	struct graph_col cols[4] = {col1(4), col1(4), {{0}, -1, 0, 0, 0}, col1(0)};
+	struct graph_spec s = spec(4, 4, GRAPH_BLOCK, 1, 16);
+
+	cols[0].ghost = 14; /* row 0 (units 12..15) */
+	cols[1].ghost = 2;  /* row 3, inside the stack; climbs from column 0's */
+	cols[2].ghost = 14; /* a column without data of its own */
+	cols[3].ghost = 0;  /* none */
+	assert_int_equal(graph_render(&s, cols, 4, cells), 0);
+	assert_int_equal(at(cells, 4, 0, 0)->role, 0); /* no role: no ghost drawn */
+	s.ghost_role = R_GHOST;
+	assert_int_equal(graph_render(&s, cols, 4, cells), 0);
+	assert_int_equal(at(cells, 4, 0, 0)->ch, 0x2504);
+	assert_int_equal(at(cells, 4, 0, 0)->role, R_GHOST);
+	assert_int_equal(at(cells, 4, 1, 0)->role, 0);
+	assert_int_equal(at(cells, 4, 3, 0)->role, R_A); /* the stack under it */
+	/* column 1: down from row 0 to row 3, over the stack */
+	assert_int_equal(at(cells, 4, 3, 1)->role, R_GHOST);
+	assert_int_equal(at(cells, 4, 1, 1)->ch, 0x2506);
+	assert_int_equal(at(cells, 4, 0, 2)->role, R_GHOST);
+	for (int row = 0; row < 4; row++)
+		assert_int_equal(at(cells, 4, row, 3)->role, 0);
+	s.style = GRAPH_ASCII;
+	assert_int_equal(graph_render(&s, cols, 4, cells), 0);
+	assert_int_equal(at(cells, 4, 0, 2)->ch, '=');
+	/* Braille: dotted where level (every other data column), its dots
+	 * added to the cell's */
+	struct graph_cell bc[2 * 2];
+	struct graph_col b[4] = {col1(0), col1(0), col1(0), col1(0)};
+	for (int i = 0; i < 4; i++)
+		b[i].ghost = 7.5; /* unit 7: the top dot row of the top cell */
+	s = spec(2, 2, GRAPH_BRAILLE, 1, 8);
+	s.ghost_role = R_GHOST;
+	assert_int_equal(graph_render(&s, b, 4, bc), 0);
+	assert_int_equal(at(bc, 2, 0, 0)->role, R_GHOST);
+	assert_int_equal(at(bc, 2, 0, 0)->ch, 0x2800 + (braille_bit[0][3] | braille_bit[1][3]));
+	/* monochrome: data columns 0 and 2 drawn (the left dot of each cell),
+	 * 1 and 3 not */
+	s.mono = 1;
+	assert_int_equal(graph_render(&s, b, 4, bc), 0);
+	assert_int_equal(at(bc, 2, 0, 0)->ch, 0x2800 + braille_bit[0][3]);
+	assert_int_equal(at(bc, 2, 0, 1)->ch, 0x2800 + braille_bit[0][3]);
+	assert_int_equal(at(bc, 2, 1, 0)->role, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render_rejects_bad_input),
+		cmocka_unit_test(test_render_ghost),
 		cmocka_unit_test(test_render_block_levels),
 		cmocka_unit_test(test_render_braille_dots),
 		cmocka_unit_test(test_render_stack_and_line),
