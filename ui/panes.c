@@ -188,6 +188,11 @@ void panes_at(struct panes *p, uint64_t t, struct panes_at *at)
 	at->s = b[k].n == 1 ? b[k].max : b[k].mean;
 	at->s.valid = b[k].valid;
 	size_t i0 = k ? k - 1 : k, i1 = k ? k : k + 1;
+	/* over at least half an interval: a last sample a few ms after the one
+	 * before (the run's end, with the reaped children's CPU added) would
+	 * read as several cores */
+	while (i0 > 0 && i1 < n && b[i1].t1_ns - b[i0].t1_ns < (uint64_t)p->interval_ms * 500000ull)
+		i0--;
 	if (i1 < n && b[i1].t1_ns > b[i0].t1_ns) {
 		double dt = (double)(b[i1].t1_ns - b[i0].t1_ns) / 1e9;
 		const struct sample *x = &b[i0].max, *y = &b[i1].max;

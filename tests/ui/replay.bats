@@ -160,6 +160,13 @@ let_go() {
 	screen=$(ui_cap)
 	peak=$(grep -oE '=run 1 peak [0-9.]+ MiB' <<<"$screen" | awk '{ print $4 }')
 	awk -v v="$peak" 'BEGIN { exit !(v >= 39 && v <= 42) }' || { ui_show; echo "the ghost's peak $peak MiB, expected 40" >&2; false; }
+	# at the run's end the CPU box's rate is over half an interval at least:
+	# never more cores than the machine has (a last sample a few ms after
+	# the one before read 7.49 cores once)
+	local cores
+	cores=$(grep -oE '[0-9.]+ cores?:' <<<"$screen" | awk '{ print $1 }')
+	[ -n "$cores" ] && awk -v v="$cores" -v n="$(nproc)" 'BEGIN { exit !(v <= n) }' ||
+		{ ui_show; echo "CPU $cores cores at the end, on $(nproc)" >&2; false; }
 	# the graph: rows 4 to 9 (the y axis's '|' then the columns)
 	local graph
 	graph=$(sed -n '4,9p' <<<"$screen" | sed 's/^[^|+]*[|+]//')
