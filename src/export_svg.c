@@ -240,7 +240,12 @@ static int svg_bin(const struct export_snap *sn, struct svg_col *col, double t0_
 		if (c < first)
 			first = c;
 	}
-	for (int c = first + 1; c < SVG_PW; c++) {
+	/* carried on to the window's end, not past it (a longer ghost's
+	 * axis goes on: the run had ended) */
+	double end_s = (double)export_rel_us(sn, sn->t1_ns) / 1e6;
+	double end_f = (end_s - t0_s) / (t1_s - t0_s) * SVG_PW;
+	int end_c = end_f >= SVG_PW - 1 ? SVG_PW - 1 : end_f < 0 ? 0 : (int)end_f;
+	for (int c = first + 1; c <= end_c; c++) {
 		if (!col[c].has) {
 			double minr = col[c].minr, majr = col[c].majr; /* set by the next row */
 
@@ -274,7 +279,8 @@ static double svg_ghost_bin(const struct export_snap *sn, double *g, double t0_s
 			g[c] = (double)b->max.pss_kib;
 		last = c > last ? c : last;
 	}
-	int end_c = (int)((end_s - t0_s) / (t1_s - t0_s) * SVG_PW);
+	double end_f = (end_s - t0_s) / (t1_s - t0_s) * SVG_PW;
+	int end_c = end_f >= SVG_PW ? SVG_PW : end_f < 0 ? 0 : (int)end_f;
 	for (int c = 1; c < SVG_PW && c <= (end_c > last ? end_c : last); c++)
 		if (g[c] < 0 && g[c - 1] >= 0)
 			g[c] = g[c - 1];

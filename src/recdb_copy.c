@@ -8,6 +8,7 @@
 #include "recdb_sql.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,10 +94,50 @@ static int recdb_copy_all(struct recdb *src, struct recdb *dst, int64_t run_id, 
 	return rc;
 }
 
+/* Removes path and its -wal and -shm (the files this call made). */
+static void recdb_copy_unlink(const char *path)
+{
+	char side[4096];
+
+	unlink(path);
+	for (int i = 0; i < 2; i++)
+		if (snprintf(side, sizeof(side), "%s-%s", path, i ? "shm" : "wal") < (int)sizeof(side))
+			unlink(side);
+}
+
+/* Makes path, new (nothing of that name, nor its -wal or -shm). Returns 0,
+ * or -errno with one line in msg. */
+static int recdb_copy_create(const char *path, char *msg, size_t cap)
+{
+	char side[4096];
+	struct stat sb;
+
+	for (int i = 0; i < 2; i++) {
+		if (snprintf(side, sizeof(side), "%s-%s", path, i ? "shm" : "wal") >= (int)sizeof(side)) {
+			snprintf(msg, cap, "%s: its path is too long", path);
+			return -ENAMETOOLONG;
+		}
+		if (lstat(side, &sb) == 0) {
+			snprintf(msg, cap, "%s exists: a run is written only to a new file (remove it, or name another)", side);
+			return -EEXIST;
+		}
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = errno;
+		if (e == EEXIST)
+			snprintf(msg, cap, "%s exists: a run is written only to a new file (remove it, or name another)", path);
+		else
+			snprintf(msg, cap, "cannot create %s: %s", path, strerror(e));
+		return -e;
+	}
+	close(fd);
+	return 0;
+}
+
 int recdb_copy_run(struct recdb *src, int64_t run_id, const char *path, unsigned flags, char *msg, size_t cap)
 {
 	struct recdb *dst = NULL;
-	struct stat sb;
 	uint64_t base;
 	int rc;
 
@@ -105,12 +146,13 @@ int recdb_copy_run(struct recdb *src, int64_t run_id, const char *path, unsigned
 		snprintf(msg, cap, "%s", src->msg);
 		return rc;
 	}
-	if (lstat(path, &sb) == 0) {
-		snprintf(msg, cap, "%s exists: a run is written only to a new file (remove it, or name another)", path);
-		return -EEXIST;
-	}
-	if ((rc = recdb_open(path, 0, &dst, msg, cap)) < 0)
+	/* the file made here, so that whatever fails after, it alone is removed */
+	if ((rc = recdb_copy_create(path, msg, cap)) < 0)
 		return rc;
+	if ((rc = recdb_open(path, 0, &dst, msg, cap)) < 0) {
+		recdb_copy_unlink(path);
+		return rc;
+	}
 	if ((rc = recdb_copy_all(src, dst, run_id, flags)) < 0)
 		snprintf(msg, cap, "%s: %s", path, dst->msg[0] ? dst->msg : src->msg);
 	/* one file, not three: its readers then leave no -wal and -shm beside
@@ -118,13 +160,7 @@ int recdb_copy_run(struct recdb *src, int64_t run_id, const char *path, unsigned
 	else if ((rc = recdb_sql_exec(dst, "PRAGMA journal_mode = DELETE", "closing the copy")) < 0)
 		snprintf(msg, cap, "%s: %s", path, dst->msg);
 	recdb_close(dst);
-	if (rc < 0) {
-		/* the file is this call's own: nothing of it is left half written */
-		char side[4096];
-		unlink(path);
-		for (int i = 0; i < 2; i++)
-			if (snprintf(side, sizeof(side), "%s-%s", path, i ? "shm" : "wal") < (int)sizeof(side))
-				unlink(side);
-	}
+	if (rc < 0)
+		recdb_copy_unlink(path); /* nothing of it is left half written */
 	return rc;
 }

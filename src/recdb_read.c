@@ -98,7 +98,7 @@ static int row_label(struct recdb *db, struct recdb_run_row *r, const char *key,
 	size_t n = 0;
 	for (size_t i = 0; i < r->labels_len; i++)
 		n += !r->labels[i];
-	if (n >= RECDB_LABELS_MAX || !recdb_label_ok(label) || strlen(key) > RECDB_LABEL_KEY_MAX ||
+	if (n >= RECDB_LABELS_MAX || !recdb_label_ok(label) || strchr(key, '=') || strlen(key) > RECDB_LABEL_KEY_MAX ||
 	    strlen(value) > RECDB_LABEL_VALUE_MAX) {
 		recdb_sql_say(db, -EBADMSG, "run %" PRId64 ": run_summary.label.%s is not a label (at most 16, a key of"
 			      " letters, digits, _ . - up to 32, a value of up to 200 bytes)", r->id,
@@ -132,12 +132,13 @@ static int runs_labels(struct recdb *db, struct recdb_run_row *rows, size_t n)
 	int rc = sqlite3_prepare_v2(db->db,
 				    "SELECT run_id, key, value FROM run_summary WHERE key >= 'label.' AND key < 'label/'"
 				    " ORDER BY run_id, key", -1, &s, NULL);
-	int e = 0;
+	int e = 0, step = SQLITE_DONE;
 
-	while (rc == SQLITE_OK && e == 0 && sqlite3_step(s) == SQLITE_ROW) {
+	while (rc == SQLITE_OK && e == 0 && (step = sqlite3_step(s)) == SQLITE_ROW) {
 		struct recdb_run_row *r = row_of_id(rows, n, sqlite3_column_int64(s, 0));
+		int text = sqlite3_column_type(s, 2) == SQLITE_TEXT; /* before the conversion below */
 		const unsigned char *k = sqlite3_column_text(s, 1), *v = sqlite3_column_text(s, 2);
-		if (r && k && v && sqlite3_column_type(s, 2) == SQLITE_TEXT)
+		if (r && k && v && text)
 			e = row_label(db, r, (const char *)k + 6, (const char *)v);
 		else if (r && !r->damage)
 			e = row_label(db, r, k ? (const char *)k + 6 : "?", "\x01"); /* not text: not a label */
@@ -145,6 +146,8 @@ static int runs_labels(struct recdb *db, struct recdb_run_row *rows, size_t n)
 	sqlite3_finalize(s);
 	if (rc != SQLITE_OK)
 		return recdb_sql_fail(db, rc, "listing the runs' labels");
+	if (e == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+		return recdb_sql_fail(db, step, "listing the runs' labels");
 	return e;
 }
 
@@ -495,7 +498,8 @@ int recdb_read_summary(struct recdb *db, int64_t run_id, uint64_t base, struct s
 			recdb_sum_set(&rd, &sum, k, s, base);
 			have_last |= strncmp(k, "last.", 5) == 0;
 		}
-		rows++;
+		/* labels are written with the run's row: not a summary */
+		rows += !k || strncmp(k, "label.", 6) != 0;
 	}
 	sqlite3_finalize(s);
 	if (rd.bad)

@@ -61,7 +61,7 @@ static void history_usage(FILE *f)
 	      "writes the run to a new recording of its own (default spacetime-run-ID.db),\n"
 	      "to share or to compare later; --no-output leaves its output and working\n"
 	      "directory out. --against RUN (an id, last~N, FILE or FILE:ID, as compare\n"
-	      "names a run) draws that run's tree PSS as a dotted ghost line over this one's,\n"
+	      "names a run) draws that run's tree PSS as a ghost line over this one's,\n"
 	      "the two aligned at their starts, its peak marked: in the dashboard and the SVG.\n",
 	      f);
 }
@@ -392,9 +392,9 @@ static int history_against(const struct hopts *o, struct run **g, char *label, s
 	*g = NULL;
 	if (!o->against)
 		return 0;
-	int r = compare_open_run(o->against, o->db, g, &row, path, sizeof(path));
-	if (r)
-		return r;
+	/* a run that cannot be read, as for the run replayed */
+	if (compare_open_run(o->against, o->db, g, &row, path, sizeof(path)))
+		return HISTORY_EXIT_FAIL;
 	snprintf(label, cap, "run %" PRId64, row.id);
 	runs_row_free(&row);
 	return 0;

@@ -658,7 +658,7 @@ static const char *panes_help_extra[] = {
 	"  The cursor (c) sets the instant of every pane: header, boxes, processes, output;",
 	"  0 brings them back to the present (a replay's: its end). The run's peak is",
 	"  marked over its column at the graph's top; P puts the cursor on it. replay",
-	"  --against RUN: that run's PSS dotted over this one's, from the same start.",
+	"  --against RUN: that run's PSS (cyan) over this one's, from the same start.",
 	"  Pausing or zooming changes only the view: collection never stops.",
 };
 

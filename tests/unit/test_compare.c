@@ -288,14 +288,15 @@ static void test_sort(void **state)
 	assert_string_equal(j[0].key, "cc1 b.c");
 	assert_string_equal(j[1].key, "ld x");
 	assert_string_equal(j[2].key, "cc1 a.c");
-	compare_jobs_sort(j, 3, CMP_SORT_CPU);
-	assert_string_equal(j[0].key, "cc1 b.c");
-	assert_string_equal(j[1].key, "ld x");
-	assert_string_equal(j[2].key, "cc1 a.c");
+	/* each sort from the order the one before left: every one moves rows */
 	compare_jobs_sort(j, 3, CMP_SORT_WALL);
 	assert_string_equal(j[0].key, "cc1 a.c");
 	assert_string_equal(j[1].key, "ld x");
 	assert_string_equal(j[2].key, "cc1 b.c");
+	compare_jobs_sort(j, 3, CMP_SORT_CPU);
+	assert_string_equal(j[0].key, "cc1 b.c");
+	assert_string_equal(j[1].key, "ld x");
+	assert_string_equal(j[2].key, "cc1 a.c");
 	compare_jobs_sort(j, 3, CMP_SORT_FAULTS);
 	assert_string_equal(j[0].key, "ld x");
 	assert_string_equal(j[1].key, "cc1 b.c");

@@ -1287,6 +1287,17 @@ static void test_copy(void **state)
 	assert_int_equal(recdb_copy_run(db, b, bare, RECDB_COPY_NO_OUTPUT, msg, sizeof(msg)), 0);
 	assert_int_equal(recdb_copy_run(db, a, out, 0, msg, sizeof(msg)), -EEXIST);
 	assert_non_null(strstr(msg, "exists"));
+	/* a -wal of that name already there: refused, nothing made, it kept */
+	char other[128], otherwal[160];
+	path_of(other, sizeof(other), "other.db");
+	snprintf(otherwal, sizeof(otherwal), "%s-wal", other);
+	int wfd = open(otherwal, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(wfd >= 0);
+	close(wfd);
+	assert_int_equal(recdb_copy_run(db, a, other, 0, msg, sizeof(msg)), -EEXIST);
+	assert_non_null(strstr(msg, "-wal exists"));
+	assert_int_equal(stat(other, &sb), -1);
+	assert_int_equal(stat(otherwal, &sb), 0);
 	assert_int_equal(recdb_load(db, b, &orig), 0);
 	recdb_close(db);
 
