@@ -145,7 +145,7 @@ let_go() {
 	ui_wait '\[spacetime exited 0\]'
 }
 
-# replay --against: run 1 held 40 MiB for 1.5 s, run 2 10 MiB for 0.7 s.
+# replay --against: run 1 held 40 MiB for 1.5 s, run 2 10 MiB from 0.4 to 0.7 s.
 # Replaying run 2 against run 1 draws run 1's PSS as a ghost line ('=' in
 # ASCII) at about 40 MiB, above run 2's stack and on past its end to 1.5 s,
 # its peak marked 'o' in the graph's top row and named in the legend; the
@@ -153,7 +153,8 @@ let_go() {
 @test "replay --against: the other run's PSS as a ghost line over this one's, past its end, its peak marked; the SVG too" {
 	local db="$BATS_TEST_TMPDIR/g.db"
 	"$SPACETIME" -s -o /dev/null --record "$db" -- "$WL/fill" 40 1500
-	"$SPACETIME" -s -o /dev/null --record "$db" -- "$WL/fill" 10 700
+	# its peak late (after 0.4 s), so that the two marks are in columns apart
+	"$SPACETIME" -s -o /dev/null --record "$db" -- sh -c 'sleep 0.4; exec "$0" 10 300' "$WL/fill"
 	ui_start 100 30 LC_ALL=C -- replay --db "$db" last --against 1
 	ui_wait '=run 1 peak [0-9.]+ MiB'
 	local screen peak
