@@ -24,6 +24,24 @@ void recdb_runs_free(struct recdb_run_row *rows, size_t n)
 	free(rows);
 }
 
+/* Row r made a damaged row: its id and why (the db's last message) only.
+ * Returns 0, or -ENOMEM. */
+static int row_damaged(struct recdb *db, struct recdb_run_row *r)
+{
+	int64_t id = r->id;
+	char *why = strdup(recdb_errmsg(db));
+
+	free(r->argv);
+	free(r->cwd);
+	free(r->host);
+	free(r->note);
+	free(r->labels);
+	memset(r, 0, sizeof(*r));
+	r->id = id;
+	r->damage = why;
+	return why ? 0 : -ENOMEM;
+}
+
 /* Fills a run row from the listing's columns, each within its bound; a row
  * that breaks one keeps its id and the line that says which. */
 static int recdb_row_run(struct recdb *db, sqlite3_stmt *s, struct recdb_run_row *r)
@@ -53,20 +71,8 @@ static int recdb_row_run(struct recdb *db, sqlite3_stmt *s, struct recdb_run_row
 	r->updated_wall_ns = (uint64_t)recdb_rd_int(&rd, s, 13, 0, INT64_MAX, 1, NULL);
 	if (rd.nomem)
 		return -ENOMEM;
-	if (rd.bad) {
-		int64_t id = r->id;
-		char *why = strdup(recdb_errmsg(db));
-
-		free(r->argv);
-		free(r->cwd);
-		free(r->host);
-		free(r->note);
-		memset(r, 0, sizeof(*r));
-		r->id = id;
-		r->damage = why;
-		if (!why)
-			return -ENOMEM;
-	}
+	if (rd.bad)
+		return row_damaged(db, r);
 	return 0;
 }
 
@@ -103,17 +109,7 @@ static int row_label(struct recdb *db, struct recdb_run_row *r, const char *key,
 		recdb_sql_say(db, -EBADMSG, "run %" PRId64 ": run_summary.label.%s is not a label (at most 16, a key of"
 			      " letters, digits, _ . - up to 32, a value of up to 200 bytes)", r->id,
 			      recdb_sql_plain(key, plain, sizeof(plain)));
-		int64_t id = r->id;
-		char *why = strdup(recdb_errmsg(db));
-		free(r->argv);
-		free(r->cwd);
-		free(r->host);
-		free(r->note);
-		free(r->labels);
-		memset(r, 0, sizeof(*r)); /* its id and the why only */
-		r->id = id;
-		r->damage = why;
-		return why ? 0 : -ENOMEM;
+		return row_damaged(db, r);
 	}
 	size_t len = strlen(label) + 1;
 	char *g = realloc(r->labels, r->labels_len + len);
