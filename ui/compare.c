@@ -235,13 +235,18 @@ static int open_sides(const char *sel, const char *db, struct sides *ss)
 		}
 		return 0;
 	}
-	/* FILE:N..M and FILE:KEY=VALUE: the runs of that recording */
-	const char *colon = strrchr(sel, ':');
-	if (colon && colon != sel && access(sel, F_OK) < 0 &&
-	    (is_range(colon + 1, &lo, &hi) || (strchr(colon + 1, '=') && runs_label_ok(colon + 1)))) {
+	/* FILE:N..M and FILE:KEY=VALUE: the runs of that recording (the first
+	 * colon after which they parse and before which a file is: a label's
+	 * value may hold colons) */
+	for (const char *colon = strchr(sel, ':'); colon && access(sel, F_OK) < 0; colon = strchr(colon + 1, ':')) {
 		char file[4096];
+		if (colon == sel || (size_t)(colon - sel) >= sizeof(file))
+			continue;
+		if (!is_range(colon + 1, &lo, &hi) && !(strchr(colon + 1, '=') && runs_label_ok(colon + 1)))
+			continue;
 		snprintf(file, sizeof(file), "%.*s", (int)(colon - sel), sel);
-		return open_sides(colon + 1, file, ss);
+		if (access(file, F_OK) == 0)
+			return open_sides(colon + 1, file, ss);
 	}
 	if (!is_range(sel, &lo, &hi)) {
 		int r = open_side(sel, db, &ss->v[0]);

@@ -201,9 +201,10 @@ PY
 		FILL_MIB=20 "$SPACETIME" -s -o /dev/null --record "$DB" --label branch=main --label commit=c$i -- \
 			sh -c '"$0" env 300' "$WL/fill" || false
 	done
-	FILL_MIB=60 "$SPACETIME" -s -o /dev/null --record "$DB" --label branch=pr -- sh -c '"$0" env 300' "$WL/fill"
+	FILL_MIB=60 "$SPACETIME" -s -o /dev/null --record "$DB" --label branch=pr --label image=repo:tag -- \
+		sh -c '"$0" env 300' "$WL/fill"
 	run "$SPACETIME" runs --db "$DB"
-	[ "$status" -eq 0 ] && [[ $output == *"[branch=main commit=c1]"* ]] && [[ $output == *"[branch=pr]"* ]] ||
+	[ "$status" -eq 0 ] && [[ $output == *"[branch=main commit=c1]"* ]] && [[ $output == *"[branch=pr image=repo:tag]"* ]] ||
 		{ echo "$output"; false; }
 	run "$SPACETIME" runs --db "$DB" branch=main
 	[ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 3 ] && [[ $output != *branch=pr* ]] || { echo "$output"; false; }
@@ -215,6 +216,10 @@ PY
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	jq -e '.a.runs == [1, 2] and .b.runs == [3] and .jobs[0].job == "fill env 300"' <<<"$output" >/dev/null ||
 		{ echo "$output"; false; }
+	# FILE:KEY=VALUE, a value with a colon
+	run "$SPACETIME" compare "$DB:branch=main" "$DB:image=repo:tag" --format json
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	jq -e '.a.runs == [1, 2] and .b.runs == [3]' <<<"$output" >/dev/null || { echo "$output"; false; }
 	# a bad label: one line, exit status 2, nothing run
 	run "$SPACETIME" -s --record "$DB" --label 'no key' -- true
 	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"--label"* ]] || { echo "$output"; false; }
