@@ -400,7 +400,9 @@ static void act_quit(struct tui *t, enum key_action a, uint64_t now)
 	(void)a;
 	/* attached: the processes are not ours to stop, q detaches; a replay
 	 * (followed live or not): q quits */
-	if (t->finished || tui_hands_off(t))
+	/* the header says the command has ended (its exit read) a moment
+	 * before the run is finished: there is nothing to stop then either */
+	if (t->finished || t->p.finished || tui_hands_off(t))
 		t->done = 1;
 	else if (t->p.quit == QUIT_STOPPING)
 		tui_kill_command(t, now);
@@ -875,7 +877,8 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 		t->finished = 1;
 		t->dirty |= D_ALL;
 		t->plist_due_ns = 0;
-		if (p->quit == QUIT_STOPPING) {
+		/* a q that asked to stop the command as it ended: it has */
+		if (p->quit == QUIT_STOPPING || p->quit == QUIT_CONFIRM) {
 			t->done = 1;
 			return;
 		}
