@@ -2,6 +2,7 @@
 #include "history.h"
 
 #include "compare_ui.h"
+#include "push.h"
 
 #include "exitcode.h"
 #include "export.h"
@@ -32,7 +33,7 @@
 int history_is_command(const char *word)
 {
 	return word && (!strcmp(word, "runs") || !strcmp(word, "replay") || !strcmp(word, "export") ||
-			!strcmp(word, "compare"));
+			!strcmp(word, "compare") || !strcmp(word, "push"));
 }
 
 /* Options of the history commands. */
@@ -303,8 +304,7 @@ static int history_runs(const struct hopts *o)
 	return 0;
 }
 
-/* The run's argv as a NULL-terminated array (one allocation; free()). */
-static char **history_argv(const struct runs_row *r)
+char **history_argv(const struct runs_row *r)
 {
 	size_t n = 0, len = r->argv ? r->argv_len : 0;
 
@@ -556,6 +556,8 @@ int history_main(int argc, char **argv)
 
 	if (!strcmp(argv[0], "compare"))
 		return compare_main(argc, argv);
+	if (!strcmp(argv[0], "push"))
+		return push_main(argc, argv);
 	int r = history_parse(argc, argv, &o);
 
 	if (r)

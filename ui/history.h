@@ -10,10 +10,17 @@
 #define HISTORY_KEEP_RUNS 100
 #define HISTORY_MAX_BYTES (512ull * 1024 * 1024)
 
-/* Whether word names a history command (runs, replay, export, compare). */
+struct runs_row;
+
+/* Whether word names a history command (runs, replay, export, compare,
+ * push). */
 int history_is_command(const char *word);
 
 /* Runs a history command: argv[0] is its name. Returns the exit status. */
 int history_main(int argc, char **argv);
+
+/* A recorded run's argv as a NULL-terminated array (one allocation;
+ * free()); "?" when the recording has none. NULL: out of memory. */
+char **history_argv(const struct runs_row *r);
 
 #endif

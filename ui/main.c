@@ -1,9 +1,11 @@
 /* main.c: options, privileges, mode dispatch and the exit status. */
 #include "attach.h"
 #include "caps.h"
+#include "clockns.h"
 #include "export.h"
 #include "export_json.h"
 #include "history.h"
+#include "push.h"
 #include "plain.h"
 #include "recdir.h"
 #include "report.h"
@@ -63,6 +65,7 @@ struct options {
 	pid_t pids[STORE_ATTACH_MAX];
 	size_t npids;
 	pid_t pgid; /* 0: none */
+	struct push_opts push; /* --push, --otlp: where the run goes at its end */
 };
 
 /* The attached process's command line, which stands for the command in the
@@ -114,6 +117,13 @@ static void usage(FILE *f)
 	      "      --record-deadline S  the recording's last write may take S seconds after\n"
 	      "                       the run's end (default 2; a signal stops it at once);\n"
 	      "                       past them the run is recorded as incomplete\n"
+	      "      --push URL       at the run's end, PUT its figures to a Prometheus\n"
+	      "                       Pushgateway at URL (grouped by the labels and host)\n"
+	      "      --otlp URL       at the run's end, POST them as OTLP/HTTP JSON metrics to\n"
+	      "                       URL/v1/metrics (env: OTEL_EXPORTER_OTLP_ENDPOINT's)\n"
+	      "      --otlp-traces    with --otlp: the process tree as spans to URL/v1/traces\n"
+	      "      --push-timeout S  the most each endpoint may take (default 5 s); a\n"
+	      "                       failure is one line, never the exit status\n"
 	      "      --no-netlink     follow the tree by polling /proc even if netlink works\n"
 	      "                       (and use no taskstats exit records, nor the RSS trace)\n"
 	      "      --no-rss-trace   do not trace the tree's RSS changes between samples\n"
@@ -126,7 +136,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "       spacetime runs | replay [ID|last] | export [ID|last]   (see spacetime runs --help)\n"
 	      "       spacetime compare A B [--fail-above METRIC=PCT]     (see spacetime compare --help)\n"
-	      "List the recorded runs, replay one in the dashboard, export one, compare two.\n"
+	      "       spacetime push [RUN] --push URL | --otlp URL        (see spacetime push --help)\n"
+	      "List the recorded runs, replay one in the dashboard, export one, compare two,\n"
+	      "send one to Prometheus or OpenTelemetry.\n"
 	      "These words are commands: run a program of that name with spacetime -- NAME.\n"
 	      "\n"
 	      "Exit status: the command's (128+N if signal N killed it), 127 if it was\n"
@@ -198,7 +210,8 @@ static double parse_num(const char *s, double lo, double hi, const char *what)
 /* The long options; those without a short one numbered past any character. */
 enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_NO_RSS_TRACE, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
        OPT_FPS, OPT_WAIT_TREE,
-       OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE, OPT_LABEL };
+       OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE, OPT_LABEL,
+       OPT_PUSH, OPT_OTLP, OPT_OTLP_TRACES, OPT_PUSH_TIMEOUT };
 static const struct option main_long_opts[] = {
 	{"summary", no_argument, NULL, 's'},
 	{"output", required_argument, NULL, 'o'},
@@ -221,6 +234,10 @@ static const struct option main_long_opts[] = {
 	{"keep", required_argument, NULL, OPT_KEEP},
 	{"record-deadline", required_argument, NULL, OPT_RECORD_DEADLINE},
 	{"label", required_argument, NULL, OPT_LABEL},
+	{"push", required_argument, NULL, OPT_PUSH},
+	{"otlp", required_argument, NULL, OPT_OTLP},
+	{"otlp-traces", no_argument, NULL, OPT_OTLP_TRACES},
+	{"push-timeout", required_argument, NULL, OPT_PUSH_TIMEOUT},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{0},
@@ -263,6 +280,13 @@ static void take_option(struct options *o, int c, char **argv)
 		if (o->nlabels == RUNS_LABELS_MAX)
 			die_usage("too many labels ('%s'): 16 at most", optarg);
 		o->labels[o->nlabels++] = optarg;
+		break;
+	case OPT_PUSH: o->push.push_url = optarg; break;
+	case OPT_OTLP: o->push.otlp_url = optarg; break;
+	case OPT_OTLP_TRACES: o->push.otlp_traces = 1; break;
+	case OPT_PUSH_TIMEOUT:
+		if (!(o->push.timeout_ms = push_timeout_parse(optarg)))
+			die_usage("invalid --push-timeout '%s': seconds, 0.1..600", optarg);
 		break;
 	case 'h': usage(stdout); exit(0);
 	case 'V':
@@ -581,6 +605,7 @@ struct main_state {
 	struct run *run;
 	int64_t rec_id;
 	int pruned;
+	struct push_plan push;
 };
 
 /* A SIGCHLD ignored by our parent would let the kernel reap the command
@@ -664,6 +689,10 @@ static int options_phase(struct main_state *m, int argc, char **argv)
 		rsstrace_close(m->socks.rss);
 		m->socks.rss = NULL;
 		m->socks.rss_err = -ENOTSUP;
+	}
+	if (push_plan(&m->o.push, &m->push) < 0) {
+		run_sockets_close(&m->socks, 0);
+		return MAIN_EXIT_USAGE;
 	}
 	if (m->o.caps) {
 		print_caps(&m->cs, &m->socks, m->o.no_netlink);
@@ -830,6 +859,25 @@ static void recording_line(struct main_state *m, char *line, size_t n)
 	}
 }
 
+/* The run sent where --push and --otlp say, after everything is written:
+ * a slow or failing endpoint costs the run nothing. */
+static void push_phase(struct main_state *m)
+{
+	char host[256];
+	struct store_summary s;
+
+	if (!m->push.any)
+		return;
+	store_summary_get(run_store(m->run), &s);
+	uint64_t now = clockns_now(), wall = clockns_of(CLOCK_REALTIME);
+	host[sizeof(host) - 1] = 0;
+	struct fleet_run fr = {.st = run_store(m->run), .argv = m->o.argv, .labels = m->o.labels,
+			       .nlabels = m->o.nlabels, .host = gethostname(host, sizeof(host) - 1) == 0 ? host : NULL,
+			       .start_wall_ns = wall - (now > s.start_ns ? now - s.start_ns : 0),
+			       .top = m->o.top >= 0 ? m->o.top : REPORT_TOP, .version = SPACETIME_VERSION};
+	push_send(&m->push, &fr);
+}
+
 int main(int argc, char **argv)
 {
 	static struct main_state m = {.lfd = -1, .sfd = -1, .env_fd = -1};
@@ -868,6 +916,7 @@ int main(int argc, char **argv)
 	recording_line(&m, recline, sizeof(recline));
 	write_outputs(&m.o, run_store(m.run), m.out, m.json, m.notice[0] ? m.notice : NULL,
 		      recline[0] ? recline : NULL);
+	push_phase(&m);
 out:
 	if (m.lfd >= 0)
 		log_close(m.lfd, m.logp);

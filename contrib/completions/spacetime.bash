@@ -7,7 +7,7 @@ _spacetime() {
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-o|--output|--json|--export|--export-format|-i|--interval|--budget|--fps|--top|-p|--pid|--pgid|--record|--keep|--record-deadline|--label) ((i++)) ;;
+		-o|--output|--json|--export|--export-format|-i|--interval|--budget|--fps|--top|-p|--pid|--pgid|--record|--keep|--record-deadline|--label|--push|--otlp|--push-timeout) ((i++)) ;;
 		-*) ;;
 		*) _command_offset $i; return ;;
 		esac
@@ -16,17 +16,17 @@ _spacetime() {
 	-o|--output|--json|--record) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--export) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--export-format) COMPREPLY=($(compgen -W "json csv trace svg json,csv,trace,svg" -- "$cur")); return ;;
-	-i|--interval|--budget|--fps|--top|--keep|--record-deadline|--label) return ;;
+	-i|--interval|--budget|--fps|--top|--keep|--record-deadline|--label|--push|--otlp|--push-timeout) return ;;
 	-p|--pid) COMPREPLY=($(compgen -W "$(ps -o pid= -u "$(id -u)" 2>/dev/null)" -- "$cur")); return ;;
 	--pgid) COMPREPLY=($(compgen -W "$(ps -o pgid= -u "$(id -u)" 2>/dev/null | sort -u)" -- "$cur")); return ;;
 	esac
 	if ((COMP_CWORD == 1)) && [[ $cur != -* ]]; then
 		# the recorded runs' commands, or a command to run
-		COMPREPLY=($(compgen -W "runs replay export compare" -- "$cur") $(compgen -c -- "$cur"))
+		COMPREPLY=($(compgen -W "runs replay export compare push" -- "$cur") $(compgen -c -- "$cur"))
 		return
 	fi
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-s --summary -o --output --json --export --export-format -i --interval --budget --fps -v --verbose --top --wait-tree -p --pid --pgid --record --no-record --keep --record-deadline --label --no-netlink --no-rss-trace --caps -h --help -V --version --" -- "$cur"))
+		COMPREPLY=($(compgen -W "-s --summary -o --output --json --export --export-format -i --interval --budget --fps -v --verbose --top --wait-tree -p --pid --pgid --record --no-record --keep --record-deadline --label --push --otlp --otlp-traces --push-timeout --no-netlink --no-rss-trace --caps -h --help -V --version --" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi
