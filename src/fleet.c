@@ -12,7 +12,7 @@
 #include "export_jobs.h"
 #include "jobname.h"
 #include "peak.h"
-#include "textsafe.h"
+#include "jsonw.h"
 
 static void fig_u(struct fleet_fig *f, const char *name, const char *help, int present, uint64_t v)
 {
@@ -81,16 +81,25 @@ void fleet_figs(const struct fleet_run *r, struct fleet_fig o[FLEET_NFIGS])
 	      r->start_wall_ns > 0, (double)r->start_wall_ns / 1e9);
 }
 
-/* A label value or help text escaped for the exposition (\\, \", \n). */
+/* A label value escaped for the exposition (\\, \", \n), whatever the
+ * locale: valid UTF-8 as it is, an invalid byte as U+FFFD. */
 static void prom_esc(FILE *f, const char *s, size_t len)
 {
-	char safe[512];
-	size_t n = textsafe_str(s, len, safe, sizeof(safe), 1);
-
-	for (size_t i = 0; i < n; i++) {
-		if (safe[i] == '\\' || safe[i] == '"')
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = jsonw_utf8_len((const unsigned char *)s + i, len - i, &cp);
+		if (!n) {
+			fputs("\xef\xbf\xbd", f);
+			i++;
+			continue;
+		}
+		if (s[i] == '\\' || s[i] == '"')
 			fputc('\\', f);
-		fputc(safe[i], f);
+		if (s[i] == '\n')
+			fputs("\\n", f);
+		else
+			fwrite(s + i, 1, n, f);
+		i += n;
 	}
 }
 
@@ -144,10 +153,10 @@ int fleet_prom_body(const struct fleet_run *r, char **out, size_t *len)
 		else
 			fprintf(f, "spacetime_%s %llu\n", fig[i].name, (unsigned long long)fig[i].u);
 	}
-	prom_head(f, "info", "The run: spacetime's version and the command (value 1).");
+	prom_head(f, "info", "The run: spacetime's version and the command line (value 1).");
 	fprintf(f, "spacetime_info{version=\"");
 	prom_esc(f, r->version ? r->version : "", r->version ? strlen(r->version) : 0);
-	fputs("\",command=\"", f);
+	fputs("\",command_line=\"", f);
 	for (size_t i = 0; r->argv && r->argv[i] && i < 32; i++) {
 		if (i)
 			fputc(' ', f);
@@ -155,6 +164,8 @@ int fleet_prom_body(const struct fleet_run *r, char **out, size_t *len)
 	}
 	fputs("\"} 1\n", f);
 	int e = prom_jobs(f, r);
+	if (ferror(f) && !e)
+		e = -EIO;
 	if (fclose(f) != 0 && !e)
 		e = -ENOMEM;
 	if (e) {
@@ -164,21 +175,27 @@ int fleet_prom_body(const struct fleet_run *r, char **out, size_t *len)
 	return e;
 }
 
+/* Label names the body's own series carry: a run's label of one of these
+ * names would overwrite them (the Pushgateway puts the grouping key's
+ * labels on every series pushed). */
+static const char *const body_names[] = {"job", "version", "command_line", "rank", "job_name", "program"};
+
 void fleet_prom_name(const char *key, size_t len, char *out, size_t cap)
 {
 	size_t n = 0;
 
 	if (!cap)
 		return;
-	if ((len && isdigit((unsigned char)key[0])) || (len == 3 && !memcmp(key, "job", 3)) ||
-	    (len >= 2 && key[0] == '_' && key[1] == '_')) {
-		n = (size_t)snprintf(out, cap, "label_");
-		if (n >= cap)
-			n = cap - 1;
-	}
 	for (size_t i = 0; i < len && n + 1 < cap; i++)
 		out[n++] = isalnum((unsigned char)key[i]) ? key[i] : '_';
 	out[n] = 0;
+	int clash = !n || isdigit((unsigned char)out[0]) || !strncmp(out, "__", 2);
+	for (size_t i = 0; i < sizeof(body_names) / sizeof(body_names[0]); i++)
+		clash |= !strcmp(out, body_names[i]);
+	if (clash && n + 7 < cap) {
+		memmove(out + 6, out, n + 1);
+		memcpy(out, "label_", 6);
+	}
 }
 
 /* One label of the grouping key: /name/value, the value as it is when it
@@ -186,7 +203,8 @@ void fleet_prom_name(const char *key, size_t len, char *out, size_t cap)
 static int url_label(char *out, size_t cap, size_t *n, const char *name, const char *v, size_t vlen)
 {
 	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-	int plain = vlen > 0;
+	/* "." and ".." would be path steps to the client: never plain */
+	int plain = vlen > 0 && v[0] != '.';
 
 	for (size_t i = 0; i < vlen; i++)
 		plain &= isalnum((unsigned char)v[i]) || strchr("-._~", v[i]) != NULL;
@@ -219,13 +237,13 @@ static int url_label(char *out, size_t cap, size_t *n, const char *name, const c
 	return 0;
 }
 
-/* Whether name is among the first i labels' names already (two keys that
- * come to one name: the first one stands). */
+/* Whether a label after the i-th comes to name too (a key given twice, or
+ * two keys that come to one name: the last one stands, as in OTLP). */
 static int name_taken(const struct fleet_run *r, size_t i, const char *name)
 {
 	char other[80];
 
-	for (size_t j = 0; j < i; j++) {
+	for (size_t j = i + 1; j < r->nlabels; j++) {
 		const char *eq = strchr(r->labels[j], '=');
 		fleet_prom_name(r->labels[j], eq ? (size_t)(eq - r->labels[j]) : 0, other, sizeof(other));
 		if (!strcmp(other, name))

@@ -81,13 +81,18 @@ struct fleet_dest {
 	const char *const *headers;  /* "Name: value" for the OTLP requests */
 	size_t nheaders;
 	struct fleet_otlp_res res;
-	uint64_t timeout_ms;
+	uint64_t timeout_ms;         /* each endpoint's */
+	int cancel_fd;               /* > 0: readable (a signal), sending stops at once */
 };
 /* Sends the run to each destination; say(arg, line) is called once a
- * destination with what came of it ("pushed to ..." or why not, one line).
- * Returns how many destinations failed. */
+ * destination with what came of it ("pushed to ..." or why not, one line;
+ * a URL's user and password left out). A signal on cancel_fd stops it,
+ * the destinations left unsent. Returns how many destinations failed. */
 int fleet_send(const struct fleet_run *r, const struct fleet_dest *d, void (*say)(void *, int ok, const char *),
 	       void *arg);
+
+/* url as it may be shown: a user:password@ in it left out. */
+void fleet_url_shown(const char *url, char *out, size_t cap);
 
 /* The OTLP destination from --otlp URL and the environment
  * (OTEL_EXPORTER_OTLP_ENDPOINT and its _METRICS_/_TRACES_ forms, _HEADERS,

@@ -158,10 +158,16 @@ int fleet_otlp_env(const char *url, int traces, char *(*get)(const char *), stru
 
 	memset(e, 0, sizeof(*e));
 	msg[0] = 0;
-	const char *proto = get("OTEL_EXPORTER_OTLP_PROTOCOL");
-	if (proto && !strcmp(proto, "grpc")) {
-		snprintf(msg, cap, "OTEL_EXPORTER_OTLP_PROTOCOL=grpc: spacetime sends OTLP over HTTP (JSON) only");
-		return -EINVAL;
+	/* the endpoint from the environment is gRPC's when its protocol says
+	 * so; a URL given is spacetime's to speak HTTP to, whatever it says */
+	static const char *const protos[] = {"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+					     "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"};
+	for (size_t i = 0; !strcmp(url, "env") && i < 3; i++) {
+		const char *proto = get(protos[i]);
+		if (proto && !strcmp(proto, "grpc") && (i != 2 || traces)) {
+			snprintf(msg, cap, "%s=grpc: spacetime sends OTLP over HTTP (JSON) only", protos[i]);
+			return -EINVAL;
+		}
 	}
 	if (env_urls(url, get, e, msg, cap) < 0 || env_headers(get("OTEL_EXPORTER_OTLP_HEADERS"), e, msg, cap) < 0)
 		return -EINVAL;

@@ -159,7 +159,11 @@ int fleet_otlp_resource(FILE *f, const struct fleet_run *r, const struct fleet_o
 	resource_own(f, r, &env, &first);
 	for (size_t i = 0; i < env.n; i++) {
 		int svc_dup = svc && !strcmp(env.key[i], "service.name");
-		if (!svc_dup && !labels_have(r, env.key[i]))
+		struct fleet_pairs later = env;
+		later.key[i] = ""; /* a key given twice: the last one stands */
+		for (size_t j = 0; j <= i; j++)
+			later.key[j] = "";
+		if (!svc_dup && !labels_have(r, env.key[i]) && !pairs_have(&later, env.key[i], strlen(env.key[i])))
 			fleet_json_attr_str(f, env.key[i], env.val[i], strlen(env.val[i]), &first);
 	}
 	for (size_t i = 0; i < r->nlabels; i++) {
@@ -169,7 +173,10 @@ int fleet_otlp_resource(FILE *f, const struct fleet_run *r, const struct fleet_o
 			continue;
 		memcpy(key, r->labels[i], (size_t)(eq - r->labels[i]));
 		key[eq - r->labels[i]] = 0;
-		if (!(svc && !strcmp(key, "service.name")))
+		int later = 0; /* a key given twice: the last one stands */
+		for (size_t j = i + 1; j < r->nlabels; j++)
+			later |= !strncmp(r->labels[j], key, strlen(key)) && r->labels[j][strlen(key)] == '=';
+		if (!later && !(svc && !strcmp(key, "service.name")))
 			fleet_json_attr_str(f, key, eq + 1, strlen(eq + 1), &first);
 	}
 	fputs("]}", f);
@@ -271,6 +278,8 @@ int fleet_otlp_metrics(const struct fleet_run *r, const struct fleet_otlp_res *r
 	}
 	int e = otlp_jobs(f, r, t1, &first);
 	fputs("]}]}]}", f);
+	if (ferror(f) && !e)
+		e = -EIO;
 	if (fclose(f) != 0 && !e)
 		e = -ENOMEM;
 	if (e) {

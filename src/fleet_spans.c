@@ -229,6 +229,8 @@ static void proc_span(FILE *f, const struct fleet_run *r, const struct fleet_spa
 	span_open(f, sp, span_id(sp, i), parent, first);
 	fputs("\"name\":", f);
 	size_t jl = export_proc_job(r->st, p, &b->argv, &b->cap, b->job, sizeof(b->job));
+	if (!jl) /* neither argv nor comm known */
+		jl = (size_t)snprintf(b->job, sizeof(b->job), "pid %d", (int)p->pid);
 	jsonw_str(f, b->job, jl);
 	span_times(f, wall_of(r, sp, p->start_ns), wall_of(r, sp, p->end_ns ? p->end_ns : run_end(sp)));
 	proc_attrs(f, r, p, b);
@@ -255,7 +257,8 @@ int fleet_otlp_traces(const struct fleet_run *r, const struct fleet_spans *sp, s
 	}
 	fputs("]}]}]}", f);
 	free(b.argv);
-	if (fclose(f) != 0) {
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
 		free(*out);
 		*out = NULL;
 		return -ENOMEM;

@@ -2,6 +2,7 @@
 #include "http.h"
 
 #include <curl/curl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,16 @@ static void answer_line(const struct answer *a, char *out, size_t cap)
 	textsafe_str(a->buf, n, out, cap, 0);
 }
 
+/* libcurl's progress callback: a signal on the cancel fd stops the request. */
+static int cancelled(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+{
+	const struct http_req *q = arg;
+	struct pollfd p = {.fd = q->cancel_fd, .events = POLLIN};
+
+	(void)a, (void)b, (void)c, (void)d;
+	return q->cancel_fd > 0 && poll(&p, 1, 0) > 0;
+}
+
 static int set_request(CURL *c, const struct http_req *q, struct curl_slist **hl, struct answer *a,
 		       long ms)
 {
@@ -49,7 +60,13 @@ static int set_request(CURL *c, const struct http_req *q, struct curl_slist **hl
 	if (!l)
 		return -1;
 	int e = curl_easy_setopt(c, CURLOPT_URL, q->url) || curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) ||
+#if LIBCURL_VERSION_NUM >= 0x075500
 		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https") ||
+#else
+		curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) ||
+#endif
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, cancelled) ||
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, q) || curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L) ||
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, q->method) ||
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, q->body) ||
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->len) ||
@@ -88,7 +105,10 @@ int http_send(const struct http_req *q, char *msg, size_t cap)
 	CURLcode e = curl_easy_perform(c);
 	long status = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	if (e == CURLE_OPERATION_TIMEDOUT) {
+	if (e == CURLE_ABORTED_BY_CALLBACK) {
+		snprintf(msg, cap, "stopped by a signal");
+		rc = -2;
+	} else if (e == CURLE_OPERATION_TIMEDOUT) {
 		snprintf(msg, cap, "no answer within %.1f s", (double)ms / 1000);
 	} else if (e != CURLE_OK) {
 		snprintf(msg, cap, "%s", curl_easy_strerror(e));

@@ -17,10 +17,12 @@ struct http_req {
 	const char *const *headers; /* "Name: value" each (NULL: none) */
 	size_t nheaders;
 	uint64_t deadline_ns;     /* clockns_now()'s: the request ends by then */
+	int cancel_fd;            /* > 0: readable (a signal), the request stops at once */
 };
 
 /* Sends req. Returns 0 on a 2xx answer, or -1 with one line in msg: why
- * (with the answer's status and the start of its body for an HTTP error). */
+ * (with the answer's status and the start of its body for an HTTP error);
+ * -2 when cancel_fd stopped it. */
 int http_send(const struct http_req *req, char *msg, size_t cap);
 
 #endif

@@ -34,6 +34,7 @@ int push_plan(const struct push_opts *o, struct push_plan *p)
 	char msg[512];
 
 	memset(p, 0, sizeof(*p));
+	p->d.cancel_fd = -1;
 	p->d.timeout_ms = o->timeout_ms ? o->timeout_ms : PUSH_TIMEOUT_MS;
 	if (o->otlp_traces && !o->otlp_url) {
 		fprintf(stderr, "spacetime: --otlp-traces needs --otlp URL\n");
@@ -123,13 +124,16 @@ static int push_parse(int argc, char **argv, struct push_args *a)
 				return PUSH_EXIT_USAGE;
 			}
 			break;
-		case 'n':
-			a->top = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || a->top < 0 || a->top > 1000) {
+		case 'n': {
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			a->top = v >= 0 && v <= 1000 ? (int)v : -1;
+			if (errno || *end || end == optarg || a->top < 0) {
 				fprintf(stderr, "spacetime push: invalid --top '%s': 0..1000\n", optarg);
 				return PUSH_EXIT_USAGE;
 			}
 			break;
+		}
 		case 'l':
 			if (!runs_label_ok(optarg) || a->nlabels == RUNS_LABELS_MAX) {
 				fprintf(stderr, "spacetime push: invalid --label '%s' (KEY=VALUE, 16 at most)\n", optarg);

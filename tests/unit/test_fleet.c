@@ -23,17 +23,22 @@
 static void test_prom_url(void **state)
 {
 	char u[1024];
-	const char *labels[] = {"branch=feat/x", "build.id=42", "job=a", "9lives=y", "build_id=dup", "e="};
+	const char *labels[] = {"build_id=first", "branch=feat/x", "build.id=42", "job=a", "9lives=y", "e=",
+				"._x=u", "rank=1", "stage=..", "v=.x"};
 	char *argv[] = {"/usr/bin/make", "-j2", NULL};
-	struct fleet_run r = {.argv = argv, .labels = labels, .nlabels = 6, .host = "ci-17"};
+	struct fleet_run r = {.argv = argv, .labels = labels, .nlabels = 10, .host = "ci-17"};
 
 	(void)state;
 	assert_int_equal(fleet_prom_url(&r, "http://gw:9091/", u, sizeof(u)), 0);
-	/* feat/x in base64url is ZmVhdC94; an empty value is "=" */
+	/* feat/x in base64url is ZmVhdC94; an empty value is "=". build_id given
+	 * twice (as build.id the second time): the last stands. A name that
+	 * would start with __, or is one the body's series carry, gets label_;
+	 * "." and ".." are path steps to a client: base64 ("Li4", "Lng") */
 	assert_string_equal(u, "http://gw:9091/metrics/job/spacetime/branch@base64/ZmVhdC94/build_id/42"
-			       "/label_job/a/label_9lives/y/e@base64/=/host/ci-17");
+			       "/label_job/a/label_9lives/y/e@base64/=/label___x/u/label_rank/1"
+			       "/stage@base64/Li4=/v@base64/Lng=/host/ci-17");
 	/* no labels: the command's name; padding of one and two bytes */
-	const char *one[] = {"k=a"}, *two[] = {"k=a b"};
+	const char *one[] = {"k=a"}, *two[] = {"k=a b"}, *pad1[] = {"k=a/"}, *pad2[] = {"k=/"};
 	r.nlabels = 0;
 	assert_int_equal(fleet_prom_url(&r, "http://gw", u, sizeof(u)), 0);
 	assert_string_equal(u, "http://gw/metrics/job/spacetime/command/make/host/ci-17");
@@ -46,6 +51,12 @@ static void test_prom_url(void **state)
 	r.host = NULL;
 	assert_int_equal(fleet_prom_url(&r, "http://gw", u, sizeof(u)), 0);
 	assert_string_equal(u, "http://gw/metrics/job/spacetime/k@base64/YSBi");
+	r.labels = pad1;
+	assert_int_equal(fleet_prom_url(&r, "http://gw", u, sizeof(u)), 0);
+	assert_string_equal(u, "http://gw/metrics/job/spacetime/k@base64/YS8=");
+	r.labels = pad2;
+	assert_int_equal(fleet_prom_url(&r, "http://gw", u, sizeof(u)), 0);
+	assert_string_equal(u, "http://gw/metrics/job/spacetime/k@base64/Lw==");
 	/* the user's host label stands for the host */
 	const char *h[] = {"host=mine"};
 	r.labels = h;
@@ -123,7 +134,7 @@ static void test_prom_body(void **state)
 				  "program=\"cc1\"} 716800\n"
 				  "spacetime_job_peak_pss_bytes{rank=\"2\",job_name=\"as x.s\",program=\"as\"} 307200\n"));
 	assert_null(strstr(b, "rank=\"3\""));
-	assert_non_null(strstr(b, "spacetime_info{version=\"9.9\",command=\"sh -c x\"} 1\n"));
+	assert_non_null(strstr(b, "spacetime_info{version=\"9.9\",command_line=\"sh -c x\"} 1\n"));
 	/* every line a comment or NAME[{...}] VALUE */
 	for (char *l = b; *l; l = strchr(l, '\n') + 1) {
 		char name[128];
@@ -224,8 +235,51 @@ static void test_otlp_env(void **state)
 	set_env("OTEL_RESOURCE_ATTRIBUTES", "");
 	set_env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc");
 	assert_int_equal(fleet_otlp_env("env", 0, fake_getenv, &e, msg, sizeof(msg)), -EINVAL);
+	/* a URL given is spoken to over HTTP whatever the environment says */
+	assert_int_equal(fleet_otlp_env("http://c:4318", 0, fake_getenv, &e, msg, sizeof(msg)), 0);
+	set_env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf");
+	set_env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc");
+	assert_int_equal(fleet_otlp_env("env", 0, fake_getenv, &e, msg, sizeof(msg)), 0);
+	assert_int_equal(fleet_otlp_env("env", 1, fake_getenv, &e, msg, sizeof(msg)), -EINVAL);
+	set_env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json");
 	set_env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json");
 	assert_int_equal(fleet_otlp_env("env", 0, fake_getenv, &e, msg, sizeof(msg)), 0);
+}
+
+static void test_url_shown(void **state)
+{
+	char o[128];
+
+	(void)state;
+	fleet_url_shown("https://user:pw@gw:9091/x@y", o, sizeof(o));
+	assert_string_equal(o, "https://gw:9091/x@y");
+	fleet_url_shown("http://gw:9091/metrics", o, sizeof(o));
+	assert_string_equal(o, "http://gw:9091/metrics");
+}
+
+/* A label or resource key given twice: sent once, the last value. */
+static void test_otlp_last_key(void **state)
+{
+	struct store *st = sample_store();
+	const char *labels[] = {"a=1", "b=x", "a=2"};
+	struct fleet_run r = {.st = st, .labels = labels, .nlabels = 3};
+	struct fleet_otlp_res res = {"c=1,c=2,b=env", NULL};
+	char *b;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(fleet_otlp_metrics(&r, &res, &b, &len), 0);
+	assert_null(strstr(b, "{\"key\":\"a\",\"value\":{\"stringValue\":\"1\"}}"));
+	assert_non_null(strstr(b, "{\"key\":\"a\",\"value\":{\"stringValue\":\"2\"}}"));
+	assert_null(strstr(b, "{\"key\":\"c\",\"value\":{\"stringValue\":\"1\"}}"));
+	assert_non_null(strstr(b, "{\"key\":\"c\",\"value\":{\"stringValue\":\"2\"}}"));
+	assert_null(strstr(b, "\"env\""));
+	int n = 0;
+	for (const char *q = b; (q = strstr(q, "{\"key\":\"a\"")); q++)
+		n++;
+	assert_int_equal(n, 1);
+	free(b);
+	store_free(st);
 }
 
 /* The nth span (0: the first) of pid in body: its id and its parent's
@@ -318,7 +372,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prom_url),  cmocka_unit_test(test_prom_body), cmocka_unit_test(test_pairs),
-		cmocka_unit_test(test_otlp_env),  cmocka_unit_test(test_spans_tree),
+		cmocka_unit_test(test_otlp_env),  cmocka_unit_test(test_spans_tree), cmocka_unit_test(test_url_shown),
+		cmocka_unit_test(test_otlp_last_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
