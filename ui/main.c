@@ -46,7 +46,7 @@
 #define MAIN_COLLECTOR_BOOST 5
 
 struct options {
-	int summary, verbose, no_netlink, no_rss_trace, caps, wait_tree;
+	int summary, verbose, execs, no_netlink, no_rss_trace, caps, wait_tree;
 	unsigned interval_ms;
 	double fps;
 	double budget;
@@ -100,8 +100,9 @@ static void usage(FILE *f)
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
 	      "      --fps N          dashboard redraws per second while live (default 2,\n"
 	      "                       0.2..30); keys always redraw at once\n"
-	      "  -v, --verbose        list every EXEC line (default: the first 20) and the\n"
-	      "                       20 heaviest jobs\n"
+	      "  -v, --verbose        list every program executed (EXEC lines) and the 20\n"
+	      "                       heaviest jobs after the summary's figures\n"
+	      "      --execs          list every program executed after the figures\n"
 	      "      --top N          list the N heaviest jobs by peak PSS and by CPU time\n"
 	      "                       in the summary (default 5, 20 with -v; 0: none)\n"
 	      "      --wait-tree      end when the whole tree has ended, not when the command\n"
@@ -211,7 +212,7 @@ static double parse_num(const char *s, double lo, double hi, const char *what)
 enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_NO_RSS_TRACE, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
        OPT_FPS, OPT_WAIT_TREE,
        OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE, OPT_LABEL,
-       OPT_PUSH, OPT_OTLP, OPT_OTLP_TRACES, OPT_PUSH_TIMEOUT };
+       OPT_PUSH, OPT_OTLP, OPT_OTLP_TRACES, OPT_PUSH_TIMEOUT, OPT_EXECS };
 static const struct option main_long_opts[] = {
 	{"summary", no_argument, NULL, 's'},
 	{"output", required_argument, NULL, 'o'},
@@ -234,6 +235,7 @@ static const struct option main_long_opts[] = {
 	{"keep", required_argument, NULL, OPT_KEEP},
 	{"record-deadline", required_argument, NULL, OPT_RECORD_DEADLINE},
 	{"label", required_argument, NULL, OPT_LABEL},
+	{"execs", no_argument, NULL, OPT_EXECS},
 	{"push", required_argument, NULL, OPT_PUSH},
 	{"otlp", required_argument, NULL, OPT_OTLP},
 	{"otlp-traces", no_argument, NULL, OPT_OTLP_TRACES},
@@ -281,6 +283,7 @@ static void take_option(struct options *o, int c, char **argv)
 			die_usage("too many labels ('%s'): 16 at most", optarg);
 		o->labels[o->nlabels++] = optarg;
 		break;
+	case OPT_EXECS: o->execs = 1; break;
 	case OPT_PUSH: o->push.push_url = optarg; break;
 	case OPT_OTLP: o->push.otlp_url = optarg; break;
 	case OPT_OTLP_TRACES: o->push.otlp_traces = 1; break;
@@ -561,7 +564,7 @@ static void write_outputs(const struct options *o, struct store *st, FILE *out, 
 			  const char *notice, const char *record)
 {
 	const char *utf = nl_langinfo(CODESET);
-	struct report_opts ro = {.verbose = o->verbose, .utf8 = utf && !strcmp(utf, "UTF-8"),
+	struct report_opts ro = {.verbose = o->verbose, .execs = o->execs, .utf8 = utf && !strcmp(utf, "UTF-8"),
 				 .notice = notice, .record = record};
 	int r;
 
@@ -875,6 +878,8 @@ static void push_phase(struct main_state *m)
 			       .nlabels = m->o.nlabels, .host = gethostname(host, sizeof(host) - 1) == 0 ? host : NULL,
 			       .start_wall_ns = wall - (now > s.start_ns ? now - s.start_ns : 0),
 			       .top = m->o.top >= 0 ? m->o.top : REPORT_TOP, .version = SPACETIME_VERSION};
+	/* ^C or a CI's cancel stops a slow endpoint at once */
+	m->push.d.cancel_fd = m->sfd;
 	push_send(&m->push, &fr);
 }
 

@@ -38,12 +38,13 @@ static void put_count(FILE *f, uint64_t n)
 	}
 }
 
-/* Prints the EXEC lines (all with verbose, else the first REPORT_EXECS). */
+/* Prints the EXEC lines: every one with -v or --execs, else none (the
+ * figures say how many, and --json keeps them). */
 static void put_execs(FILE *f, struct store *st, uint64_t start_ns, const struct report_opts *o)
 {
 	struct store_exec ex[64];
 	size_t total = store_execs(st, 0, NULL, 0);
-	size_t show = o->verbose || total <= REPORT_EXECS ? total : REPORT_EXECS;
+	size_t show = o->verbose || o->execs ? total : 0;
 	char *buf = malloc(65536);
 
 	for (size_t i = 0; i < show && buf;) {
@@ -72,8 +73,6 @@ static void put_execs(FILE *f, struct store *st, uint64_t start_ns, const struct
 		}
 		i += n;
 	}
-	if (show < total)
-		fprintf(f, "(%zu more EXEC lines: -v lists them all, --json keeps them)\n", total - show);
 	free(buf);
 }
 
@@ -320,12 +319,16 @@ static void put_peaks(FILE *f, const struct store_summary *s, int utf8)
 		fprintf(f, "  peak PSS        not measured: the command ended before a sample saw it\n");
 	report_size(a, sizeof(a), s->ru_maxrss_kib);
 	report_size(b, sizeof(b), s->peak.rss_kib);
-	fprintf(f, "  peak RSS        %s largest process (%s); tree %s at the PSS peak\n", a,
-		s->attached ? "partial: sampled, of the processes seen" : "rusage", b);
+	fprintf(f, "  peak RSS        %s largest process (%s)", a,
+		s->attached ? "partial: sampled, of the processes seen" : "rusage");
+	/* no PSS peak, no tree at it: said as nothing, not as 0 B */
+	if (s->peak.pss_kib)
+		fprintf(f, "; tree %s at the PSS peak", b);
+	fputc('\n', f);
 }
 
 /* Threads, execs, faults, context switches and block I/O. */
-static void put_counts(FILE *f, const struct store_summary *s)
+static void put_counts(FILE *f, const struct store_summary *s, int listed)
 {
 	uint64_t minflt = s->exited ? s->ru_minflt : s->last.minflt;
 	uint64_t majflt = s->exited ? s->ru_majflt : s->last.majflt;
@@ -334,6 +337,8 @@ static void put_counts(FILE *f, const struct store_summary *s)
 	put_count(f, s->last.total_threads);
 	fprintf(f, " created\n  execs           ");
 	put_count(f, s->total_execs);
+	if (!listed && s->total_execs)
+		fprintf(f, " (-v or --execs lists them)");
 	fprintf(f, "\n  minor faults    ");
 	put_count(f, minflt);
 	if (minflt + majflt)
@@ -384,11 +389,9 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 
 	store_summary_get(st, &s);
 	uint64_t end = s.end_ns ? s.end_ns : s.last.t_ns;
-	put_execs(f, st, s.start_ns, o);
-	put_chart(f, st, s.start_ns, end, o->utf8);
-	/* before the totals, which stay the last lines on a terminal */
-	put_top_jobs(f, st, o);
-	fprintf(f, "\nspacetime:");
+	/* the figures first, then how they came about: the chart, the
+	 * heaviest jobs, and the programs executed when asked for */
+	fprintf(f, "spacetime:");
 	for (int i = 0; argv[i]; i++) {
 		fputc(' ', f);
 		textsafe_fput(f, argv[i], strlen(argv[i]), o->utf8);
@@ -401,12 +404,17 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 	put_count(f, s.last.total_procs);
 	fprintf(f, " created\n");
 	put_outlived(f, st, &s, o);
-	put_counts(f, &s);
+	put_counts(f, &s, o->verbose || o->execs);
 	put_collection(f, &s);
 	if (o->notice)
 		fprintf(f, "  note            %s\n", o->notice);
 	if (o->record)
 		fprintf(f, "  recording       %s\n", o->record);
+	put_chart(f, st, s.start_ns, end, o->utf8);
+	put_top_jobs(f, st, o);
+	if (o->verbose || o->execs)
+		fputc('\n', f);
+	put_execs(f, st, s.start_ns, o);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -8,14 +8,14 @@
 #include "store.h"
 
 struct report_opts {
-	int verbose;       /* every EXEC line, not the first REPORT_EXECS */
+	int verbose;       /* every EXEC line, and more heaviest jobs */
+	int execs;         /* every EXEC line (--execs) */
 	int utf8;          /* block glyphs in the chart */
 	const char *notice; /* one line about what collection left out, or NULL */
 	int top;           /* heaviest jobs listed by peak PSS and by CPU (0: none) */
 	const char *record; /* one line on the run's recording, or NULL */
 };
 
-#define REPORT_EXECS 20
 #define REPORT_TOP 5          /* heaviest jobs listed by default */
 #define REPORT_TOP_VERBOSE 20 /* with -v */
 
