@@ -33,7 +33,7 @@ teardown() {
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
 	local screen
-	screen=$(ui_cap_joined)
+	screen=$(ui_cap_all)
 	[[ $screen == *"detached: 3 processes still running"* ]] || { ui_show; false; }
 	kill -0 "$AT_WL_PID" || { echo "the workload did not survive the detach" >&2; false; }
 	printf x >&7

@@ -78,6 +78,13 @@ ui_cap_joined() {
 	ui_tmux capture-pane -p -J
 }
 
+# ui_cap_all: what the pane printed, its scrollback included, lines joined
+# again (the summary after the dashboard: its figures come first and can
+# scroll off a small screen).
+ui_cap_all() {
+	ui_tmux capture-pane -p -J -S -
+}
+
 # ui_cap_colour: the screen with attributes as escape sequences.
 ui_cap_colour() {
 	ui_tmux capture-pane -p -e
