@@ -28,6 +28,9 @@
 #include <unistd.h>
 
 #define HISTORY_EXIT_USAGE 2
+
+/* The user's defaults, for a replay's dashboard (history_main's). */
+static const struct config *history_cfg;
 #define HISTORY_EXIT_FAIL 1
 
 int history_is_command(const char *word)
@@ -457,7 +460,7 @@ static int history_replay(const struct hopts *o)
 		 : row.incomplete ? " (incomplete: it ends where the recording stopped)"
 				  : "");
 	if (tty) {
-		struct tui_ctx tc = {.run = run, .argv = argv,
+		struct tui_ctx tc = {.run = run, .argv = argv, .cfg = history_cfg,
 				     .interval_ms = sum.interval_ms ? (unsigned)sum.interval_ms : STORE_INTERVAL_MS, .notice = notice,
 				     .log_fd = -1, .export_dir = NULL, .cursor_ns = at,
 				     .start_wall_ns = row.start_wall_ns, .against = ghost,
@@ -550,8 +553,9 @@ static int history_export(const struct hopts *o)
 	return r;
 }
 
-int history_main(int argc, char **argv)
+int history_main(int argc, char **argv, const struct config *cfg)
 {
+	history_cfg = cfg;
 	struct hopts o;
 
 	if (!strcmp(argv[0], "compare"))

@@ -17,7 +17,9 @@ struct runs_row;
 int history_is_command(const char *word);
 
 /* Runs a history command: argv[0] is its name. Returns the exit status. */
-int history_main(int argc, char **argv);
+struct config;
+/* cfg: the user's defaults for the dashboard of a replay (may be NULL). */
+int history_main(int argc, char **argv, const struct config *cfg);
 
 /* A recorded run's argv as a NULL-terminated array (one allocation;
  * free()); "?" when the recording has none. NULL: out of memory. */

@@ -2,6 +2,7 @@
 #include "attach.h"
 #include "caps.h"
 #include "clockns.h"
+#include "config.h"
 #include "export.h"
 #include "export_json.h"
 #include "history.h"
@@ -51,6 +52,7 @@ struct options {
 	double fps;
 	double budget;
 	const char *output, *json;
+	const char *output_log; /* --output-log FILE: the dashboard's command output, kept */
 	const char *export_dir;
 	unsigned export_formats;
 	char **argv;
@@ -91,6 +93,8 @@ static void usage(FILE *f)
 	      "                       summary is printed on stderr when it ends\n"
 	      "  -o, --output FILE    write the summary to FILE instead of stderr\n"
 	      "      --json FILE      also write the summary as JSON to FILE\n"
+	      "      --output-log FILE  in the dashboard, also write the command's output to\n"
+	      "                       FILE (it is kept in the recording in any case)\n"
 	      "      --export DIR     when the run ends, write a snapshot into DIR: JSON,\n"
 	      "                       CSV, a Perfetto/Chrome trace and an SVG chart\n"
 	      "      --export-format LIST  formats to export: json,csv,trace,svg (default all)\n"
@@ -212,7 +216,8 @@ static double parse_num(const char *s, double lo, double hi, const char *what)
 enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_NO_RSS_TRACE, OPT_CAPS, OPT_EXPORT, OPT_EXPORT_FORMAT,
        OPT_FPS, OPT_WAIT_TREE,
        OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE, OPT_LABEL,
-       OPT_PUSH, OPT_OTLP, OPT_OTLP_TRACES, OPT_PUSH_TIMEOUT, OPT_EXECS };
+       OPT_PUSH, OPT_OTLP, OPT_OTLP_TRACES, OPT_PUSH_TIMEOUT, OPT_EXECS,
+       OPT_OUTPUT_LOG };
 static const struct option main_long_opts[] = {
 	{"summary", no_argument, NULL, 's'},
 	{"output", required_argument, NULL, 'o'},
@@ -236,6 +241,7 @@ static const struct option main_long_opts[] = {
 	{"record-deadline", required_argument, NULL, OPT_RECORD_DEADLINE},
 	{"label", required_argument, NULL, OPT_LABEL},
 	{"execs", no_argument, NULL, OPT_EXECS},
+	{"output-log", required_argument, NULL, OPT_OUTPUT_LOG},
 	{"push", required_argument, NULL, OPT_PUSH},
 	{"otlp", required_argument, NULL, OPT_OTLP},
 	{"otlp-traces", no_argument, NULL, OPT_OTLP_TRACES},
@@ -284,6 +290,7 @@ static void take_option(struct options *o, int c, char **argv)
 		o->labels[o->nlabels++] = optarg;
 		break;
 	case OPT_EXECS: o->execs = 1; break;
+	case OPT_OUTPUT_LOG: o->output_log = optarg; break;
 	case OPT_PUSH: o->push.push_url = optarg; break;
 	case OPT_OTLP: o->push.otlp_url = optarg; break;
 	case OPT_OTLP_TRACES: o->push.otlp_traces = 1; break;
@@ -316,14 +323,16 @@ static void check_options(const struct options *o)
 		die_usage("no command given%s", "");
 }
 
-static void parse_options(int argc, char **argv, struct options *o)
+static void parse_options(int argc, char **argv, struct options *o, const struct config *cfg)
 {
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->interval_ms = STORE_INTERVAL_MS;
-	o->budget = 1.0;
-	o->top = -1;
+	/* the defaults, the config file's where it sets them */
+	o->interval_ms = cfg->interval_ms > 0 ? (unsigned)cfg->interval_ms : STORE_INTERVAL_MS;
+	o->budget = cfg->budget > 0 ? cfg->budget : 1.0;
+	o->fps = cfg->fps > 0 ? cfg->fps : 0;
+	o->top = cfg->top >= 0 ? (int)cfg->top : -1;
 	o->keep = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:so:i:p:vhV", main_long_opts, NULL)) != -1)
@@ -414,14 +423,20 @@ static FILE *open_out(const char *path)
 	return f;
 }
 
-/* Creates the file the dashboard saves the command's output in, in $TMPDIR
- * (or /tmp), readable by the user only; its path goes into path. The fd is
- * kept and handed to the dashboard: the file is never reopened by name.
- * Returns the fd, or -errno with the directory in path. */
-static int log_open(char *path, size_t cap)
+/* The file the dashboard writes the command's output to: --output-log's
+ * (made or emptied, readable by the user only, kept), or, when the run is
+ * not recorded, one in $TMPDIR (or /tmp) made with O_EXCL and removed at
+ * exit. The fd is kept and handed to the dashboard: the file is never
+ * reopened by name. Returns the fd, or -errno (path: the directory). */
+static int log_open(const char *given, char *path, size_t cap)
 {
 	const char *tmp = getenv("TMPDIR");
 
+	if (given) {
+		snprintf(path, cap, "%s", given);
+		int fd = open(given, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
+		return fd < 0 ? -errno : fd;
+	}
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
 	snprintf(path, cap, "%s/spacetime-output-XXXXXX.log", tmp);
@@ -434,16 +449,15 @@ static int log_open(char *path, size_t cap)
 	return fd;
 }
 
-/* After the dashboard: a log the command wrote nothing into was only a
- * temporary and goes; otherwise the user is told where it is. */
-static void log_close(int fd, const char *path)
+/* After the dashboard: a file asked for is kept and said; a temporary one
+ * goes (the output is in the pane's lines only, as the user chose no
+ * recording). */
+static void log_close(int fd, const char *path, int keep)
 {
-	struct stat sb;
-
-	if (fstat(fd, &sb) == 0 && sb.st_size == 0)
-		unlink(path);
-	else
+	if (keep)
 		fprintf(stderr, "spacetime: the command's output is saved in %s\n", path);
+	else
+		unlink(path);
 	close(fd);
 }
 
@@ -609,6 +623,7 @@ struct main_state {
 	int64_t rec_id;
 	int pruned;
 	struct push_plan push;
+	struct config cfg; /* the user's defaults (config.h) */
 };
 
 /* A SIGCHLD ignored by our parent would let the kernel reap the command
@@ -684,7 +699,7 @@ static int options_phase(struct main_state *m, int argc, char **argv)
 {
 	int r;
 
-	parse_options(argc, argv, &m->o);
+	parse_options(argc, argv, &m->o, &m->cfg);
 	m->secure_env = spawn_secure_env(m->env_fd);
 	if (m->o.no_netlink)
 		run_sockets_close(&m->socks, -ENOTSUP);
@@ -788,6 +803,25 @@ static struct run *run_phase_new(struct main_state *m)
 	return run;
 }
 
+/* Where the dashboard's command output is kept, in words: the recording
+ * (the run's lines), --output-log's file, or, unrecorded, a temporary file
+ * made now and gone at exit (none when it cannot be made: the pane still
+ * shows the last lines). */
+static void output_where(struct main_state *m, int attach, char *where, size_t cap)
+{
+	where[0] = 0;
+	if (attach)
+		return;
+	if (m->lfd < 0 && m->rec_id <= 0)
+		m->lfd = log_open(NULL, m->logp, sizeof(m->logp));
+	if (m->lfd >= 0 && m->o.output_log)
+		snprintf(where, cap, "saved in %s", m->logp);
+	else if (m->rec_id > 0)
+		snprintf(where, cap, "kept in the recording (spacetime replay %lld)", (long long)m->rec_id);
+	else if (m->lfd >= 0)
+		snprintf(where, cap, "in %s until spacetime exits (not recorded)", m->logp);
+}
+
 /* The command started (or the processes attached to), watched by the
  * dashboard or waited for, and stopped. Returns -1, or the exit status to
  * end with (the start failed). */
@@ -800,11 +834,6 @@ static int watch_phase(struct main_state *m)
 				.mask = &m->orig_mask, .envp = m->secure_env};
 	enum run_fail fail;
 
-	if (m->dash && !attach && (m->lfd = log_open(m->logp, sizeof(m->logp))) < 0) {
-		fprintf(stderr, "spacetime: cannot save the command's output in %s: %s (set TMPDIR to "
-				"a writable directory, or use -s)\n", m->logp, strerror(-m->lfd));
-		return MAIN_EXIT_USAGE;
-	}
 	if ((r = run_start(m->run, &so, &fail)) < 0)
 		return start_failed(o, m->run, fail, r);
 	/* attached: the scan is done and events are followed, so from now on
@@ -822,9 +851,13 @@ static int watch_phase(struct main_state *m)
 	if (m->recmsg[0] && !m->dash)
 		fprintf(stderr, "spacetime: %s\n", m->recmsg); /* one line, and the run goes on */
 	if (m->dash) {
+		char where[4200];
+		output_where(m, attach, where, sizeof(where));
 		struct tui_ctx tc = {.run = m->run, .argv = o->argv, .interval_ms = o->interval_ms, .fps = o->fps,
-				     .notice = m->notice[0] ? m->notice : NULL, .log_path = attach ? NULL : m->logp,
-				     .log_fd = m->lfd, .export_dir = o->export_dir,
+				     .cfg = &m->cfg,
+				     .notice = m->notice[0] ? m->notice : NULL,
+				     .log_path = m->lfd >= 0 ? m->logp : NULL, .log_fd = m->lfd,
+				     .out_where = where[0] ? where : NULL, .export_dir = o->export_dir,
 				     .export_formats = o->export_formats};
 		if ((r = tui_run(&tc)) < 0) {
 			fprintf(stderr, "spacetime: cannot start the dashboard (%s); waiting for the command\n",
@@ -883,6 +916,23 @@ static void push_phase(struct main_state *m)
 	push_send(&m->push, &fr);
 }
 
+static void config_warn(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "spacetime: %s\n", line);
+}
+
+/* The user's defaults, read as the user (after the privileged phase): a bad
+ * line is one warning, never a refusal to run. */
+static void config_phase(struct main_state *m)
+{
+	char path[4096];
+
+	config_parse("", 0, "", &m->cfg, config_warn, NULL);
+	if (config_path(path, sizeof(path)) == 0)
+		config_load(path, &m->cfg, config_warn, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	static struct main_state m = {.lfd = -1, .sfd = -1, .env_fd = -1};
@@ -892,18 +942,28 @@ int main(int argc, char **argv)
 	if ((r = privileged_phase(&m)) != 0)
 		return r;
 	setlocale(LC_ALL, "");
+	config_phase(&m);
 	/* spacetime runs | replay | export ...: the recorded runs (a command of
 	 * that name runs with spacetime -- NAME) */
 	if (argc > 1 && history_is_command(argv[1])) {
 		run_sockets_close(&m.socks, 0);
 		if (m.env_fd >= 0)
 			close(m.env_fd);
-		return history_main(argc - 1, argv + 1);
+		return history_main(argc - 1, argv + 1, &m.cfg);
 	}
 	if ((r = options_phase(&m, argc, argv)) >= 0 || (r = outputs_phase(&m)) >= 0)
 		goto out;
 	/* The dashboard: stdout is a terminal and -s was not given. */
 	m.dash = !m.o.summary && tui_probe() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &m.ws) == 0;
+	/* --output-log: checked like -o before anything runs, in the dashboard
+	 * only (otherwise the output is the terminal's or the caller's) */
+	if (m.dash && m.o.output_log && !m.o.npids && !m.o.pgid && (m.lfd = log_open(m.o.output_log, m.logp, sizeof(m.logp))) < 0) {
+		fprintf(stderr, "spacetime: cannot write %s: %s (the command was not started)\n", m.o.output_log,
+			strerror(-m.lfd));
+		run_sockets_close(&m.socks, 0);
+		r = MAIN_EXIT_USAGE;
+		goto out;
+	}
 	m.sfd = signals_taken();
 	if (!(m.run = run_phase_new(&m))) {
 		r = MAIN_EXIT_FAIL;
@@ -924,7 +984,7 @@ int main(int argc, char **argv)
 	push_phase(&m);
 out:
 	if (m.lfd >= 0)
-		log_close(m.lfd, m.logp);
+		log_close(m.lfd, m.logp, m.o.output_log != NULL);
 	/* everything main allocated, on every way out: LeakSanitizer (make
 	 * check-san) checks that nothing is left */
 	run_free(m.run);

@@ -452,14 +452,20 @@ static void panes_mem_title(struct panes *p, double peak_kib, int est_in_view)
 		return;
 	}
 	int est = panes_est(&at.s);
-	x += term_puts(r->y, x, end - x, est ? " PSS ~" : " PSS ", ROLE_NORMAL);
-	x += panes_size(r->y, x, end - x, at.s.pss_kib, ROLE_NORMAL);
-	if (est && p->tl.cursor_on) {
+	/* an estimate whose range is as large as half of it says nothing */
+	int vague = est && at.s.pss_est_kib * 2 >= at.s.pss_kib;
+	if (vague)
+		x += term_puts(r->y, x, end - x, " PSS not measured yet", ROLE_DIM);
+	else
+		x += term_puts(r->y, x, end - x, est ? " PSS ~" : " PSS ", ROLE_NORMAL);
+	if (!vague)
+		x += panes_size(r->y, x, end - x, at.s.pss_kib, ROLE_NORMAL);
+	if (est && !vague && p->tl.cursor_on) {
 		x += term_puts(r->y, x, end - x, term_utf8() ? " \u00b1" : " +-", ROLE_EST);
 		x += panes_size(r->y, x, end - x, at.s.pss_est_kib, ROLE_EST);
 	}
 	const uint64_t v[3] = {at.s.pss_anon_kib, at.s.pss_file_kib, at.s.pss_shmem_kib};
-	for (int i = 0; i < 3 && x < end - 2; i++) {
+	for (int i = 0; !vague && i < 3 && x < end - 2; i++) {
 		x += term_puts(r->y, x, end - x, " ", ROLE_NORMAL);
 		term_cell(r->y, x++, panes_swatch(p, i, 0), lr[i]);
 		x += term_printf(r->y, x, end - x, ROLE_NORMAL, "%s ", ln[i]);
@@ -475,6 +481,8 @@ static void panes_mem_title(struct panes *p, double peak_kib, int est_in_view)
 		term_cell(r->y, x++, term_utf8() ? 0x2500 : '-', ROLE_RSS);
 		x += term_puts(r->y, x, end - x, "RSS ", ROLE_NORMAL);
 		x += panes_size(r->y, x, end - x, at.s.rss_kib, ROLE_NORMAL);
+		if (p->rss_off_scale && x < end - 12)
+			x += term_puts(r->y, x, end - x, term_utf8() ? " \u2191off scale" : " ^off scale", ROLE_RSS);
 	}
 	x = panes_ghost_legend(p, inst, r->y, x, end);
 	if (!p->tl.cursor_on && x < end - 24) {
@@ -482,9 +490,11 @@ static void panes_mem_title(struct panes *p, double peak_kib, int est_in_view)
 		x += panes_size(r->y, x, end - x, (uint64_t)peak_kib, ROLE_DIM);
 	}
 	/* how fresh PSS is (live view only: a paused view stays frozen) */
-	if (!p->tl.cursor_on && !p->tl.paused && p->sum.pss_reads && x < end - 16)
-		x += term_printf(r->y, x, end - x, ROLE_DIM, "  PSS age %.1fs",
-				 (double)p->sum.pss_mean_age_ns / 1e9);
+	char age[40];
+	int al = snprintf(age, sizeof(age), "  PSS read %.1fs ago", (double)p->sum.pss_mean_age_ns / 1e9);
+	/* whole or not at all */
+	if (!p->tl.cursor_on && !p->tl.paused && p->sum.pss_reads && x + al < end - 1)
+		x += term_puts(r->y, x, end - x, age, ROLE_DIM);
 	term_puts(r->y, x, end - x, " ", ROLE_NORMAL);
 }
 
@@ -518,7 +528,7 @@ void panes_mem(struct panes *p)
 	const struct rect *g = &p->lay.mem_graph, *ya = &p->lay.mem_yaxis, *ta = &p->lay.mem_taxis;
 	int xres = graph_xres(p->style);
 	size_t ncols = (size_t)g->w * (size_t)xres;
-	double ymax = 0, peak = 0;
+	double ymax = 0, peak = 0, line_max = 0;
 	int est_in_view = 0;
 	char lab[16];
 
@@ -548,11 +558,16 @@ void panes_mem(struct panes *p)
 			peak = top;
 		if (top > ymax)
 			ymax = top;
-		if (gc->line > ymax)
-			ymax = gc->line;
+		if (gc->line > line_max)
+			line_max = gc->line;
 	}
 	panes_ghost_cols(p, ncols, &ymax);
+	/* the scale is PSS's (what the graph is about): an RSS line above it
+	 * is drawn along the top, and the title says it goes off the scale */
+	if (!(ymax > 0))
+		ymax = line_max;
 	ymax = graph_nice_kib(ymax);
+	p->rss_off_scale = line_max > ymax;
 	panes_mem_title(p, peak, est_in_view);
 	struct graph_spec s = panes_spec(p, g, 3, ymax);
 	s.layer_role[0] = ROLE_ANON;
@@ -600,8 +615,8 @@ void panes_output_title(struct panes *p, uint64_t lines, int eof)
 		x += term_printf(r->y, x, r->x + r->w - x, ROLE_PAUSED, " %zu lines back ", p->out_back);
 	x += term_printf(r->y, x, r->x + r->w - x, ROLE_DIM, " %llu lines%s ", (unsigned long long)lines,
 			 eof ? ", ended" : "");
-	if (p->log_path)
-		term_printf(r->y, x, r->x + r->w - x, ROLE_DIM, " saved in %s ", p->log_path);
+	if (p->out_where)
+		term_printf(r->y, x, r->x + r->w - x, ROLE_DIM, " %s ", p->out_where);
 }
 
 void panes_status(struct panes *p)
@@ -668,7 +683,7 @@ void panes_help(struct panes *p)
 	char line[256];
 	size_t nkeys = keys_help_line(p->kind, 0, NULL, 0);
 	size_t nextra = sizeof(panes_help_extra) / sizeof(panes_help_extra[0]);
-	size_t total = nkeys + nextra + (p->notice ? 2 : 0) + (p->log_path ? 1 : 0);
+	size_t total = nkeys + nextra + (p->notice ? 2 : 0) + (p->out_where ? 1 : 0);
 
 	term_size(&rows, &cols);
 	term_blank(0, 0, rows, cols);
@@ -688,16 +703,34 @@ void panes_help(struct panes *p)
 			snprintf(line, sizeof(line), "%s%s", k ? "  note: " : "", k ? p->notice : "");
 			r = ROLE_WARN;
 		} else {
-			snprintf(line, sizeof(line), "  The command's output is saved in %s", p->log_path);
+			snprintf(line, sizeof(line), "  The command's output is %s", p->out_where);
 		}
 		term_puts((int)i + 1, 0, cols, line, r);
 	}
 }
 
+/* Below the smallest layout: the message, its words wrapped to the
+ * screen so that it shows whole on any size it can (30x8 and up). */
 void panes_too_small(struct panes *p, int rows, int cols)
 {
+	char msg[160];
+	int y = 0, len = snprintf(msg, sizeof(msg), "Terminal too small (%dx%d): spacetime needs %dx%d. q quits.", cols,
+				  rows, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+
 	(void)p;
 	term_blank(0, 0, rows, cols);
-	term_printf(0, 0, cols, ROLE_WARN, "terminal too small (%dx%d): spacetime needs %dx%d", cols,
-		    rows, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+	for (int i = 0; i < len && y < rows && cols > 0;) {
+		int n = len - i <= cols ? len - i : cols;
+		if (i + n < len) { /* end the line at a blank, if one fits */
+			int k = n;
+			while (k > 0 && msg[i + k] != ' ')
+				k--;
+			if (k > 0)
+				n = k;
+		}
+		term_printf(y++, 0, cols, ROLE_WARN, "%.*s", n, msg + i);
+		i += n;
+		while (i < len && msg[i] == ' ')
+			i++;
+	}
 }

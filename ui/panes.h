@@ -22,8 +22,9 @@ struct panes {
 	/* fixed for the run */
 	struct store *st;
 	char *const *argv;
-	const char *notice, *log_path;
+	const char *notice, *out_where;
 	unsigned interval_ms;
+	int rss_off_scale; /* the RSS line in view goes above the PSS scale */
 	/* view state */
 	struct layout lay;
 	struct timeline tl;

@@ -222,7 +222,11 @@ static void put_outlived(FILE *f, struct store *st, const struct store_summary *
 		if (r->end_ns && r->end_ns <= s->root_end_ns)
 			continue;
 		ssize_t len = r->argv_id ? store_str_get(st, r->argv_id, buf, sizeof(buf)) : -1;
-		report_size(size, sizeof(size), r->peak_pss_kib);
+		/* never read: unknown, not 0 B */
+		if (r->valid & PROC_V_PSS)
+			report_size(size, sizeof(size), r->peak_pss_kib);
+		else
+			snprintf(size, sizeof(size), "n/a");
 		fprintf(f, "    %7d  peak PSS %-9s ", (int)r->pid, size);
 		if (r->end_ns)
 			fprintf(f, "ended at %.3f s  ", (double)(r->end_ns - s->start_ns) / 1e9);

@@ -53,7 +53,7 @@ static void statpanes_tasks(struct panes *p, const struct layout_box *bx, const 
 	}
 	note[0] = 0;
 	if (g->h > 0)
-		snprintf(note, sizeof(note), "top %.0f", ymax);
+		snprintf(note, sizeof(note), "graph to %.0f", ymax);
 	statpanes_box_title(&bx->title, "Tasks", note);
 	term_blank(t->y, t->x, t->h, t->w);
 	if (at->ok && (at->s.valid & SAMPLE_COUNTS)) {
@@ -105,9 +105,13 @@ static void statpanes_faults(struct panes *p, const struct layout_box *bx, const
 	size_t ncols = (size_t)g->w * (size_t)graph_xres(p->style);
 	char a[16], b[16], note[48] = "";
 
-	if (at->ok && (at->s.valid & SAMPLE_FAULTS) && at->s.minflt + at->s.majflt)
-		snprintf(note, sizeof(note), "%.1f%% minor (memcpy)",
-			 100.0 * (double)at->s.minflt / (double)(at->s.minflt + at->s.majflt));
+	/* the share of faults that needed no I/O, in words (shorter when the
+	 * title is narrow) */
+	if (at->ok && (at->s.valid & SAMPLE_FAULTS) && at->s.minflt + at->s.majflt) {
+		double pct = 100.0 * (double)at->s.minflt / (double)(at->s.minflt + at->s.majflt);
+		snprintf(note, sizeof(note), bx->title.w >= 48 ? "%.1f%% of faults served from memory" : "%.0f%% from memory",
+			 pct);
+	}
 	statpanes_box_title(&bx->title, "Faults", note);
 	term_blank(t->y, t->x, t->h, t->w);
 	if (at->ok && (at->s.valid & SAMPLE_FAULTS)) {
@@ -161,7 +165,7 @@ static void statpanes_cpu(struct panes *p, const struct layout_box *bx, const st
 		resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_UTIME, p->rate_a, p->known_a);
 		resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_STIME, p->rate_b, p->known_b);
 		top = graph_nice_ceil(statpanes_rate_cols(p, ncols, 1, 1e6));
-		snprintf(note, sizeof(note), "top %g core%s", top, top == 1 ? "" : "s");
+		snprintf(note, sizeof(note), "graph to %g core%s", top, top == 1 ? "" : "s");
 	}
 	statpanes_box_title(&bx->title, "CPU", note);
 	term_blank(t->y, t->x, t->h, t->w);

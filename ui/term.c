@@ -188,6 +188,14 @@ out:
 	return ok;
 }
 
+/* The config file's color = never, as NO_COLOR. */
+static int term_never_color;
+
+void term_set_no_color(int on)
+{
+	term_never_color = on;
+}
+
 int term_start(int in_fd, int out_fd)
 {
 	const char *cs = nl_langinfo(CODESET);
@@ -232,7 +240,7 @@ int term_start(int in_fd, int out_fd)
 	set_escdelay(25);
 	curs_set(0);
 	leaveok(stdscr, TRUE);
-	T.mono = (nc && nc[0]) || !has_colors();
+	T.mono = (nc && nc[0]) || term_never_color || !has_colors();
 	if (!T.mono) {
 		start_color();
 		use_default_colors();

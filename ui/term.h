@@ -27,6 +27,9 @@ struct term_glyphs {
 int term_probe(void);
 /* Starts curses on in_fd/out_fd (both the terminal). Returns 0 or -errno. */
 int term_start(int in_fd, int out_fd);
+/* No colours whatever the terminal (the config's color = never); before
+ * term_start. */
+void term_set_no_color(int on);
 /* Restores the terminal; safe to call twice. */
 void term_stop(void);
 int term_utf8(void);

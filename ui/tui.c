@@ -984,7 +984,7 @@ static void tui_init(struct tui *t, struct tui_ctx *ctx)
 	t->p.st = run_store(ctx->run);
 	t->p.argv = ctx->argv;
 	t->p.notice = ctx->notice;
-	t->p.log_path = ctx->log_path;
+	t->p.out_where = ctx->out_where;
 	t->p.interval_ms = ctx->interval_ms ? ctx->interval_ms : STORE_INTERVAL_MS;
 	panes_ghost_init(&t->p, ctx->against ? run_store(ctx->against) : NULL, ctx->against_label);
 	t->p.show_rss = 1;
@@ -997,7 +997,15 @@ static void tui_init(struct tui *t, struct tui_ctx *ctx)
  * run, the cursor asked for, the frame rate. */
 static void tui_settle(struct tui *t, const struct tui_ctx *ctx)
 {
-	t->p.style = panes_default_style();
+	const struct config *c = ctx->cfg;
+	t->p.style = c && c->glyphs >= 0 ? (enum graph_style)c->glyphs : panes_default_style();
+	/* braille or blocks need UTF-8; ASCII is all a terminal without it shows */
+	if (!term_utf8())
+		t->p.style = GRAPH_ASCII;
+	if (c && c->rss_line >= 0)
+		t->p.show_rss = c->rss_line;
+	if (c && c->output_pane >= 0)
+		t->p.show_output = c->output_pane;
 	t->recorded = run_source(ctx->run) == RUN_RECORDED;
 	t->p.kind = t->recorded ? KEYS_REPLAY : run_source(ctx->run) == RUN_ATTACHED ? KEYS_ATTACHED : KEYS_SPAWNED;
 	t->p.recorded = t->recorded && !run_following(ctx->run);
@@ -1080,6 +1088,7 @@ int tui_run(struct tui_ctx *ctx)
 	if ((rc = tui_open(&t, &old)) < 0)
 		goto out;
 	t.pl = plist_new();
+	term_set_no_color(ctx->cfg && ctx->cfg->color == 0);
 	if ((rc = term_start(t.in_fd, t.out_fd)) < 0)
 		goto out;
 	t.op = outpane_new(TUI_OUT_LINES, term_utf8());

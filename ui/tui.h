@@ -7,6 +7,7 @@
 #ifndef SPACETIME_TUI_H
 #define SPACETIME_TUI_H
 
+#include "config.h"
 #include <stdint.h>
 
 struct run;
@@ -20,8 +21,11 @@ struct tui_ctx {
 	unsigned interval_ms;
 	double fps;           /* live redraws per second (0: TUI_FPS_DEFAULT) */
 	const char *notice;   /* one line: what collection leaves out, or NULL */
-	const char *log_path; /* where the command's output is saved, or NULL */
+	const char *log_path; /* the file the command's output is written to, or NULL */
 	int log_fd;           /* that file, open for appending (-1: none); the caller closes it */
+	const struct config *cfg; /* the user's defaults (glyphs, colour, panes), or NULL */
+	const char *out_where; /* where the output is kept, in words ("saved in FILE", "kept
+				* in the recording, run 12"), or NULL */
 	const char *export_dir;  /* where `e` writes snapshots (NULL: the current directory) */
 	unsigned export_formats; /* EXPORT_F_* bits, 0 = all */
 	uint64_t cursor_ns;      /* start with the timeline cursor on this instant (0: off) */

@@ -7,13 +7,13 @@ _spacetime() {
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-o|--output|--json|--export|--export-format|-i|--interval|--budget|--fps|--top|-p|--pid|--pgid|--record|--keep|--record-deadline|--label|--push|--otlp|--push-timeout) ((i++)) ;;
+		-o|--output|--json|--output-log|--export|--export-format|-i|--interval|--budget|--fps|--top|-p|--pid|--pgid|--record|--keep|--record-deadline|--label|--push|--otlp|--push-timeout) ((i++)) ;;
 		-*) ;;
 		*) _command_offset $i; return ;;
 		esac
 	done
 	case $prev in
-	-o|--output|--json|--record) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-o|--output|--json|--output-log|--record) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--export) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--export-format) COMPREPLY=($(compgen -W "json csv trace svg json,csv,trace,svg" -- "$cur")); return ;;
 	-i|--interval|--budget|--fps|--top|--keep|--record-deadline|--label|--push|--otlp|--push-timeout) return ;;
@@ -26,7 +26,7 @@ _spacetime() {
 		return
 	fi
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-s --summary -o --output --json --export --export-format -i --interval --budget --fps -v --verbose --execs --top --wait-tree -p --pid --pgid --record --no-record --keep --record-deadline --label --push --otlp --otlp-traces --push-timeout --no-netlink --no-rss-trace --caps -h --help -V --version --" -- "$cur"))
+		COMPREPLY=($(compgen -W "-s --summary -o --output --json --output-log --export --export-format -i --interval --budget --fps -v --verbose --execs --top --wait-tree -p --pid --pgid --record --no-record --keep --record-deadline --label --push --otlp --otlp-traces --push-timeout --no-netlink --no-rss-trace --caps -h --help -V --version --" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi

@@ -321,3 +321,30 @@ setup() {
 	[ "$status" -eq 3 ] || st_fail "status $status, expected 3"
 	jq -e '.exit_status == 3 and .processes == 1' "$j" >/dev/null || st_fail "$j: $(head -c 200 "$j")"
 }
+
+# --- the config file ------------------------------------------------------------
+
+@test "config file: its defaults apply, options win, a bad line is one warning and the run goes on" {
+	local cfg="$BATS_TEST_TMPDIR/cfg"
+	mkdir -p "$cfg/spacetime"
+	printf '# defaults\ninterval = 250\ntop = 1\nglyphs = fancy\n' >"$cfg/spacetime/config"
+	ST_WRAP=(env XDG_CONFIG_HOME="$cfg")
+	stj --no-record -- "$WL/forkn" 3 exec
+	assert_status 0
+	assert_json .interval_ms -eq 250
+	[ "$(printf '%s\n' "$stderr" | grep -c '^spacetime: .*config:4: glyphs = .fancy.: expected braille or block or ascii (ignored)$')" -eq 1 ] ||
+		st_fail "not one warning for line 4"
+	# top = 1: one job per ranking
+	[ "$(awk '/^heaviest jobs by CPU/{f=1;next} f&&/^  /{c++} f&&!/^  /{f=0} END{print c+0}' <<<"$stderr")" -eq 1 ]
+	# an option given wins
+	stj --no-record -i 150 --top 2 -- "$WL/forkn" 3 exec
+	assert_json .interval_ms -eq 150
+	[ "$(awk '/^heaviest jobs by CPU/{f=1;next} f&&/^  /{c++} f&&!/^  /{f=0} END{print c+0}' <<<"$stderr")" -eq 2 ]
+	# a file that is a directory: one warning, the built-in defaults
+	rm "$cfg/spacetime/config"
+	mkdir "$cfg/spacetime/config"
+	stj --no-record -- "$WL/exitwith" 0
+	assert_status 0
+	assert_json .interval_ms -eq 100
+	[ "$(printf '%s\n' "$stderr" | grep -c 'config: not a regular file')" -eq 1 ]
+}

@@ -149,9 +149,13 @@ laid_out() {
 	ui_resize 40 12
 	ui_until 10 "the dashboard drawn for 40x12" laid_out 40 12
 	ui_resize 30 8
-	ui_wait 'terminal too small'
+	ui_wait 'Terminal too small'
+	# the whole message, its words wrapped to the 30 columns
+	run -0 ui_cap
+	[ "$(printf '%s\n' "$output" | sed 's/ *$//' | grep -v '^$' | tr '\n' ' ' | sed 's/ $//')" = \
+		"Terminal too small (30x8): spacetime needs 40x12. q quits." ] || { ui_show; false; }
 	ui_resize 39 12
-	ui_wait 'terminal too small'
+	ui_wait 'Terminal too small'
 	ui_resize 100 30
 	ui_wait_gone 'too small'
 	ui_until 10 "the dashboard drawn for 100x30" laid_out 100 30
@@ -172,7 +176,7 @@ laid_out() {
 	ui_wait 'Stop it and quit'
 	ui_keys y
 	ui_wait '\[spacetime exited 143\]'
-	run -0 --keep-empty-lines ui_cap
+	run -0 ui_cap_all
 	[[ "$output" =~ killed\ by\ signal\ 15 ]] || { ui_show; false; }
 	[[ "$output" =~ spacetime:\ sh\ -c ]] || { ui_show; false; }
 }
@@ -185,7 +189,7 @@ laid_out() {
 	ui_keys y
 	ui_wait 'stopping \(SIGTERM sent\)'
 	ui_wait '\[spacetime exited 137\]' 20
-	run -0 --keep-empty-lines ui_cap
+	run -0 ui_cap_all
 	[[ "$output" =~ killed\ by\ signal\ 9 ]] || { ui_show; false; }
 }
 
@@ -201,13 +205,12 @@ laid_out() {
 	[ -n "$(ui_pid)" ] || { echo "spacetime ended without q"; ui_show; false; }
 	ui_keys q # no question once the command has ended
 	ui_wait '\[spacetime exited 3\]'
-	run -0 --keep-empty-lines ui_cap
+	run -0 ui_cap_all
 	[[ "$output" =~ status\ +exited\ 3 ]] || { ui_show; false; }
-	run -0 ui_cap_joined
-	[[ "$output" =~ output\ is\ saved\ in\ ([^[:space:]]+) ]] || { ui_show; false; }
-	local log=${BASH_REMATCH[1]}
-	grep -q '^bye' "$log"
-	rm -f "$log"
+	# the output is the recording's
+	[[ "$output" =~ run\ ([0-9]+)\ in\ ([^[:space:]]+) ]] || { ui_show; false; }
+	[ "$(sqlite3 "${BASH_REMATCH[2]}" "SELECT count(*) FROM output WHERE run_id = ${BASH_REMATCH[1]}
+		AND CAST(line AS TEXT) LIKE 'bye%'")" = 1 ]
 }
 
 @test "the command's output shows in its pane, never over the dashboard, and is saved" {
@@ -215,7 +218,8 @@ laid_out() {
 	local script='printf "m\141rker-one\n\033[2J\033[H\033[5;5H\105VIL\033[?1049l\033]0;title\007\033[?25h\033[31mred\033[0m\n"
 i=0; while [ $i -lt 40 ]; do i=$((i+1)); printf "l\151ne-%d\r\033[Km\141rker-%d\n" $i $i; done
 printf "t\141il-%0300d\n" 7; sleep 30'
-	ui_start 100 30 -- sh -c "$script"
+	local log="$BATS_TEST_TMPDIR/out.log"
+	ui_start 100 30 -- --output-log "$log" -- sh -c "$script"
 	ui_wait 'marker-40'
 	# the last line the command prints: all its output has been drawn
 	ui_wait 'tail-0000'
@@ -240,17 +244,15 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	ui_keys Up Up Up Up Up
 	ui_wait 'lines back'
 	ui_wait 'marker-3[0-9]'
-	# the saved log has everything, escapes included
+	# the log asked for (--output-log) has everything, escapes included
 	ui_keys q y
 	ui_wait '\[spacetime exited'
-	run -0 --keep-empty-lines ui_cap
-	run -0 ui_cap_joined
+	run -0 ui_cap_all
 	[[ "$output" =~ output\ is\ saved\ in\ ([^[:space:]]+) ]] || { ui_show; false; }
-	local log=${BASH_REMATCH[1]}
+	[ "${BASH_REMATCH[1]}" = "$log" ]
 	grep -q 'marker-one' "$log"
 	grep -q 'EVIL' "$log"
 	grep -q 'tail-0000' "$log"
-	rm -f "$log"
 }
 
 @test "command lines: control characters and invalid bytes as U+FFFD, tabs as blanks" {
@@ -391,7 +393,7 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	ui_wait '\[spacetime exited 143\]'
 	[ "$(ui_tmux display -p '#{alternate_on}')" = 0 ]
 	[ "$(ui_tmux display -p '#{cursor_flag}')" = 1 ]
-	run -0 --keep-empty-lines ui_cap
+	run -0 ui_cap_all
 	[[ "$output" =~ killed\ by\ signal\ 15 ]] || { ui_show; false; }
 }
 
@@ -461,7 +463,7 @@ json_files_at_least() {
 @test "a wide memory title shows how fresh PSS is" {
 	ui_start 130 30 -- "$WL/fill" 100 4000
 	ui_wait 'PSS (9[0-9]|10[0-9]) MiB'
-	ui_until 10 "the memory title to say the PSS age" ui_rows_match 2 2 'PSS age [0-9]+\.[0-9]s'
+	ui_until 10 "the memory title to say how old the PSS reads are" ui_rows_match 2 2 'PSS read [0-9]+\.[0-9]s ago'
 	ui_keys q y
 }
 
@@ -642,4 +644,22 @@ moved_while_running() {
 	# (about 100 reads/s here); 40 looks a second would be 40 x $procs
 	echo "spacetime made $((r1 - r0)) read calls in 4 s ($procs processes on the machine)"
 	[ $((r1 - r0)) -lt $((4 * 10 * procs)) ] || false
+}
+
+@test "config file: glyphs, the RSS line and the output pane as it says" {
+	local cfg="$BATS_TEST_TMPDIR/cfg"
+	mkdir -p "$cfg/spacetime"
+	printf 'glyphs = ascii\nrss_line = off\noutput_pane = off\n' >"$cfg/spacetime/config"
+	ui_start 100 30 XDG_CONFIG_HOME="$cfg" -- "$WL/fill" 40 3000
+	ui_wait 'PSS (3[0-9]|4[0-9])(\.[0-9])? MiB'
+	run -0 ui_cap
+	# ASCII graphs (no Braille), no RSS line in the legend, no output pane
+	! grep -q $'\u28ff' <<<"$output" || { ui_show; false; }
+	grep -q '#' <<<"$output" || { ui_show; false; }
+	! grep -q 'RSS [0-9]' <<<"$output" || { ui_show; false; }
+	! grep -q '─ Output' <<<"$output" || { ui_show; false; }
+	# the keys still toggle them
+	ui_keys r
+	ui_wait 'RSS [0-9]'
+	ui_keys q y
 }

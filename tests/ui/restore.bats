@@ -176,42 +176,73 @@ gone() {
 
 # --- the output log -------------------------------------------------------
 
-@test "log: a command that prints nothing leaves no log behind, and none is announced" {
-	ui_start 100 30 -- sh -c 'sleep 0.5'
+@test "log: a recorded dashboard run leaves no file in TMPDIR: the output is the recording's" {
+	ui_start 100 30 -- sh -c 'echo out-line-1; echo out-line-2; sleep 0.3'
 	ui_wait 'the command finished'
+	ui_wait 'kept in the recording \(spacetime replay [0-9]+\)'
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
-	run -0 ui_cap_joined
+	run -0 ui_cap_all
 	[[ ! "$output" =~ output\ is\ saved ]] || { ui_show; false; }
 	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep '^spacetime-output-')" ] || {
 		echo "left behind: $(ls "$BATS_TEST_TMPDIR")"
 		false
 	}
+	# the lines are in the recording
+	[[ "$output" =~ run\ ([0-9]+)\ in\ ([^[:space:]]+) ]] || { ui_show; false; }
+	local db=${BASH_REMATCH[2]}
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM output WHERE run_id = ${BASH_REMATCH[1]} AND CAST(line AS TEXT) LIKE 'out-line-%'")" = 2 ] ||
+		{ sqlite3 "$db" "SELECT * FROM output" ; false; }
 }
 
-@test "log: the output is saved in a 0600 file, opened once with O_EXCL, and announced" {
+@test "log: not recorded, the output is in a 0600 file of TMPDIR while the run lasts, gone at exit" {
+	ui_start 100 30 -- --no-record sh -c 'echo out-line-1; echo out-line-2; sleep 0.3'
+	ui_wait 'the command finished'
+	# the output pane's title says where (as much of it as fits)
+	ui_wait 'Output .* in /.*/spacetime-output-'
+	local log
+	log=$(ls "$BATS_TEST_TMPDIR"/spacetime-output-*.log)
+	[ "$(stat -c %a "$log")" = 600 ] || { echo "mode $(stat -c %a "$log")"; false; }
+	[ "$(tr -d '\r' <"$log")" = "$(printf 'out-line-1\nout-line-2')" ] || { echo "log: $(cat -A "$log")"; false; }
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	[ ! -e "$log" ] || { echo "left behind: $log"; false; }
+}
+
+@test "log: --output-log FILE keeps the output in FILE, 0600, opened once, and announced" {
 	command -v strace >/dev/null || skip "no strace"
-	local tr="$BATS_TEST_TMPDIR/trace" real="$SPACETIME"
+	local tr="$BATS_TEST_TMPDIR/trace" real="$SPACETIME" log="$BATS_TEST_TMPDIR/out.log"
 	SPACETIME=$(command -v strace)
 	# (under make check-san: LeakSanitizer cannot run under ptrace, and says
 	# so in a report; the leak check is off for this traced run only)
 	ui_start 100 30 -- -f -qq -o "$tr" -e trace=open,openat,creat \
-		-E "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$real" -- sh -c 'echo l\og-line-1; echo l\og-line-2'
+		-E "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$real" --output-log "$log" -- \
+		sh -c 'echo l\og-line-1; echo l\og-line-2'
 	SPACETIME=$real
 	ui_wait 'the command finished'
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
-	run -0 ui_cap_joined
+	run -0 ui_cap_all
 	[[ "$output" =~ output\ is\ saved\ in\ ([^[:space:]]+) ]] || { ui_show; false; }
-	local log=${BASH_REMATCH[1]}
-	[[ $log == "$BATS_TEST_TMPDIR"/spacetime-output-*.log ]] || { echo "log at $log"; false; }
+	[ "${BASH_REMATCH[1]}" = "$log" ] || { echo "log at ${BASH_REMATCH[1]}"; false; }
 	[ "$(stat -c %a "$log")" = 600 ] || { echo "mode $(stat -c %a "$log")"; false; }
 	[ "$(tr -d '\r' <"$log")" = "$(printf 'log-line-1\nlog-line-2')" ] || { echo "log: $(cat -A "$log")"; false; }
 	# the only open of the log's name is its creation
 	local opens
 	opens=$(grep -F "$log" "$tr")
 	[ "$(printf '%s\n' "$opens" | grep -c '')" = 1 ] || { echo "opens: $opens"; false; }
-	[[ $opens == *O_CREAT*O_EXCL* ]] || { echo "opens: $opens"; false; }
+	[[ $opens == *O_CREAT* ]] || { echo "opens: $opens"; false; }
+	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep '^spacetime-output-')" ]
+}
+
+@test "log: --output-log to a path that cannot be written: exit 2 before the command runs" {
+	local marker="$BATS_TEST_TMPDIR/ran"
+	ui_start 100 30 -- --output-log /nonexistent/dir/out.log -- sh -c "touch '$marker'"
+	ui_wait '\[spacetime exited 2\]'
+	run -0 ui_cap_all
+	[[ "$output" =~ cannot\ write\ /nonexistent/dir/out.log:\ No\ such\ file\ or\ directory\ \(the\ command\ was\ not\ started\) ]] ||
+		{ ui_show; false; }
+	[ ! -e "$marker" ]
 }
 
 @test "fault: the command closes stdin, stdout and stderr in the dashboard: the run goes on to its end" {
@@ -233,6 +264,6 @@ gone() {
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
 	assert_restored
-	run -0 ui_cap_joined
+	run -0 ui_cap_all
 	[[ "$output" =~ processes\ +2\ created ]] || { ui_show; false; }
 }
