@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "recdir.h"
 #include "textsafe.h"
 
 /* The file is small: more than this is not a config file. */
@@ -30,7 +31,7 @@ struct config_key {
 static const struct config_key keys[] = {
 	{"interval", NULL, 10, 60000, 1}, {"fps", NULL, 0.2, 30, 0},     {"budget", NULL, 0.01, 100, 0},
 	{"top", NULL, 0, 1000, 1},        {"color", colors, 0, 0, 0},    {"glyphs", glyphs, 0, 0, 0},
-	{"rss_line", onoff, 0, 0, 0},     {"output_pane", onoff, 0, 0, 0},
+	{"rss_line", onoff, 0, 0, 0},     {"output_pane", onoff, 0, 0, 0}, {"mouse", onoff, 0, 0, 0},
 };
 
 static void store_value(struct config *c, size_t k, double v)
@@ -43,7 +44,8 @@ static void store_value(struct config *c, size_t k, double v)
 	case 4: c->color = (int)v; break;
 	case 5: c->glyphs = (int)v; break;
 	case 6: c->rss_line = (int)v; break;
-	default: c->output_pane = (int)v; break;
+	case 7: c->output_pane = (int)v; break;
+	default: c->mouse = (int)v; break;
 	}
 }
 
@@ -121,7 +123,7 @@ int config_parse(const char *text, size_t len, const char *name, struct config *
 {
 	int warnings = 0, lineno = 0;
 
-	*c = (struct config){-1, -1, -1, -1, -1, -1, -1, -1};
+	*c = (struct config){-1, -1, -1, -1, -1, -1, -1, -1, -1};
 	for (size_t i = 0; i < len;) {
 		size_t n = 0;
 		while (i + n < len && text[i + n] != '\n')
@@ -148,12 +150,14 @@ int config_parse(const char *text, size_t len, const char *name, struct config *
 
 int config_path(char *buf, size_t cap)
 {
-	const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
+	const char *x = getenv("XDG_CONFIG_HOME"), *h;
 	int n;
 
-	if (x && *x == '/')
+	/* as the recordings' directory: only the user's own (root with a user's
+	 * environment, a user with root's HOME read neither's) */
+	if (x && *x == '/' && recdir_ours(x))
 		n = snprintf(buf, cap, "%s/spacetime/config", x);
-	else if (h && *h)
+	else if ((h = recdir_home()))
 		n = snprintf(buf, cap, "%s/.config/spacetime/config", h);
 	else
 		return -1;
@@ -165,7 +169,7 @@ int config_load(const char *path, struct config *c, void (*warn)(void *, const c
 	char msg[1200];
 	struct stat sb;
 
-	*c = (struct config){-1, -1, -1, -1, -1, -1, -1, -1};
+	*c = (struct config){-1, -1, -1, -1, -1, -1, -1, -1, -1};
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)

@@ -18,6 +18,7 @@ struct config {
 	int glyphs;       /* glyphs = braille | block | ascii (graph_style's order) */
 	int rss_line;     /* rss_line = on | off */
 	int output_pane;  /* output_pane = on | off */
+	int mouse;        /* mouse = on | off (the dashboard's clicks and wheel) */
 };
 
 /* Parses text (len bytes) named name into *c (all unset first); warn(arg,
@@ -26,8 +27,9 @@ struct config {
 int config_parse(const char *text, size_t len, const char *name, struct config *c,
 		 void (*warn)(void *, const char *), void *arg);
 
-/* The config file's path into buf ($XDG_CONFIG_HOME or $HOME/.config):
- * 0, or -1 when neither is set. */
+/* The config file's path into buf ($XDG_CONFIG_HOME or the home's
+ * .config, each only when it is the user's own): 0, or -1 when there is
+ * none. */
 int config_path(char *buf, size_t cap);
 
 /* Reads the file at path into *c (unset when there is none). Returns the

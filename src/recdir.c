@@ -12,7 +12,7 @@
 /* Whether dir, or when it does not exist yet the nearest directory above it
  * that does, is this user's: the rule for HOME and XDG_STATE_HOME alike (a
  * root shell keeping a user's environment, `su -m`, must not write there). */
-static int recdir_ours(const char *dir)
+int recdir_ours(const char *dir)
 {
 	char p[RECDIR_PATH_MAX];
 	struct stat sb;
@@ -31,9 +31,7 @@ static int recdir_ours(const char *dir)
 	}
 }
 
-/* The user's home: HOME when it is theirs, else their account's when that is
- * theirs; NULL when neither is. */
-static const char *recdir_home(void)
+const char *recdir_home(void)
 {
 	const char *h = getenv("HOME");
 

@@ -17,4 +17,11 @@
  * create), or one line saying why there is none, and returns 0 or -errno. */
 int recdir_default(char *path, size_t cap, int create);
 
+/* Whether dir (or, not made yet, the nearest directory above it that
+ * exists) is the user's own. */
+int recdir_ours(const char *dir);
+/* The user's home: HOME when it is theirs, else their account's when that
+ * is theirs; NULL when neither is. The config file is read from there too. */
+const char *recdir_home(void);
+
 #endif

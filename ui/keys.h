@@ -39,6 +39,10 @@ enum key_action {
 	ACT_EXPORT,
 	ACT_TYPE,
 	ACT_PEAK,
+	ACT_SEARCH,
+	ACT_SEARCH_NEXT,
+	ACT_FILTER,
+	ACT_FOLD,
 	ACT_COUNT /* not an action: how many there are */
 };
 

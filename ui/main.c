@@ -47,7 +47,7 @@
 #define MAIN_COLLECTOR_BOOST 5
 
 struct options {
-	int summary, verbose, execs, no_netlink, no_rss_trace, caps, wait_tree;
+	int summary, verbose, execs, no_mouse, no_netlink, no_rss_trace, caps, wait_tree;
 	unsigned interval_ms;
 	double fps;
 	double budget;
@@ -102,6 +102,8 @@ static void usage(FILE *f)
 	      "      --budget PCT     CPU budget of spacetime, percent of one core\n"
 	      "                       (default 1), and at most 0.3 times that per core the\n"
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
+	      "      --no-mouse       no clicks or wheel in the dashboard (the terminal's own\n"
+	      "                       text selection instead)\n"
 	      "      --fps N          dashboard redraws per second while live (default 2,\n"
 	      "                       0.2..30); keys always redraw at once\n"
 	      "  -v, --verbose        list every program executed (EXEC lines) and the 20\n"
@@ -217,7 +219,7 @@ enum { OPT_JSON = 256, OPT_BUDGET, OPT_NO_NETLINK, OPT_NO_RSS_TRACE, OPT_CAPS, O
        OPT_FPS, OPT_WAIT_TREE,
        OPT_TOP, OPT_PGID, OPT_RECORD, OPT_NO_RECORD, OPT_KEEP, OPT_RECORD_DEADLINE, OPT_LABEL,
        OPT_PUSH, OPT_OTLP, OPT_OTLP_TRACES, OPT_PUSH_TIMEOUT, OPT_EXECS,
-       OPT_OUTPUT_LOG };
+       OPT_OUTPUT_LOG, OPT_NO_MOUSE };
 static const struct option main_long_opts[] = {
 	{"summary", no_argument, NULL, 's'},
 	{"output", required_argument, NULL, 'o'},
@@ -242,6 +244,7 @@ static const struct option main_long_opts[] = {
 	{"label", required_argument, NULL, OPT_LABEL},
 	{"execs", no_argument, NULL, OPT_EXECS},
 	{"output-log", required_argument, NULL, OPT_OUTPUT_LOG},
+	{"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
 	{"push", required_argument, NULL, OPT_PUSH},
 	{"otlp", required_argument, NULL, OPT_OTLP},
 	{"otlp-traces", no_argument, NULL, OPT_OTLP_TRACES},
@@ -291,6 +294,7 @@ static void take_option(struct options *o, int c, char **argv)
 		break;
 	case OPT_EXECS: o->execs = 1; break;
 	case OPT_OUTPUT_LOG: o->output_log = optarg; break;
+	case OPT_NO_MOUSE: o->no_mouse = 1; break;
 	case OPT_PUSH: o->push.push_url = optarg; break;
 	case OPT_OTLP: o->push.otlp_url = optarg; break;
 	case OPT_OTLP_TRACES: o->push.otlp_traces = 1; break;
@@ -854,7 +858,7 @@ static int watch_phase(struct main_state *m)
 		char where[4200];
 		output_where(m, attach, where, sizeof(where));
 		struct tui_ctx tc = {.run = m->run, .argv = o->argv, .interval_ms = o->interval_ms, .fps = o->fps,
-				     .cfg = &m->cfg,
+				     .cfg = &m->cfg, .no_mouse = o->no_mouse,
 				     .notice = m->notice[0] ? m->notice : NULL,
 				     .log_path = m->lfd >= 0 ? m->logp : NULL, .log_fd = m->lfd,
 				     .out_where = where[0] ? where : NULL, .export_dir = o->export_dir,

@@ -314,7 +314,7 @@ static int panes_size(int y, int x, int w, uint64_t kib, enum role r)
 	char b[32];
 
 	report_size(b, sizeof(b), kib);
-	return term_puts(y, x, w, b, r);
+	return term_printf(y, x, w, r, "%s", b);
 }
 
 void panes_header(struct panes *p)
@@ -400,7 +400,9 @@ void panes_notice(struct panes *p)
 	if (!r->h)
 		return;
 	term_blank(r->y, r->x, 1, r->w);
-	term_printf(r->y, r->x + 1, r->w - 1, ROLE_WARN, "note: %s", p->notice ? p->notice : "");
+	char note[400];
+	snprintf(note, sizeof(note), "note: %s", p->notice ? p->notice : "");
+	term_puts(r->y, r->x + 1, r->w - 1, note, ROLE_WARN); /* cut at a blank when long */
 }
 
 /* The ghost's entry in the memory pane's title: its line's glyph, its name
@@ -453,7 +455,7 @@ static void panes_mem_title(struct panes *p, double peak_kib, int est_in_view)
 	}
 	int est = panes_est(&at.s);
 	/* an estimate whose range is as large as half of it says nothing */
-	int vague = est && at.s.pss_est_kib * 2 >= at.s.pss_kib;
+	int vague = est && p->tl.cursor_on && at.s.pss_est_kib * 2 >= at.s.pss_kib;
 	if (vague)
 		x += term_puts(r->y, x, end - x, " PSS not measured yet", ROLE_DIM);
 	else
@@ -465,22 +467,28 @@ static void panes_mem_title(struct panes *p, double peak_kib, int est_in_view)
 		x += panes_size(r->y, x, end - x, at.s.pss_est_kib, ROLE_EST);
 	}
 	const uint64_t v[3] = {at.s.pss_anon_kib, at.s.pss_file_kib, at.s.pss_shmem_kib};
-	for (int i = 0; !vague && i < 3 && x < end - 2; i++) {
+	for (int i = 0; !vague && i < 3; i++) {
+		char sz[24], lab[48];
+		report_size(sz, sizeof(sz), v[i]);
+		int n = snprintf(lab, sizeof(lab), "%s %s", ln[i], sz);
+		if (x + 2 + n > end) /* the swatch, its name and size whole, or none */
+			break;
 		x += term_puts(r->y, x, end - x, " ", ROLE_NORMAL);
 		term_cell(r->y, x++, panes_swatch(p, i, 0), lr[i]);
-		x += term_printf(r->y, x, end - x, ROLE_NORMAL, "%s ", ln[i]);
-		x += panes_size(r->y, x, end - x, v[i], ROLE_NORMAL);
+		x += term_puts(r->y, x, end - x, lab, ROLE_NORMAL);
 	}
 	if (est_in_view && x < end - 12) {
 		x += term_puts(r->y, x, end - x, " ", ROLE_NORMAL);
 		term_cell(r->y, x++, panes_swatch(p, 0, 1), ROLE_EST);
 		x += term_puts(r->y, x, end - x, "estimated", ROLE_NORMAL);
 	}
-	if (p->show_rss && (at.s.valid & SAMPLE_RSS) && x < end - 4) {
+	char rss[48];
+	report_size(rss, sizeof(rss), at.s.rss_kib);
+	int rn = (int)strlen(rss) + 4;
+	if (p->show_rss && (at.s.valid & SAMPLE_RSS) && x + 3 + rn <= end) {
 		x += term_puts(r->y, x, end - x, "  ", ROLE_NORMAL);
 		term_cell(r->y, x++, term_utf8() ? 0x2500 : '-', ROLE_RSS);
-		x += term_puts(r->y, x, end - x, "RSS ", ROLE_NORMAL);
-		x += panes_size(r->y, x, end - x, at.s.rss_kib, ROLE_NORMAL);
+		x += term_printf(r->y, x, end - x, ROLE_NORMAL, "RSS %s", rss);
 		if (p->rss_off_scale && x < end - 12)
 			x += term_puts(r->y, x, end - x, term_utf8() ? " \u2191off scale" : " ^off scale", ROLE_RSS);
 	}
@@ -632,6 +640,12 @@ void panes_status(struct panes *p)
 			  ROLE_PAUSED);
 		return;
 	}
+	if (p->prompt) {
+		int x = r->x + term_puts(r->y, r->x, r->w, p->prompt == '/' ? " search: " : " filter: ", ROLE_PAUSED);
+		x += term_puts(r->y, x, r->x + r->w - x, p->prompt_buf, ROLE_NORMAL);
+		term_puts(r->y, x, r->x + r->w - x, "_   Enter: done  Esc: cancel", ROLE_DIM);
+		return;
+	}
 	if (p->typing) {
 		term_puts(r->y, r->x, r->w,
 			  p->waiting ? " TYPING to the command, which waits for input: Enter sends the line; Esc Esc or ^] comes back "
@@ -640,7 +654,7 @@ void panes_status(struct panes *p)
 		return;
 	}
 	if (p->msg[0] && p->now_ns < p->msg_until_ns) {
-		term_printf(r->y, r->x + 1, r->w - 1, ROLE_WARN, "%s", p->msg);
+		term_puts(r->y, r->x + 1, r->w - 1, p->msg, ROLE_WARN); /* cut at a blank when long */
 		return;
 	}
 	if (p->waiting) {

@@ -36,6 +36,10 @@ struct panes {
 	int kill_sent;
 	size_t out_back; /* output lines scrolled back */
 	int typing;      /* keys go to the command's terminal (i) */
+	int prompt;      /* '/' or '\\': the search or filter being typed (0: none) */
+	char prompt_buf[64];
+	size_t prompt_len;
+	char search[64]; /* the last search (n finds the next) */
 	int waiting;     /* the command waits for a person to type (ptywait) */
 	char msg[200];   /* a transient status message */
 	uint64_t msg_until_ns;

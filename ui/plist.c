@@ -24,7 +24,12 @@ struct plist_row {
 	uint32_t rec;
 	uint16_t depth;
 	uint32_t last_bits; /* bit d: the ancestor at depth d was its parent's last child */
+	uint8_t folded;     /* its subtree is folded (x): a count of what it hides */
 };
+
+/* Subtrees folded at most (their roots' ids). */
+#define PLIST_FOLDS 64
+#define PLIST_FIND_MAX 64
 
 /* CPU time seen at the previous refresh, for CPU%. */
 struct plist_prev {
@@ -47,6 +52,11 @@ struct plist {
 	double at_s;
 	size_t sel, top;
 	uint64_t sel_id;
+	char filter[PLIST_FIND_MAX]; /* \\: only the processes whose job or command line hold it */
+	uint8_t *match;              /* per record: it holds the filter */
+	size_t match_cap;
+	uint64_t folded[PLIST_FOLDS]; /* ids of the processes whose subtrees are folded */
+	size_t nfolded;
 	/* job names drawn, by command line: one is worked out once, not at
 	 * every frame for every row */
 	struct plist_job {
@@ -57,6 +67,8 @@ struct plist {
 		char job[JOBNAME_MAX + 1];
 	} jobs[PLIST_JOB_CACHE];
 };
+
+static int plist_match_all(struct plist *pl, struct store *st);
 
 struct plist *plist_new(void)
 {
@@ -72,6 +84,7 @@ void plist_free(struct plist *pl)
 	free(pl->prev);
 	free(pl->cur);
 	free(pl->rows);
+	free(pl->match);
 	free(pl);
 }
 
@@ -159,8 +172,17 @@ static long plist_find(const struct plist *pl, const uint32_t *bypid, pid_t pid)
 	return -1;
 }
 
+static int plist_is_folded(const struct plist *pl, uint64_t id)
+{
+	for (size_t i = 0; i < pl->nfolded; i++)
+		if (pl->folded[i] == id)
+			return 1;
+	return 0;
+}
+
 /* Builds the rows: the finished list sorted, or the live tree with each
- * level's children sorted. */
+ * level's children sorted (a folded one's hidden); with a filter, only the
+ * processes that hold it, as a list. */
 static int plist_build(struct plist *pl)
 {
 	size_t n = pl->n;
@@ -179,9 +201,11 @@ static int plist_build(struct plist *pl)
 	for (size_t i = 0; i < n; i++)
 		idx[i] = bypid[i] = (uint32_t)i;
 	qsort_r(idx, n, sizeof(*idx), plist_cmp_idx, pl);
-	if (pl->finished_view) {
+	/* the finished list, or a filter's matches: a flat list in sort order */
+	if (pl->finished_view || pl->filter[0]) {
 		for (size_t i = 0; i < n; i++)
-			pl->rows[pl->nrows++] = (struct plist_row){idx[i], 0, 0};
+			if (!pl->filter[0] || pl->match[idx[i]])
+				pl->rows[pl->nrows++] = (struct plist_row){idx[i], 0, 0, 0};
 		rc = 0;
 		goto out;
 	}
@@ -214,8 +238,9 @@ static int plist_build(struct plist *pl)
 		uint32_t i = stack[sp];
 		uint16_t d = sdepth[sp];
 		uint32_t bits = sbits[sp];
-		pl->rows[pl->nrows++] = (struct plist_row){i, d, bits};
-		if (d + 1 >= PLIST_MAX_DEPTH)
+		int folded = plist_is_folded(pl, pl->recs[i].id) && first[i + 1] > first[i];
+		pl->rows[pl->nrows++] = (struct plist_row){i, d, bits, (uint8_t)folded};
+		if (d + 1 >= PLIST_MAX_DEPTH || folded)
 			continue;
 		for (size_t k = first[i + 1]; k-- > first[i] && sp < n;) {
 			stack[sp] = kids[k];
@@ -302,7 +327,7 @@ int plist_refresh(struct plist *pl, struct store *st, uint64_t now_ns)
 		pl->nprev = pl->n;
 		pl->prev_ns = now_ns;
 	}
-	if (plist_build(pl))
+	if (plist_match_all(pl, st) || plist_build(pl))
 		return -ENOMEM;
 	plist_reselect(pl);
 	return 0;
@@ -326,7 +351,7 @@ int plist_refresh_at(struct plist *pl, struct store *st, const struct proc_rec *
 	pl->now_ns = t_ns; /* ages as of then */
 	for (size_t i = 0; i < n; i++)
 		pl->cpu_pct[i] = -1; /* a rate needs two instants: not shown */
-	if (plist_build(pl))
+	if (plist_match_all(pl, st) || plist_build(pl))
 		return -ENOMEM;
 	plist_reselect(pl);
 	return 0;
@@ -547,9 +572,14 @@ static void draw_title(const struct plist *pl, const struct rect *t, int focused
 		snprintf(txt, sizeof(txt), " Processes: %zu live, %zu finished ", pl->live, pl->finished);
 	x = t->x + 1 + term_puts(t->y, t->x + 1, t->w - 1, txt, tr);
 	snprintf(txt, sizeof(txt), " sort %s%s ", plist_sort_name(pl), pl->reverse ? " (reversed)" : "");
-	x += term_puts(t->y, x + 1, t->x + t->w - x - 1, txt, ROLE_TITLE) + 1;
-	term_puts(t->y, x + 1, t->x + t->w - x - 1, pl->finished_view ? " f: live tree " : " f: finished ",
-		  ROLE_DIM);
+	x += term_printf(t->y, x + 1, t->x + t->w - x - 1, ROLE_TITLE, "%s", txt) + 1;
+	if (pl->filter[0]) {
+		char f[PLIST_FIND_MAX + 24];
+		int n = snprintf(f, sizeof(f), " filter: %s ", pl->filter);
+		if (x + 1 + n < t->x + t->w)
+			x += term_puts(t->y, x + 1, t->x + t->w - x - 1, f, ROLE_PAUSED) + 1;
+	}
+	term_printf(t->y, x + 1, t->x + t->w - x - 1, ROLE_DIM, "%s", pl->finished_view ? " f: live tree " : " f: finished ");
 }
 
 /* The column heads of the columns on. */
@@ -595,7 +625,12 @@ static void draw_command(struct plist *pl, struct store *st, const struct plist_
 	static char argv[PLIST_ARGV_MAX];
 	static wchar_t line[PLIST_ARGV_MAX + 2 * PLIST_MAX_DEPTH + 8];
 	const struct proc_rec *rec = &pl->recs[row->rec];
-	size_t k = plist_prefix(row, line, 2 * PLIST_MAX_DEPTH + 4), room = sizeof(line) / sizeof(line[0]) - k;
+	size_t k = plist_prefix(row, line, 2 * PLIST_MAX_DEPTH + 4);
+	if (row->folded) { /* its children hidden (x unfolds) */
+		line[k++] = '+';
+		line[k++] = ' ';
+	}
+	size_t room = sizeof(line) / sizeof(line[0]) - k;
 	ssize_t len = -1;
 	int known = rec->argv_id && (rec->valid & PROC_V_ARGV);
 	const char *job;
@@ -671,4 +706,111 @@ void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int 
 			  pl->finished_view ? "no process has finished yet" : "no live process", ROLE_DIM);
 	for (size_t r = 0; r < rows && pl->top + r < pl->nrows; r++)
 		draw_row(pl, st, b, on, r, focused);
+}
+
+/* Whether record rec holds text (case aside) in its job name or its
+ * command line (arguments joined by blanks). */
+static int plist_holds(struct plist *pl, struct store *st, const struct proc_rec *rec, const char *text)
+{
+	static char argv[PLIST_ARGV_MAX];
+	const char *job;
+	size_t n;
+
+	if (rec->argv_id && (rec->valid & PROC_V_ARGV) && (n = job_of(pl, st, rec, &job)) > 0) {
+		char j[JOBNAME_MAX + 1];
+		memcpy(j, job, n);
+		j[n] = 0;
+		if (strcasestr(j, text))
+			return 1;
+	}
+	ssize_t len = rec->argv_id && (rec->valid & PROC_V_ARGV) ? store_str_get(st, rec->argv_id, argv, sizeof(argv) - 1)
+								   : -1;
+	if (len > (ssize_t)sizeof(argv) - 1)
+		len = sizeof(argv) - 1;
+	if (len > 0) {
+		for (ssize_t i = 0; i < len; i++)
+			if (!argv[i])
+				argv[i] = ' ';
+		argv[len] = 0;
+		return strcasestr(argv, text) != NULL;
+	}
+	char comm[sizeof(rec->comm) + 1];
+	memcpy(comm, rec->comm, sizeof(rec->comm));
+	comm[sizeof(rec->comm)] = 0;
+	return strcasestr(comm, text) != NULL;
+}
+
+/* The filter's match of every record. */
+static int plist_match_all(struct plist *pl, struct store *st)
+{
+	if (!pl->filter[0])
+		return 0;
+	if (plist_grow((void **)&pl->match, &pl->match_cap, pl->n + 1, 1))
+		return -ENOMEM;
+	for (size_t i = 0; i < pl->n; i++)
+		pl->match[i] = (uint8_t)plist_holds(pl, st, &pl->recs[i], pl->filter);
+	return 0;
+}
+
+int plist_set_filter(struct plist *pl, struct store *st, const char *text)
+{
+	snprintf(pl->filter, sizeof(pl->filter), "%s", text ? text : "");
+	if (plist_match_all(pl, st) || plist_build(pl))
+		return -ENOMEM;
+	plist_reselect(pl);
+	return 0;
+}
+
+const char *plist_filter(const struct plist *pl)
+{
+	return pl->filter;
+}
+
+int plist_search(struct plist *pl, struct store *st, const char *text, int next)
+{
+	if (!text[0] || !pl->nrows)
+		return 0;
+	for (size_t k = next ? 1 : 0; k <= pl->nrows; k++) {
+		size_t r = (pl->sel + k) % pl->nrows;
+		if (plist_holds(pl, st, &pl->recs[pl->rows[r].rec], text)) {
+			pl->sel = r;
+			pl->sel_id = pl->recs[pl->rows[r].rec].id;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int plist_toggle_fold(struct plist *pl)
+{
+	if (pl->finished_view || pl->filter[0] || !pl->nrows)
+		return 0;
+	uint64_t id = pl->recs[pl->rows[pl->sel].rec].id;
+	for (size_t i = 0; i < pl->nfolded; i++)
+		if (pl->folded[i] == id) {
+			pl->folded[i] = pl->folded[--pl->nfolded];
+			plist_build(pl);
+			plist_reselect(pl);
+			return 1;
+		}
+	/* a leaf has nothing to fold: the rows after it are no children */
+	if (pl->sel + 1 >= pl->nrows || pl->rows[pl->sel + 1].depth <= pl->rows[pl->sel].depth)
+		return 0;
+	if (pl->nfolded == PLIST_FOLDS)
+		memmove(pl->folded, pl->folded + 1, (PLIST_FOLDS - 1) * sizeof(pl->folded[0])), pl->nfolded--;
+	pl->folded[pl->nfolded++] = id;
+	pl->sel_id = id;
+	plist_build(pl);
+	plist_reselect(pl);
+	return 1;
+}
+
+int plist_select_at(struct plist *pl, const struct layout *l, int y)
+{
+	const struct rect *b = &l->plist_body;
+	if (y < b->y || y >= b->y + b->h || pl->top + (size_t)(y - b->y) >= pl->nrows)
+		return 0;
+	pl->sel = pl->top + (size_t)(y - b->y);
+	pl->sel_id = pl->recs[pl->rows[pl->sel].rec].id;
+	return 1;
 }

@@ -39,6 +39,20 @@ void plist_move(struct plist *pl, long delta);
 void plist_top(struct plist *pl);
 size_t plist_live(const struct plist *pl);
 size_t plist_finished(const struct plist *pl);
+/* \\ (htop's key): only the processes whose job name or command line hold
+ * text (case aside), as a list; "" shows them all again. Returns 0 or
+ * -ENOMEM. */
+int plist_set_filter(struct plist *pl, struct store *st, const char *text);
+const char *plist_filter(const struct plist *pl);
+/* / and n: selects the first row from the selection (next: after it),
+ * wrapping, whose job name or command line holds text. Returns 1 when one
+ * does, 0 when none. */
+int plist_search(struct plist *pl, struct store *st, const char *text, int next);
+/* x: folds or unfolds the subtree under the selected process (the live
+ * tree). Returns 1 when it did, 0 when there is nothing to fold. */
+int plist_toggle_fold(struct plist *pl);
+/* A click: selects the row drawn on screen row y. Returns 1 when one is. */
+int plist_select_at(struct plist *pl, const struct layout *l, int y);
 /* Draws the title, the column heads and the rows. */
 void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int focused);
 

@@ -190,10 +190,34 @@ out:
 
 /* The config file's color = never, as NO_COLOR. */
 static int term_never_color;
+/* Mouse events asked of the terminal (--no-mouse, mouse = off: none). */
+static int term_mouse = 1;
+
+void term_set_mouse(int on)
+{
+	term_mouse = on;
+}
 
 void term_set_no_color(int on)
 {
 	term_never_color = on;
+}
+
+/* Keys raw, unechoed, without waiting; the mouse: clicks as a press and a
+ * release (a drag), no click resolution's wait, the wheel as buttons 4 and
+ * 5. */
+static void term_input_modes(void)
+{
+	raw();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	if (term_mouse) {
+		mouseinterval(0);
+		mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	}
+	set_escdelay(25);
 }
 
 int term_start(int in_fd, int out_fd)
@@ -232,12 +256,7 @@ int term_start(int in_fd, int out_fd)
 	typeahead(-1);
 	endwin();
 	doupdate();
-	raw();
-	noecho();
-	nonl();
-	keypad(stdscr, TRUE);
-	nodelay(stdscr, TRUE);
-	set_escdelay(25);
+	term_input_modes();
 	curs_set(0);
 	leaveok(stdscr, TRUE);
 	T.mono = (nc && nc[0]) || term_never_color || !has_colors();
@@ -398,23 +417,54 @@ int term_put(int y, int x, int w, const wchar_t *s, enum role r)
 	return used;
 }
 
+/* A label cut to width w at a blank, so that no word shows cut ("64 mad",
+ * "RS"): what fits up to the last blank that fits, or nothing. */
+static void whole_words(wchar_t *buf, int w)
+{
+	int used = 0, cut = -1;
+
+	for (int i = 0; buf[i]; i++) {
+		int cw = wcwidth(buf[i]);
+		if (buf[i] == ' ' && used <= w)
+			cut = i;
+		used += cw > 0 ? cw : cw < 0;
+		if (used > w) {
+			/* a blank right after what fits ends a whole word too */
+			buf[cut >= 0 ? cut : 0] = 0;
+			return;
+		}
+	}
+}
+
 int term_puts(int y, int x, int w, const char *s, enum role r)
 {
 	wchar_t buf[512];
 
 	textsafe_wcs(s, strlen(s), buf, sizeof(buf) / sizeof(buf[0]), T.utf8);
+	if (x >= 0 && x < COLS)
+		whole_words(buf, x + w > COLS ? COLS - x : w);
 	return term_put(y, x, w, buf, r);
 }
 
 int term_printf(int y, int x, int w, enum role r, const char *fmt, ...)
 {
 	char buf[512];
+	wchar_t wb[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	return term_puts(y, x, w, buf, r);
+	/* a figure with its label or unit ("sys 0.02", "0 B"): whole or not at all */
+	textsafe_wcs(buf, strlen(buf), wb, sizeof(wb) / sizeof(wb[0]), T.utf8);
+	int need = 0;
+	for (int i = 0; wb[i]; i++) {
+		int cw = wcwidth(wb[i]);
+		need += cw > 0 ? cw : cw < 0;
+	}
+	if (x < 0 || x >= COLS || need > (x + w > COLS ? COLS - x : w))
+		return 0;
+	return term_put(y, x, w, wb, r);
 }
 
 void term_flush(void)

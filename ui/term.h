@@ -30,6 +30,8 @@ int term_start(int in_fd, int out_fd);
 /* No colours whatever the terminal (the config's color = never); before
  * term_start. */
 void term_set_no_color(int on);
+/* Mouse events on (the default) or off; before term_start. */
+void term_set_mouse(int on);
 /* Restores the terminal; safe to call twice. */
 void term_stop(void);
 int term_utf8(void);
@@ -49,6 +51,8 @@ void term_cell(int y, int x, uint32_t ch, enum role r);
 int term_put(int y, int x, int w, const wchar_t *s, enum role r);
 /* Text, ours or not, by textsafe's rule; returns the columns used. */
 int term_puts(int y, int x, int w, const char *s, enum role r);
+/* term_puts cuts a text at a blank, so no word shows cut; term_printf
+ * writes its text whole or not at all (a figure and its label or unit). */
 int term_printf(int y, int x, int w, enum role r, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 /* Display width of a wide string (non-printables count 1: they become U+FFFD). */

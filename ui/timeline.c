@@ -149,3 +149,22 @@ void timeline_clamp_cursor(struct timeline *tl, uint64_t t0_ns, uint64_t t1_ns)
 	if (tl->cursor_ns > t1_ns)
 		tl->cursor_ns = t1_ns;
 }
+
+void timeline_window(struct timeline *tl, uint64_t a_ns, uint64_t b_ns, uint64_t start_ns, uint64_t live_ns)
+{
+	if (a_ns > b_ns) {
+		uint64_t x = a_ns;
+		a_ns = b_ns;
+		b_ns = x;
+	}
+	if (b_ns > live_ns)
+		b_ns = live_ns;
+	if (b_ns - a_ns < TIMELINE_MIN_SPAN_NS) {
+		uint64_t mid = a_ns / 2 + b_ns / 2;
+		a_ns = mid > start_ns + TIMELINE_MIN_SPAN_NS / 2 ? mid - TIMELINE_MIN_SPAN_NS / 2 : start_ns;
+		b_ns = a_ns + TIMELINE_MIN_SPAN_NS;
+	}
+	tl->paused = 1;
+	tl->end_ns = b_ns;
+	tl->span_ns = b_ns - a_ns;
+}

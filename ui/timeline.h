@@ -46,6 +46,9 @@ void timeline_live(struct timeline *tl);
 void timeline_cursor_toggle(struct timeline *tl, uint64_t t0_ns, uint64_t t1_ns);
 /* Moves the cursor by cols columns of a view w columns wide. */
 void timeline_cursor_move(struct timeline *tl, int cols, int w, uint64_t t0_ns, uint64_t t1_ns);
+/* Zooms to [a, b] (a drag over the graph): paused there, no narrower than
+ * TIMELINE_MIN_SPAN_NS, within the run. */
+void timeline_window(struct timeline *tl, uint64_t a_ns, uint64_t b_ns, uint64_t start_ns, uint64_t live_ns);
 /* Keeps the cursor inside [t0, t1]. */
 void timeline_clamp_cursor(struct timeline *tl, uint64_t t0_ns, uint64_t t1_ns);
 

@@ -77,6 +77,7 @@ struct tui {
 	/* typing to the command (i): a first Esc waits for a second one */
 	int esc_pending;
 	uint64_t esc_ns;
+	int drag_x;                /* a button pressed over the graph: its column (-1: none) */
 	uint64_t out_ns, wait_check_ns; /* last output; next look for a prompt */
 	uint64_t wait_every_ns;         /* how often, doubled while none is found */
 };
@@ -281,6 +282,76 @@ static void tui_kill_command(struct tui *t, uint64_t now)
 	t->kill_sent_ns = now;
 	t->dirty |= D_HEADER;
 	panes_message(&t->p, "SIGKILL sent to the command");
+}
+
+static void tui_scroll(struct tui *t, long delta);
+
+static int in_rect(const struct rect *r, int y, int x)
+{
+	return r->h > 0 && r->w > 0 && y >= r->y && y < r->y + r->h && x >= r->x && x < r->x + r->w;
+}
+
+/* The instant under screen column x of the memory graph. */
+static uint64_t graph_instant(const struct panes *p, int x)
+{
+	const struct rect *g = &p->lay.mem_graph;
+	double f = ((double)(x - g->x) + 0.5) / (double)g->w;
+	return p->t0_ns + (uint64_t)(f * (double)(p->t1_ns - p->t0_ns));
+}
+
+/* A press: on the graph the cursor goes there (and a drag may begin); on a
+ * process row it is selected, the list focused; on the output, it focused. */
+static void mouse_press(struct tui *t, int y, int x)
+{
+	struct panes *p = &t->p;
+
+	if (in_rect(&p->lay.mem_graph, y, x)) {
+		p->tl.cursor_on = 1;
+		p->tl.cursor_ns = graph_instant(p, x);
+		p->focus = FOCUS_TIMELINE;
+		t->drag_x = x;
+		t->plist_due_ns = 0;
+		t->dirty |= D_HEADER | D_MEM | D_STATS | D_OUT | D_PLIST;
+	} else if (in_rect(&p->lay.plist, y, x)) {
+		plist_select_at(t->pl, &p->lay, y);
+		p->focus = FOCUS_PROCS;
+		t->dirty |= D_PLIST | D_MEM;
+	} else if (in_rect(&p->lay.out, y, x)) {
+		p->focus = FOCUS_OUTPUT;
+		t->dirty |= D_OUT | D_PLIST | D_MEM;
+	}
+}
+
+/* Mouse events (ncurses'): a press and a release (a drag over the graph
+ * zooms to it), the wheel (scrolls the list or output under the pointer,
+ * zooms the graph). */
+static void tui_mouse(struct tui *t)
+{
+	struct panes *p = &t->p;
+	MEVENT ev;
+
+	if (getmouse(&ev) != OK)
+		return;
+	t->dirty |= D_STATUS;
+	int wheel = ev.bstate & BUTTON4_PRESSED ? -1 : ev.bstate & BUTTON5_PRESSED ? 1 : 0;
+	if (ev.bstate & BUTTON1_PRESSED) {
+		mouse_press(t, ev.y, ev.x);
+	} else if (ev.bstate & BUTTON1_RELEASED) {
+		if (t->drag_x >= 0 && abs(ev.x - t->drag_x) >= 2 && in_rect(&p->lay.mem, ev.y, ev.x)) {
+			timeline_window(&p->tl, graph_instant(p, t->drag_x), graph_instant(p, ev.x), p->start_ns, p->live_ns);
+			p->tl.cursor_on = 0;
+			t->dirty |= D_ALL;
+		}
+		t->drag_x = -1;
+	} else if (wheel && in_rect(&p->lay.mem, ev.y, ev.x)) {
+		timeline_zoom(&p->tl, -wheel, p->start_ns, p->live_ns);
+		t->dirty |= D_ALL;
+	} else if (wheel) {
+		enum panes_focus was = p->focus;
+		p->focus = in_rect(&p->lay.out, ev.y, ev.x) ? FOCUS_OUTPUT : FOCUS_PROCS;
+		tui_scroll(t, 3 * wheel);
+		p->focus = was;
+	}
 }
 
 /* Scrolls the focused list or the output. */
@@ -526,6 +597,67 @@ static void act_plist(struct tui *t, enum key_action a, uint64_t now)
 	t->dirty |= D_PLIST;
 }
 
+/* / and \\: a line typed on the status line (tui_prompt_key); n: the next
+ * match of the last search; x: a subtree folded. The list gets the focus. */
+static void act_find(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct panes *p = &t->p;
+	(void)now;
+	p->focus = FOCUS_PROCS;
+	t->dirty |= D_PLIST | D_STATUS;
+	if (a == ACT_SEARCH || a == ACT_FILTER) {
+		p->prompt = a == ACT_SEARCH ? '/' : '\\';
+		p->prompt_len = 0;
+		p->prompt_buf[0] = 0;
+		if (a == ACT_FILTER) { /* the filter in force, to edit */
+			p->prompt_len = (size_t)snprintf(p->prompt_buf, sizeof(p->prompt_buf), "%s", plist_filter(t->pl));
+			if (p->prompt_len >= sizeof(p->prompt_buf))
+				p->prompt_len = sizeof(p->prompt_buf) - 1;
+		}
+	} else if (a == ACT_SEARCH_NEXT) {
+		if (!p->search[0])
+			panes_message(p, "no search yet: / searches the processes");
+		else if (!plist_search(t->pl, p->st, p->search, 1))
+			panes_message(p, "no process holds '%s'", p->search);
+	} else if (!plist_toggle_fold(t->pl)) {
+		panes_message(p, "%s", plist_filter(t->pl)[0] ? "no folding while a filter is on" :
+				       "nothing to fold: the selected process has no children shown");
+	}
+}
+
+/* A key while a search or filter is typed: printable text, Backspace,
+ * Enter (done: the search finds, the filter applies), Esc (cancelled). */
+static void tui_prompt_key(struct tui *t, int key)
+{
+	struct panes *p = &t->p;
+
+	t->dirty |= D_STATUS | D_PLIST;
+	if (key == 27) {
+		p->prompt = 0;
+		return;
+	}
+	if (key == '\n' || key == '\r' || key == (TERM_FN | KEY_ENTER)) {
+		if (p->prompt == '\\') {
+			plist_set_filter(t->pl, p->st, p->prompt_buf);
+		} else if (p->prompt_len) {
+			snprintf(p->search, sizeof(p->search), "%s", p->prompt_buf);
+			if (!plist_search(t->pl, p->st, p->search, 0))
+				panes_message(p, "no process holds '%s'", p->search);
+		}
+		p->prompt = 0;
+		return;
+	}
+	if ((key == 127 || key == 8 || key == (TERM_FN | KEY_BACKSPACE)) && p->prompt_len) {
+		p->prompt_buf[--p->prompt_len] = 0;
+		return;
+	}
+	/* the text is the user's: printable ASCII and UTF-8 bytes only */
+	if (key >= 0x20 && key < 0x100 && key != 127 && p->prompt_len + 1 < sizeof(p->prompt_buf)) {
+		p->prompt_buf[p->prompt_len++] = (char)key;
+		p->prompt_buf[p->prompt_len] = 0;
+	}
+}
+
 static void act_output(struct tui *t, enum key_action a, uint64_t now)
 {
 	struct panes *p = &t->p;
@@ -651,6 +783,8 @@ static const tui_act_fn tui_acts[ACT_COUNT] = {
 	[ACT_PAGE_DOWN] = act_scroll,    [ACT_TOP] = act_scroll,
 	[ACT_INTERRUPT] = act_interrupt, [ACT_EXPORT] = act_export,
 	[ACT_TYPE] = act_type,           [ACT_REDRAW] = act_redraw,
+	[ACT_SEARCH] = act_find,         [ACT_SEARCH_NEXT] = act_find,
+	[ACT_FILTER] = act_find,         [ACT_FOLD] = act_find,
 };
 
 /* A key on the help screen: scrolls it, any other closes it. */
@@ -680,6 +814,15 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 	}
 	if (p->typing && tui_typing_key(t, key, now))
 		return;
+	if (p->prompt) {
+		tui_prompt_key(t, key);
+		return;
+	}
+	if (key == (TERM_FN | KEY_MOUSE)) {
+		if (!p->help && p->quit != QUIT_CONFIRM)
+			tui_mouse(t);
+		return;
+	}
 	if (p->help) {
 		help_key(t, a);
 		return;
@@ -945,6 +1088,7 @@ static int tui_open(struct tui *t, sigset_t *old)
 	int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGWINCH, SIGCONT};
 
 	t->tty_fd = t->log_fd = t->sig_fd = -1;
+	t->drag_x = -1;
 	t->in_fd = isatty(0) ? 0 : -1;
 	t->out_fd = isatty(1) ? 1 : -1;
 	if (t->in_fd < 0 || t->out_fd < 0) {
@@ -1089,6 +1233,7 @@ int tui_run(struct tui_ctx *ctx)
 		goto out;
 	t.pl = plist_new();
 	term_set_no_color(ctx->cfg && ctx->cfg->color == 0);
+	term_set_mouse(!ctx->no_mouse && !(ctx->cfg && ctx->cfg->mouse == 0));
 	if ((rc = term_start(t.in_fd, t.out_fd)) < 0)
 		goto out;
 	t.op = outpane_new(TUI_OUT_LINES, term_utf8());

@@ -24,6 +24,7 @@ struct tui_ctx {
 	const char *log_path; /* the file the command's output is written to, or NULL */
 	int log_fd;           /* that file, open for appending (-1: none); the caller closes it */
 	const struct config *cfg; /* the user's defaults (glyphs, colour, panes), or NULL */
+	int no_mouse;             /* --no-mouse: the terminal's own selection, no clicks */
 	const char *out_where; /* where the output is kept, in words ("saved in FILE", "kept
 				* in the recording, run 12"), or NULL */
 	const char *export_dir;  /* where `e` writes snapshots (NULL: the current directory) */

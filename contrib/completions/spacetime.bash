@@ -26,7 +26,7 @@ _spacetime() {
 		return
 	fi
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-s --summary -o --output --json --output-log --export --export-format -i --interval --budget --fps -v --verbose --execs --top --wait-tree -p --pid --pgid --record --no-record --keep --record-deadline --label --push --otlp --otlp-traces --push-timeout --no-netlink --no-rss-trace --caps -h --help -V --version --" -- "$cur"))
+		COMPREPLY=($(compgen -W "-s --summary -o --output --json --output-log --export --export-format -i --interval --budget --no-mouse --fps -v --verbose --execs --top --wait-tree -p --pid --pgid --record --no-record --keep --record-deadline --label --push --otlp --otlp-traces --push-timeout --no-netlink --no-rss-trace --caps -h --help -V --version --" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi

@@ -143,22 +143,23 @@ assert_stderr_is() {
 # The dashboard saves the command's output in $TMPDIR; script(1) gives it a
 # terminal. The run stops at the check, so nothing waits for a key.
 st_dash_tmpdir() {
-	ST_CMD=(script -qec "TERM=xterm TMPDIR=$1 $ST_BIN -- touch $MARK" /dev/null)
+	ST_CMD=(script -qec "TERM=xterm TMPDIR=$1 $ST_BIN ${2:-} -- touch $MARK" /dev/null)
 	st_capture "${ST_CMD[@]}"
 	stderr=$(printf '%s' "$output" | tr -d '\r')
 }
 
-@test "paths: the dashboard's output log: TMPDIR missing, a file, unwritable" {
+@test "paths: --output-log to a missing directory, under a file, unwritable: refused before the command runs" {
 	command -v script >/dev/null || skip "no script(1)"
 	local f="$BATS_TEST_TMPDIR/afile"
 	echo keep >"$f"
-	st_dash_tmpdir "$BATS_TEST_TMPDIR/nodir"
+	# (a TMPDIR missing costs the dashboard nothing now: restore.bats)
+	st_dash_tmpdir "$BATS_TEST_TMPDIR" "--output-log $BATS_TEST_TMPDIR/nodir/out.log"
 	assert_status 2
-	assert_stderr_is "spacetime: cannot save the command's output in $BATS_TEST_TMPDIR/nodir: No such file or directory (set TMPDIR to a writable directory, or use -s)"
+	assert_stderr_is "spacetime: cannot write $BATS_TEST_TMPDIR/nodir/out.log: No such file or directory (the command was not started)"
 	assert_not_run
-	st_dash_tmpdir "$f"
+	st_dash_tmpdir "$BATS_TEST_TMPDIR" "--output-log $f/out.log"
 	assert_status 2
-	assert_stderr_is "spacetime: cannot save the command's output in $f: Not a directory (set TMPDIR to a writable directory, or use -s)"
+	assert_stderr_is "spacetime: cannot write $f/out.log: Not a directory (the command was not started)"
 	assert_not_run
 	st_is_root || return 0
 	local d
@@ -166,11 +167,11 @@ st_dash_tmpdir() {
 	mkdir "$d/ro"
 	st_nobody_can_run "$d" || skip "uid $ST_NOBODY cannot run the copy in $d"
 	MARK="$d/out/ran"
-	ST_CMD=(script -qec "TERM=xterm TMPDIR=$d/ro ${ST_SETPRIV[*]} $d/spacetime -- touch $MARK" /dev/null)
+	ST_CMD=(script -qec "TERM=xterm ${ST_SETPRIV[*]} $d/spacetime --no-record --output-log $d/ro/out.log -- touch $MARK" /dev/null)
 	st_capture "${ST_CMD[@]}"
 	stderr=$(printf '%s' "$output" | tr -d '\r')
 	assert_status 2
-	assert_stderr_is "spacetime: cannot save the command's output in $d/ro: Permission denied (set TMPDIR to a writable directory, or use -s)"
+	assert_stderr_is "spacetime: cannot write $d/ro/out.log: Permission denied (the command was not started)"
 	assert_not_run
 	rm -rf "$d"
 }

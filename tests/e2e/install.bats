@@ -133,7 +133,8 @@ $d"
 
 @test "man page: Keys documents every key of the key table (ui/keys.c), and no others" {
 	local table m
-	table=$(grep -oE 'ACT_[A-Z_]+, "[^"]+"' "$ST_ROOT/ui/keys.c" | sed -E 's/^[^"]*"(.*)"$/\1/')
+	# (the C string "\\\\" is the key \\)
+	table=$(grep -oE 'ACT_[A-Z_]+, "[^"]+"' "$ST_ROOT/ui/keys.c" | sed -E 's/^[^"]*"(.*)"$/\1/; s/\\\\/\\/g')
 	[ "$(grep -c . <<<"$table")" -ge 20 ] || st_fail "only $(grep -c . <<<"$table") keys read from ui/keys.c"
 	# a tag names one key or several ("Up, k"); the comma key is "," alone
 	m=$(man_tags ".SS Keys" | sed 's/\(.\), /\1\n/g')

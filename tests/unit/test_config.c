@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 
@@ -43,6 +44,7 @@ static void test_good(void **state)
 	assert_int_equal(c.color, 0);
 	assert_int_equal(c.rss_line, 0);
 	assert_int_equal(c.output_pane, 0);
+	assert_int_equal(c.mouse, -1);
 	assert_true(c.fps > 4.49 && c.fps < 4.51);
 	/* not in the file: unset */
 	assert_true(c.budget < 0);
@@ -100,15 +102,19 @@ static void test_files(void **state)
 	assert_int_equal(nwarned, 0);
 	assert_int_equal(config_load(FIXTURES, &c, warn, NULL), 1);
 	assert_non_null(strstr(warned[0], "not a regular file"));
-	/* the path: XDG_CONFIG_HOME, else HOME's .config */
-	char p[256];
-	setenv("XDG_CONFIG_HOME", "/x/cfg", 1);
+	/* the path: XDG_CONFIG_HOME, else HOME's .config (each the user's own) */
+	char p[256], d[] = "/tmp/st-config-XXXXXX", want[300];
+	assert_non_null(mkdtemp(d));
+	setenv("XDG_CONFIG_HOME", d, 1);
 	assert_int_equal(config_path(p, sizeof(p)), 0);
-	assert_string_equal(p, "/x/cfg/spacetime/config");
+	snprintf(want, sizeof(want), "%s/spacetime/config", d);
+	assert_string_equal(p, want);
 	unsetenv("XDG_CONFIG_HOME");
-	setenv("HOME", "/home/u", 1);
+	setenv("HOME", d, 1);
 	assert_int_equal(config_path(p, sizeof(p)), 0);
-	assert_string_equal(p, "/home/u/.config/spacetime/config");
+	snprintf(want, sizeof(want), "%s/.config/spacetime/config", d);
+	assert_string_equal(p, want);
+	rmdir(d);
 }
 
 int main(void)
