@@ -654,7 +654,19 @@ void panes_status(struct panes *p)
 		return;
 	}
 	if (p->msg[0] && p->now_ns < p->msg_until_ns) {
-		term_puts(r->y, r->x + 1, r->w - 1, p->msg, ROLE_WARN); /* cut at a blank when long */
+		/* too long: up to its last clause that fits ("the command
+		 * finished; q quits and ..." is "the command finished"), else
+		 * cut at a blank */
+		char m[sizeof(p->msg)];
+		snprintf(m, sizeof(m), "%s", p->msg);
+		if ((int)strlen(m) > r->w - 1) {
+			char *semi = NULL;
+			for (char *s = strstr(m, "; "); s && s - m <= r->w - 1; s = strstr(s + 1, "; "))
+				semi = s;
+			if (semi)
+				*semi = 0;
+		}
+		term_puts(r->y, r->x + 1, r->w - 1, m, ROLE_WARN);
 		return;
 	}
 	if (p->waiting) {

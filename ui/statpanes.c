@@ -193,11 +193,25 @@ static void statpanes_cpu(struct panes *p, const struct layout_box *bx, const st
 	}
 }
 
+/* Figures with their names, each whole or not at all, from x on row y up
+ * to end, a blank between; stops at the first that does not fit. Returns
+ * the column after the last one drawn. */
+static int put_pieces(int y, int x, int end, char (*pc)[48], int n, enum role r)
+{
+	for (int i = 0; i < n; i++) {
+		int w = (int)strlen(pc[i]);
+		if (x + w > end)
+			break;
+		x += term_printf(y, x, end - x, r, "%s", pc[i]) + 1;
+	}
+	return x;
+}
+
 /* Narrow terminals: the statistics as one or two text rows. */
 static void statpanes_compact(struct panes *p, const struct panes_at *at)
 {
 	const struct rect *r = &p->lay.stats;
-	char a[16], b[16], line[2][160];
+	char a[16], b[16], pc[6][48];
 
 	term_blank(r->y, r->x, r->h, r->w);
 	if (!at->ok) {
@@ -209,18 +223,21 @@ static void statpanes_compact(struct panes *p, const struct panes_at *at)
 	double share = at->s.minflt + at->s.majflt
 			       ? 100.0 * (double)at->s.minflt / (double)(at->s.minflt + at->s.majflt)
 			       : 100;
-	snprintf(line[0], sizeof(line[0]), "procs %u/%u thr %u/%u cpu %.1f",
-		 panes_snap_fits(p) ? p->snap_live : at->s.live_procs,
-		 panes_snap_fits(p) ? p->snap_made : at->s.total_procs,
-		 at->s.live_threads, at->s.total_threads,
-		 isnan(at->user_cores) ? 0 : at->user_cores + at->sys_cores);
-	snprintf(line[1], sizeof(line[1]), "minflt %s/s %.0f%% majflt %s/s", a, share, b);
+	snprintf(pc[0], sizeof(pc[0]), "procs %u/%u", panes_snap_fits(p) ? p->snap_live : at->s.live_procs,
+		 panes_snap_fits(p) ? p->snap_made : at->s.total_procs);
+	snprintf(pc[1], sizeof(pc[1]), "threads %u/%u", at->s.live_threads, at->s.total_threads);
+	snprintf(pc[2], sizeof(pc[2]), "cores %.1f", isnan(at->user_cores) ? 0 : at->user_cores + at->sys_cores);
+	snprintf(pc[3], sizeof(pc[3]), "minor faults %s/s", a);
+	snprintf(pc[4], sizeof(pc[4]), "major %s/s", b);
+	snprintf(pc[5], sizeof(pc[5]), "%.0f%% from memory", share);
+	int end = r->x + r->w;
+	enum role fr = at->s.majflt ? ROLE_MAJOR : ROLE_NORMAL;
 	if (r->h >= 2) {
-		term_puts(r->y, r->x + 1, r->w - 1, line[0], ROLE_NORMAL);
-		term_puts(r->y + 1, r->x + 1, r->w - 1, line[1], at->s.majflt ? ROLE_MAJOR : ROLE_NORMAL);
+		put_pieces(r->y, r->x + 1, end, pc, 3, ROLE_NORMAL);
+		put_pieces(r->y + 1, r->x + 1, end, pc + 3, 3, fr);
 	} else {
-		int x = r->x + 1 + term_puts(r->y, r->x + 1, r->w - 1, line[0], ROLE_NORMAL);
-		term_puts(r->y, x + 2, r->x + r->w - x - 2, line[1], at->s.majflt ? ROLE_MAJOR : ROLE_NORMAL);
+		int x = put_pieces(r->y, r->x + 1, end, pc, 3, ROLE_NORMAL);
+		put_pieces(r->y, x + 1, end, pc + 3, 3, fr);
 	}
 }
 

@@ -176,6 +176,10 @@ tm send-keys Enter Escape Escape q y
 start 100 30 LC_ALL=C.UTF-8 -- @ replay 1 --at peak
 wait_for 'Processes at'
 shot replay-peak "spacetime replay 1 --at peak: the processes that made up the peak"
+# \ filters the list (htop's key): the fills only, as a list
+tm send-keys '\' f i l l Enter
+wait_for 'filter: fill'
+shot replay-filter "\\ fill: only the processes holding fill (/ searches, x folds a subtree)"
 tm send-keys q
 
 # the same build with 2 jobs (the last run), replayed against the make -j4
