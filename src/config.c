@@ -155,7 +155,8 @@ int config_path(char *buf, size_t cap)
 
 	/* as the recordings' directory: only the user's own (root with a user's
 	 * environment, a user with root's HOME read neither's) */
-	if (x && *x == '/' && recdir_ours(x))
+	struct stat sb;
+	if (x && *x == '/' && stat(x, &sb) == 0 && recdir_ours(x))
 		n = snprintf(buf, cap, "%s/spacetime/config", x);
 	else if ((h = recdir_home()))
 		n = snprintf(buf, cap, "%s/.config/spacetime/config", h);
@@ -180,6 +181,14 @@ int config_load(const char *path, struct config *c, void (*warn)(void *, const c
 	}
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size > CONFIG_MAX_BYTES) {
 		snprintf(msg, sizeof(msg), "%s: not a regular file of at most 64 KiB (ignored)", path);
+		close(fd);
+		warn(arg, msg);
+		return 1;
+	}
+	/* the user's own, or root's, and written by no one else */
+	if ((sb.st_uid != getuid() && sb.st_uid != 0) || (sb.st_mode & 022)) {
+		snprintf(msg, sizeof(msg), "%s: %s (ignored)", path,
+			 sb.st_mode & 022 ? "others may write it" : "not yours");
 		close(fd);
 		warn(arg, msg);
 		return 1;

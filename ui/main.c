@@ -439,7 +439,13 @@ static int log_open(const char *given, char *path, size_t cap)
 	if (given) {
 		snprintf(path, cap, "%s", given);
 		int fd = open(given, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
-		return fd < 0 ? -errno : fd;
+		if (fd < 0)
+			return -errno;
+		/* an existing file too: the output is the user's alone */
+		struct stat sb;
+		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+			fchmod(fd, 0600);
+		return fd;
 	}
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
@@ -453,14 +459,14 @@ static int log_open(const char *given, char *path, size_t cap)
 	return fd;
 }
 
-/* After the dashboard: a file asked for is kept and said; a temporary one
- * goes (the output is in the pane's lines only, as the user chose no
- * recording). */
-static void log_close(int fd, const char *path, int keep)
+/* After the dashboard: a file asked for is kept, and said when the dashboard
+ * ran; a temporary one goes (the output is in the pane's lines only, as the
+ * user chose no recording). */
+static void log_close(int fd, const char *path, int keep, int ran)
 {
-	if (keep)
+	if (keep && ran)
 		fprintf(stderr, "spacetime: the command's output is saved in %s\n", path);
-	else
+	else if (!keep)
 		unlink(path);
 	close(fd);
 }
@@ -628,6 +634,7 @@ struct main_state {
 	int pruned;
 	struct push_plan push;
 	struct config cfg; /* the user's defaults (config.h) */
+	int dash_ran;      /* the dashboard ran (its output log was written) */
 };
 
 /* A SIGCHLD ignored by our parent would let the kernel reap the command
@@ -863,7 +870,9 @@ static int watch_phase(struct main_state *m)
 				     .log_path = m->lfd >= 0 ? m->logp : NULL, .log_fd = m->lfd,
 				     .out_where = where[0] ? where : NULL, .export_dir = o->export_dir,
 				     .export_formats = o->export_formats};
-		if ((r = tui_run(&tc)) < 0) {
+		if ((r = tui_run(&tc)) >= 0) {
+			m->dash_ran = 1;
+		} else {
 			fprintf(stderr, "spacetime: cannot start the dashboard (%s); waiting for the command\n",
 				strerror(-r));
 			m->dash = 0;
@@ -961,6 +970,10 @@ int main(int argc, char **argv)
 	m.dash = !m.o.summary && tui_probe() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &m.ws) == 0;
 	/* --output-log: checked like -o before anything runs, in the dashboard
 	 * only (otherwise the output is the terminal's or the caller's) */
+	if (m.o.output_log && (!m.dash || m.o.npids || m.o.pgid))
+		fprintf(stderr, "spacetime: --output-log ignored: %s\n",
+			m.o.npids || m.o.pgid ? "an attached run has no output of its own"
+					      : "no dashboard (-s, or no terminal): the output is the terminal's");
 	if (m.dash && m.o.output_log && !m.o.npids && !m.o.pgid && (m.lfd = log_open(m.o.output_log, m.logp, sizeof(m.logp))) < 0) {
 		fprintf(stderr, "spacetime: cannot write %s: %s (the command was not started)\n", m.o.output_log,
 			strerror(-m.lfd));
@@ -988,7 +1001,7 @@ int main(int argc, char **argv)
 	push_phase(&m);
 out:
 	if (m.lfd >= 0)
-		log_close(m.lfd, m.logp, m.o.output_log != NULL);
+		log_close(m.lfd, m.logp, m.o.output_log != NULL, m.dash_ran);
 	/* everything main allocated, on every way out: LeakSanitizer (make
 	 * check-san) checks that nothing is left */
 	run_free(m.run);

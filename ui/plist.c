@@ -55,6 +55,13 @@ struct plist {
 	char filter[PLIST_FIND_MAX]; /* \\: only the processes whose job or command line hold it */
 	uint8_t *match;              /* per record: it holds the filter */
 	size_t match_cap;
+	/* the filter's answer by command line (argv_id), worked out once: a
+	 * refresh of 20,000 records does not read every command line again */
+	struct plist_mc {
+		uint32_t argv_id;
+		uint8_t holds;
+	} *mc;
+	size_t mc_cap, mc_n;
 	uint64_t folded[PLIST_FOLDS]; /* ids of the processes whose subtrees are folded */
 	size_t nfolded;
 	/* job names drawn, by command line: one is worked out once, not at
@@ -85,6 +92,7 @@ void plist_free(struct plist *pl)
 	free(pl->cur);
 	free(pl->rows);
 	free(pl->match);
+	free(pl->mc);
 	free(pl);
 }
 
@@ -487,7 +495,9 @@ static void plist_cell(const struct plist *pl, size_t i, int c, char *b, size_t 
 		} else {
 			char s[24];
 			report_size(s, sizeof(s), fin ? r->peak_pss_kib : r->pss_kib);
-			snprintf(b, cap, "%s%s", (r->valid & PROC_V_PSS_EST) && !fin ? "~" : "", s);
+			/* the ~ of an estimate only where the column has room for it */
+			int est = (r->valid & PROC_V_PSS_EST) && !fin && strlen(s) < (size_t)plist_cols[COL_PSS].w;
+			snprintf(b, cap, "%s%s", est ? "~" : "", s);
 		}
 		break;
 	case COL_RSS:
@@ -499,8 +509,9 @@ static void plist_cell(const struct plist *pl, size_t i, int c, char *b, size_t 
 	case COL_CPU:
 		if (!(r->valid & PROC_V_CPU))
 			snprintf(b, cap, "n/a");
-		else if (fin)
-			snprintf(b, cap, "%.2f", (double)plist_cpu_us(r) / 1e6);
+		else if (fin) /* within the column's 6: fewer decimals as it grows */
+			snprintf(b, cap, plist_cpu_us(r) < 100000000 ? "%.2f" : plist_cpu_us(r) < 1000000000 ? "%.1f" : "%.0f",
+				 (double)plist_cpu_us(r) / 1e6);
 		else if (pl->cpu_pct[i] < 0)
 			snprintf(b, cap, "n/a"); /* a replay's instant: no rate */
 		else
@@ -740,21 +751,67 @@ static int plist_holds(struct plist *pl, struct store *st, const struct proc_rec
 	return strcasestr(comm, text) != NULL;
 }
 
+/* The cache's slot for argv_id (open addressing; mc_cap a power of two). */
+static struct plist_mc *mc_slot(struct plist *pl, uint32_t argv_id)
+{
+	size_t i = (argv_id * 2654435761u) & (pl->mc_cap - 1);
+	while (pl->mc[i].argv_id && pl->mc[i].argv_id != argv_id)
+		i = (i + 1) & (pl->mc_cap - 1);
+	return &pl->mc[i];
+}
+
+/* Room for n more answers (the table at most half full). */
+static int mc_room(struct plist *pl, size_t n)
+{
+	if ((pl->mc_n + n) * 2 <= pl->mc_cap)
+		return 0;
+	size_t cap = pl->mc_cap ? pl->mc_cap : 256;
+	while ((pl->mc_n + n) * 2 > cap)
+		cap *= 2;
+	struct plist_mc *old = pl->mc;
+	size_t ocap = pl->mc_cap;
+	if (!(pl->mc = calloc(cap, sizeof(*pl->mc)))) {
+		pl->mc = old;
+		return -ENOMEM;
+	}
+	pl->mc_cap = cap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].argv_id)
+			*mc_slot(pl, old[i].argv_id) = old[i];
+	free(old);
+	return 0;
+}
+
 /* The filter's match of every record. */
 static int plist_match_all(struct plist *pl, struct store *st)
 {
 	if (!pl->filter[0])
 		return 0;
-	if (plist_grow((void **)&pl->match, &pl->match_cap, pl->n + 1, 1))
+	if (plist_grow((void **)&pl->match, &pl->match_cap, pl->n + 1, 1) || mc_room(pl, pl->n))
 		return -ENOMEM;
-	for (size_t i = 0; i < pl->n; i++)
-		pl->match[i] = (uint8_t)plist_holds(pl, st, &pl->recs[i], pl->filter);
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct proc_rec *r = &pl->recs[i];
+		if (!r->argv_id || !(r->valid & PROC_V_ARGV)) { /* its name alone: cheap */
+			pl->match[i] = (uint8_t)plist_holds(pl, st, r, pl->filter);
+			continue;
+		}
+		struct plist_mc *m = mc_slot(pl, r->argv_id);
+		if (!m->argv_id) {
+			*m = (struct plist_mc){r->argv_id, (uint8_t)plist_holds(pl, st, r, pl->filter)};
+			pl->mc_n++;
+		}
+		pl->match[i] = m->holds;
+	}
 	return 0;
 }
 
 int plist_set_filter(struct plist *pl, struct store *st, const char *text)
 {
 	snprintf(pl->filter, sizeof(pl->filter), "%s", text ? text : "");
+	/* the answers were another filter's */
+	if (pl->mc)
+		memset(pl->mc, 0, pl->mc_cap * sizeof(*pl->mc));
+	pl->mc_n = 0;
 	if (plist_match_all(pl, st) || plist_build(pl))
 		return -ENOMEM;
 	plist_reselect(pl);

@@ -203,6 +203,24 @@ void term_set_no_color(int on)
 	term_never_color = on;
 }
 
+/* What a crash writes to give the terminal back: attributes off, the
+ * cursor shown, the keypad and the alternate screen left, and the mouse
+ * reports off (the normal and SGR modes ncurses asked for), so that no shell
+ * receives clicks as text. */
+static void term_restore_seq(void)
+{
+	static const char off[] = "\033[?1000l\033[?1002l\033[?1006l";
+
+	term_add_cap("sgr0");
+	term_add_cap("cnorm");
+	term_add_cap("rmkx");
+	term_add_cap("rmcup");
+	if (term_mouse && T.restore_len + sizeof(off) - 1 < TERM_RESTORE_MAX) {
+		memcpy(T.restore + T.restore_len, off, sizeof(off) - 1);
+		T.restore_len += sizeof(off) - 1;
+	}
+}
+
 /* Keys raw, unechoed, without waiting; the mouse: clicks as a press and a
  * release (a drag), no click resolution's wait, the wheel as buttons 4 and
  * 5. */
@@ -267,10 +285,7 @@ int term_start(int in_fd, int out_fd)
 			T.mono = 1;
 	}
 	term_roles();
-	term_add_cap("sgr0");
-	term_add_cap("cnorm");
-	term_add_cap("rmkx");
-	term_add_cap("rmcup");
+	term_restore_seq();
 	for (int i = 0; i < 5; i++) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));

@@ -157,12 +157,20 @@ void timeline_window(struct timeline *tl, uint64_t a_ns, uint64_t b_ns, uint64_t
 		a_ns = b_ns;
 		b_ns = x;
 	}
-	if (b_ns > live_ns)
-		b_ns = live_ns;
+	/* within the run: both ends (a drag in the room ahead of the live edge,
+	 * or before the start, is the run's nearest part) */
+	if (live_ns < start_ns)
+		live_ns = start_ns;
+	a_ns = a_ns < start_ns ? start_ns : a_ns > live_ns ? live_ns : a_ns;
+	b_ns = b_ns < start_ns ? start_ns : b_ns > live_ns ? live_ns : b_ns;
 	if (b_ns - a_ns < TIMELINE_MIN_SPAN_NS) {
 		uint64_t mid = a_ns / 2 + b_ns / 2;
 		a_ns = mid > start_ns + TIMELINE_MIN_SPAN_NS / 2 ? mid - TIMELINE_MIN_SPAN_NS / 2 : start_ns;
 		b_ns = a_ns + TIMELINE_MIN_SPAN_NS;
+		if (b_ns > live_ns && live_ns - start_ns >= TIMELINE_MIN_SPAN_NS) {
+			b_ns = live_ns;
+			a_ns = b_ns - TIMELINE_MIN_SPAN_NS;
+		}
 	}
 	tl->paused = 1;
 	tl->end_ns = b_ns;

@@ -295,7 +295,9 @@ static int in_rect(const struct rect *r, int y, int x)
 static uint64_t graph_instant(const struct panes *p, int x)
 {
 	const struct rect *g = &p->lay.mem_graph;
-	double f = ((double)(x - g->x) + 0.5) / (double)g->w;
+	/* a release off the graph (on the axis): its nearest column */
+	int c = x < g->x ? 0 : x >= g->x + g->w ? g->w - 1 : x - g->x;
+	double f = ((double)c + 0.5) / (double)(g->w > 0 ? g->w : 1);
 	return p->t0_ns + (uint64_t)(f * (double)(p->t1_ns - p->t0_ns));
 }
 
@@ -340,13 +342,14 @@ static void tui_mouse(struct tui *t)
 		if (t->drag_x >= 0 && abs(ev.x - t->drag_x) >= 2 && in_rect(&p->lay.mem, ev.y, ev.x)) {
 			timeline_window(&p->tl, graph_instant(p, t->drag_x), graph_instant(p, ev.x), p->start_ns, p->live_ns);
 			p->tl.cursor_on = 0;
+			t->plist_due_ns = 0; /* the list and output back at the present */
 			t->dirty |= D_ALL;
 		}
 		t->drag_x = -1;
 	} else if (wheel && in_rect(&p->lay.mem, ev.y, ev.x)) {
 		timeline_zoom(&p->tl, -wheel, p->start_ns, p->live_ns);
 		t->dirty |= D_ALL;
-	} else if (wheel) {
+	} else if (wheel && (in_rect(&p->lay.plist, ev.y, ev.x) || in_rect(&p->lay.out, ev.y, ev.x))) {
 		enum panes_focus was = p->focus;
 		p->focus = in_rect(&p->lay.out, ev.y, ev.x) ? FOCUS_OUTPUT : FOCUS_PROCS;
 		tui_scroll(t, 3 * wheel);
@@ -384,6 +387,30 @@ static void tui_type_bytes(struct tui *t, const char *b, size_t n)
 	}
 }
 
+/* Code point c as UTF-8 into b (4 bytes at most): its length (0 past
+ * U+10FFFF). */
+static size_t utf8_of(unsigned c, char *b)
+{
+	size_t n = 0;
+
+	if (c < 0x80) {
+		b[n++] = (char)c;
+	} else if (c < 0x800) {
+		b[n++] = (char)(0xc0 | (c >> 6));
+		b[n++] = (char)(0x80 | (c & 0x3f));
+	} else if (c < 0x10000) {
+		b[n++] = (char)(0xe0 | (c >> 12));
+		b[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
+		b[n++] = (char)(0x80 | (c & 0x3f));
+	} else if (c < 0x110000) {
+		b[n++] = (char)(0xf0 | (c >> 18));
+		b[n++] = (char)(0x80 | ((c >> 12) & 0x3f));
+		b[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
+		b[n++] = (char)(0x80 | (c & 0x3f));
+	}
+	return n;
+}
+
 /* One key typed to the command: the bytes a terminal sends for it. */
 static void tui_type_key(struct tui *t, int key)
 {
@@ -407,21 +434,7 @@ static void tui_type_key(struct tui *t, int key)
 	unsigned c = (unsigned)key;
 	if (c == '\n')
 		c = '\r'; /* Enter, as a terminal sends it (the pty turns it to \n) */
-	if (c < 0x80) {
-		b[n++] = (char)c;
-	} else if (c < 0x800) {
-		b[n++] = (char)(0xc0 | (c >> 6));
-		b[n++] = (char)(0x80 | (c & 0x3f));
-	} else if (c < 0x10000) {
-		b[n++] = (char)(0xe0 | (c >> 12));
-		b[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
-		b[n++] = (char)(0x80 | (c & 0x3f));
-	} else if (c < 0x110000) {
-		b[n++] = (char)(0xf0 | (c >> 18));
-		b[n++] = (char)(0x80 | ((c >> 12) & 0x3f));
-		b[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
-		b[n++] = (char)(0x80 | (c & 0x3f));
-	}
+	n = utf8_of(c, b);
 	tui_type_bytes(t, b, n);
 }
 
@@ -632,7 +645,7 @@ static void tui_prompt_key(struct tui *t, int key)
 	struct panes *p = &t->p;
 
 	t->dirty |= D_STATUS | D_PLIST;
-	if (key == 27) {
+	if (key == 27 || key == 3) { /* Esc or ^C: cancelled */
 		p->prompt = 0;
 		return;
 	}
@@ -648,12 +661,21 @@ static void tui_prompt_key(struct tui *t, int key)
 		return;
 	}
 	if ((key == 127 || key == 8 || key == (TERM_FN | KEY_BACKSPACE)) && p->prompt_len) {
-		p->prompt_buf[--p->prompt_len] = 0;
+		/* a character: its continuation bytes with it */
+		while (p->prompt_len && ((unsigned char)p->prompt_buf[--p->prompt_len] & 0xc0) == 0x80)
+			;
+		p->prompt_buf[p->prompt_len] = 0;
 		return;
 	}
-	/* the text is the user's: printable ASCII and UTF-8 bytes only */
-	if (key >= 0x20 && key < 0x100 && key != 127 && p->prompt_len + 1 < sizeof(p->prompt_buf)) {
-		p->prompt_buf[p->prompt_len++] = (char)key;
+	/* the text is the user's: printable characters (no C0, DEL or C1), as
+	 * UTF-8 */
+	if ((key & TERM_FN) || key < 0x20 || (key >= 0x7f && key < 0xa0) || key >= 0x110000)
+		return;
+	char b[4];
+	size_t n = utf8_of((unsigned)key, b);
+	if (p->prompt_len + n < sizeof(p->prompt_buf)) {
+		memcpy(p->prompt_buf + p->prompt_len, b, n);
+		p->prompt_len += n;
 		p->prompt_buf[p->prompt_len] = 0;
 	}
 }

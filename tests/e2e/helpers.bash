@@ -32,6 +32,10 @@ export LC_ALL=C
 # tests' runs go to a directory of this test file's instead, made so that
 # the unprivileged user of some tests can record there too.
 export XDG_STATE_HOME="${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/state"
+# and no config file of the developer's changes a default a test asserts: an
+# empty config directory of the tests' own (a test may point elsewhere)
+export XDG_CONFIG_HOME="${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/config"
+mkdir -p "$XDG_CONFIG_HOME" 2>/dev/null
 mkdir -p "$XDG_STATE_HOME" 2>/dev/null && chmod 1777 "$XDG_STATE_HOME" "${BATS_FILE_TMPDIR:-/nonexistent}" 2>/dev/null
 
 # Under make check-san (tests/run-san.sh) every sanitizer report goes to a

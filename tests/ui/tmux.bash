@@ -52,6 +52,9 @@ ui_start() {
 		shift
 	done
 	[ "${1:-}" = "--" ] && shift
+	# no config file of the developer's: an empty directory of the test's
+	UI_CONFIG="${BATS_TEST_TMPDIR:-/tmp}/config"
+	mkdir -p "$UI_CONFIG"
 	ui_tmux kill-server 2>/dev/null || true
 	# a second start in one test can reach the server still exiting ("server
 	# exited unexpectedly"): try again a few times
@@ -59,7 +62,8 @@ ui_start() {
 	for try in 1 2 3 4 5; do
 		ui_tmux -f /dev/null new-session -d -x "$cols" -y "$rows" \
 			env LC_ALL="$UI_LOCALE" TERM=screen-256color TMPDIR="${BATS_TEST_TMPDIR:-/tmp}" \
-			XDG_STATE_HOME="${XDG_STATE_HOME:-${BATS_FILE_TMPDIR:-/tmp}/state}" "${envs[@]}" \
+			XDG_STATE_HOME="${XDG_STATE_HOME:-${BATS_FILE_TMPDIR:-/tmp}/state}" \
+			XDG_CONFIG_HOME="$UI_CONFIG" "${envs[@]}" \
 			sh -c '"$@"; echo "[spacetime exited $?]"; exec sleep 3600' sh "$SPACETIME" "$@" && break
 		[ "$try" = 5 ] && return 1
 		sleep 0.2

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -102,6 +103,22 @@ static void test_files(void **state)
 	assert_int_equal(nwarned, 0);
 	assert_int_equal(config_load(FIXTURES, &c, warn, NULL), 1);
 	assert_non_null(strstr(warned[0], "not a regular file"));
+	/* a file others may write is not the user's to trust: ignored */
+	char f[] = "/tmp/st-config-file-XXXXXX";
+	int fd = mkstemp(f);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "top = 7\n", 8), 8);
+	fchmod(fd, 0666);
+	close(fd);
+	nwarned = 0;
+	assert_int_equal(config_load(f, &c, warn, NULL), 1);
+	assert_non_null(strstr(warned[0], "others may write it (ignored)"));
+	assert_int_equal(c.top, -1);
+	chmod(f, 0644);
+	nwarned = 0;
+	assert_int_equal(config_load(f, &c, warn, NULL), 0);
+	assert_int_equal(c.top, 7);
+	unlink(f);
 	/* the path: XDG_CONFIG_HOME, else HOME's .config (each the user's own) */
 	char p[256], d[] = "/tmp/st-config-XXXXXX", want[300];
 	assert_non_null(mkdtemp(d));
