@@ -49,6 +49,7 @@ struct hopts {
 	int to_db;          /* export --format db: -o names the file */
 	int no_output;      /* export --no-output */
 	const char *against; /* replay, export --against: another run as a ghost line */
+	int no_mouse;       /* replay --no-mouse */
 	const char *filter[RUNS_LABELS_MAX]; /* runs KEY=VALUE...: runs carrying them all */
 	size_t nfilter;
 };
@@ -56,7 +57,7 @@ struct hopts {
 static void history_usage(FILE *f)
 {
 	fputs("usage: spacetime runs [KEY=VALUE...] [--format json] [--db FILE]\n"
-	      "       spacetime replay [ID|last] [--at peak|SECONDS] [--against RUN] [--db FILE]\n"
+	      "       spacetime replay [ID|last] [--at peak|SECONDS] [--against RUN] [--no-mouse] [--db FILE]\n"
 	      "       spacetime export [ID|last] [--format LIST] [-o DIR] [--against RUN] [--db FILE]\n"
 	      "       spacetime export [ID|last] --format db [-o FILE] [--no-output] [--db FILE]\n"
 	      "The runs spacetime recorded (by default in $XDG_STATE_HOME/spacetime/runs.db,\n"
@@ -87,7 +88,7 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 		{"at", required_argument, NULL, 'a'},     {"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
 		{"no-output", no_argument, NULL, 'n'},    {"against", required_argument, NULL, 'g'},
-		{0},
+		{"no-mouse", no_argument, NULL, 'M'},     {0},
 	};
 	int c;
 
@@ -101,6 +102,7 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 		case 'o': o->dir = optarg; break;
 		case 'n': o->no_output = 1; break;
 		case 'g': o->against = optarg; break;
+		case 'M': o->no_mouse = 1; break;
 		case 'f':
 			if (!strcmp(optarg, "db") && !strcmp(argv[0], "export")) {
 				o->to_db = 1;
@@ -127,6 +129,8 @@ static int history_parse(int argc, char **argv, struct hopts *o)
 		return history_die("%s takes only labels, --db and --format json", "runs");
 	if (strcmp(argv[0], "replay") && o->at)
 		return history_die("--at is for %s", "replay");
+	if (strcmp(argv[0], "replay") && o->no_mouse)
+		return history_die("--no-mouse is for %s", "replay");
 	if (strcmp(argv[0], "export") && (o->dir || (o->formats && strcmp(argv[0], "runs"))))
 		return history_die("-o and --format are for %s", "export");
 	if (o->to_db && o->formats)
@@ -460,7 +464,7 @@ static int history_replay(const struct hopts *o)
 		 : row.incomplete ? " (incomplete: it ends where the recording stopped)"
 				  : "");
 	if (tty) {
-		struct tui_ctx tc = {.run = run, .argv = argv, .cfg = history_cfg,
+		struct tui_ctx tc = {.run = run, .argv = argv, .cfg = history_cfg, .no_mouse = o->no_mouse,
 				     .interval_ms = sum.interval_ms ? (unsigned)sum.interval_ms : STORE_INTERVAL_MS, .notice = notice,
 				     .log_fd = -1, .export_dir = NULL, .cursor_ns = at,
 				     .start_wall_ns = row.start_wall_ns, .against = ghost,

@@ -663,3 +663,15 @@ moved_while_running() {
 	ui_wait 'RSS [0-9]'
 	ui_keys q y
 }
+
+@test "the memory graph scales to PSS: an RSS line far above it says off scale" {
+	# 4 processes sharing 40 MiB: PSS about 40 MiB, the RSS sum about 160
+	ui_start 100 30 -- "$WL/shmfork" 40 3 1 4000
+	ui_wait 'PSS (3[0-9]|4[0-9])(\.[0-9])? MiB'
+	ui_wait 'RSS 1[0-9][0-9] MiB'
+	ui_wait 'off scale'
+	# the y axis is PSS's (under 100M), not the RSS line's (200M)
+	run -0 ui_rows 3 3
+	[[ "$output" =~ (50M|64M|80M|60M|40M|48M)┤ ]] || { ui_show; false; }
+	ui_keys q y
+}
