@@ -823,6 +823,42 @@ const char *plist_filter(const struct plist *pl)
 	return pl->filter;
 }
 
+/* Record i's index among the records by pid (its parent's: ppid), or -1. */
+static long rec_of_pid(const struct plist *pl, pid_t pid)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->recs[i].pid == pid)
+			return (long)i;
+	return -1;
+}
+
+/* A match hidden in a folded subtree: its ancestors unfolded, the rows
+ * rebuilt. Returns 1 when one was. */
+static int unfold_match(struct plist *pl, struct store *st, const char *text)
+{
+	for (size_t i = 0; i < pl->n && pl->nfolded; i++) {
+		if (!plist_holds(pl, st, &pl->recs[i], text))
+			continue;
+		int hidden = 1;
+		for (size_t r = 0; r < pl->nrows && hidden; r++)
+			hidden = pl->rows[r].rec != i;
+		if (!hidden)
+			continue;
+		long a = rec_of_pid(pl, pl->recs[i].ppid);
+		for (int depth = 0; a >= 0 && depth < PLIST_MAX_DEPTH; depth++) {
+			for (size_t f = 0; f < pl->nfolded; f++)
+				if (pl->folded[f] == pl->recs[a].id)
+					pl->folded[f--] = pl->folded[--pl->nfolded];
+			a = rec_of_pid(pl, pl->recs[a].ppid);
+		}
+		pl->sel_id = pl->recs[i].id;
+		plist_build(pl);
+		plist_reselect(pl);
+		return 1;
+	}
+	return 0;
+}
+
 int plist_search(struct plist *pl, struct store *st, const char *text, int next)
 {
 	if (!text[0] || !pl->nrows)
@@ -835,7 +871,8 @@ int plist_search(struct plist *pl, struct store *st, const char *text, int next)
 			return 1;
 		}
 	}
-	return 0;
+	/* none shown: one folded away is unfolded to be shown */
+	return unfold_match(pl, st, text);
 }
 
 int plist_toggle_fold(struct plist *pl)

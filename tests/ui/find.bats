@@ -94,6 +94,12 @@ start_tree() {
 	ui_keys x
 	ui_wait 'sleep 303'
 	ui_wait 'sleep 304'
+	# folded again, a search for what it hides unfolds it and selects it
+	ui_keys x
+	ui_wait_gone 'sleep 304'
+	ui_keys / s l e e p Space 3 0 4 Enter
+	ui_wait 'sleep 304'
+	ui_until 5 "the hidden sleep 304 selected" selected_is "sleep 304"
 	ui_keys q y
 }
 
