@@ -9,6 +9,7 @@
 
 #include "compare.h"
 #include "exitcode.h"
+#include "fleet_int.h"
 #include "export_jobs.h"
 #include "jobname.h"
 #include "peak.h"
@@ -108,31 +109,48 @@ static void prom_head(FILE *f, const char *name, const char *help)
 	fprintf(f, "# HELP spacetime_%s %s\n# TYPE spacetime_%s gauge\n", name, help, name);
 }
 
+long fleet_top_jobs(const struct fleet_run *r, struct fleet_job **out)
+{
+	*out = NULL;
+	if (r->top <= 0)
+		return 0;
+	struct proc_rec *top = calloc((size_t)r->top, sizeof(*top));
+	struct fleet_job *j = calloc((size_t)r->top, sizeof(*j));
+	long n = top && j ? export_top_procs(r->st, EXPORT_TOP_PSS, top, (size_t)r->top) : -ENOMEM;
+	char *buf = NULL;
+	size_t cap = 0;
+
+	for (long i = 0; i < n; i++) {
+		j[i].rec = top[i];
+		j[i].len = export_proc_job(r->st, &top[i], &buf, &cap, j[i].name, sizeof(j[i].name));
+	}
+	free(buf);
+	free(top);
+	if (n <= 0) {
+		free(j);
+		return n;
+	}
+	*out = j;
+	return n;
+}
+
 /* The heaviest jobs by peak PSS: a family labelled by rank, job name and
  * program (as many as --top: the labels stay few). */
 static int prom_jobs(FILE *f, const struct fleet_run *r)
 {
-	if (r->top <= 0)
-		return 0;
-	struct proc_rec *top = calloc((size_t)r->top, sizeof(*top));
-	if (!top)
-		return -ENOMEM;
-	long n = export_top_procs(r->st, EXPORT_TOP_PSS, top, (size_t)r->top);
-	char *buf = NULL, job[JOBNAME_MAX + 1];
-	size_t cap = 0;
+	struct fleet_job *j;
+	long n = fleet_top_jobs(r, &j);
 
 	if (n > 0)
 		prom_head(f, "job_peak_pss_bytes", "Peak PSS of the run's heaviest processes (rank 1: the heaviest).");
 	for (long i = 0; i < n; i++) {
-		size_t jl = export_proc_job(r->st, &top[i], &buf, &cap, job, sizeof(job));
 		fprintf(f, "spacetime_job_peak_pss_bytes{rank=\"%ld\",job_name=\"", i + 1);
-		prom_esc(f, job, jl);
+		prom_esc(f, j[i].name, j[i].len);
 		fputs("\",program=\"", f);
-		prom_esc(f, top[i].comm, strnlen(top[i].comm, sizeof(top[i].comm)));
-		fprintf(f, "\"} %llu\n", (unsigned long long)top[i].peak_pss_kib * 1024);
+		prom_esc(f, j[i].rec.comm, strnlen(j[i].rec.comm, sizeof(j[i].rec.comm)));
+		fprintf(f, "\"} %llu\n", (unsigned long long)j[i].rec.peak_pss_kib * 1024);
 	}
-	free(buf);
-	free(top);
+	free(j);
 	return n < 0 ? (int)n : 0;
 }
 

@@ -49,36 +49,35 @@ static const struct otlp_metric metrics[] = {
 	 {0}},
 };
 
-void fleet_json_attr_str(FILE *f, const char *key, const char *v, size_t len, int *first)
+/* {"key":KEY,"value":{ with a comma before it unless first. */
+static void attr_open(FILE *f, const char *key, int *first)
 {
 	if (!*first)
 		fputc(',', f);
 	*first = 0;
 	fputs("{\"key\":", f);
 	jsonw_str(f, key, strlen(key));
-	fputs(",\"value\":{\"stringValue\":", f);
+	fputs(",\"value\":{", f);
+}
+
+void fleet_json_attr_str(FILE *f, const char *key, const char *v, size_t len, int *first)
+{
+	attr_open(f, key, first);
+	fputs("\"stringValue\":", f);
 	jsonw_str(f, v, len);
 	fputs("}}", f);
 }
 
 void fleet_json_attr_int(FILE *f, const char *key, int64_t v, int *first)
 {
-	if (!*first)
-		fputc(',', f);
-	*first = 0;
-	fputs("{\"key\":", f);
-	jsonw_str(f, key, strlen(key));
-	fprintf(f, ",\"value\":{\"intValue\":\"%lld\"}}", (long long)v);
+	attr_open(f, key, first);
+	fprintf(f, "\"intValue\":\"%lld\"}}", (long long)v);
 }
 
 void fleet_json_attr_argv(FILE *f, const char *key, const char *blob, size_t len, int *first)
 {
-	if (!*first)
-		fputc(',', f);
-	*first = 0;
-	fputs("{\"key\":", f);
-	jsonw_str(f, key, strlen(key));
-	fputs(",\"value\":{\"arrayValue\":{\"values\":[", f);
+	attr_open(f, key, first);
+	fputs("\"arrayValue\":{\"values\":[", f);
 	for (size_t i = 0, k = 0; i < len; k++) {
 		size_t n = strnlen(blob + i, len - i);
 		fprintf(f, "%s{\"stringValue\":", k ? "," : "");
@@ -217,33 +216,25 @@ static void metric_head(FILE *f, const char *name, const char *unit, const char 
 /* The heaviest jobs by peak PSS, a data point each. */
 static int otlp_jobs(FILE *f, const struct fleet_run *r, uint64_t t1, int *first)
 {
-	if (r->top <= 0)
-		return 0;
-	struct proc_rec *top = calloc((size_t)r->top, sizeof(*top));
-	if (!top)
-		return -ENOMEM;
-	long n = export_top_procs(r->st, EXPORT_TOP_PSS, top, (size_t)r->top);
-	char *buf = NULL, job[JOBNAME_MAX + 1];
-	size_t cap = 0;
+	struct fleet_job *j;
+	long n = fleet_top_jobs(r, &j);
 
 	if (n > 0)
 		metric_head(f, "spacetime.job.peak_pss", "By", "Peak PSS of the run's heaviest processes", 0, first);
 	for (long i = 0; i < n; i++) {
-		size_t jl = export_proc_job(r->st, &top[i], &buf, &cap, job, sizeof(job));
+		const struct proc_rec *p = &j[i].rec;
 		int a = 1;
 		fprintf(f, "%s{\"timeUnixNano\":\"%llu\",\"asInt\":\"%llu\",\"attributes\":[", i ? "," : "",
-			(unsigned long long)t1, (unsigned long long)top[i].peak_pss_kib * 1024);
+			(unsigned long long)t1, (unsigned long long)p->peak_pss_kib * 1024);
 		fleet_json_attr_int(f, "spacetime.job.rank", i + 1, &a);
-		fleet_json_attr_str(f, "spacetime.job.name", job, jl, &a);
-		fleet_json_attr_str(f, "process.executable.name", top[i].comm,
-				    strnlen(top[i].comm, sizeof(top[i].comm)), &a);
-		fleet_json_attr_int(f, "process.pid", top[i].pid, &a);
+		fleet_json_attr_str(f, "spacetime.job.name", j[i].name, j[i].len, &a);
+		fleet_json_attr_str(f, "process.executable.name", p->comm, strnlen(p->comm, sizeof(p->comm)), &a);
+		fleet_json_attr_int(f, "process.pid", p->pid, &a);
 		fputs("]}", f);
 	}
 	if (n > 0)
 		fputs("]}}", f);
-	free(buf);
-	free(top);
+	free(j);
 	return n < 0 ? (int)n : 0;
 }
 
