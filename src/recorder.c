@@ -27,7 +27,8 @@
 #define RECORDER_DEF_INTERVAL_MS 1000
 /* The longest note on an incomplete run. */
 #define RECORDER_NOTE_MAX 320
-#define RECORDER_DEF_OUTPUT_BYTES ((size_t)1 << 20)
+#define RECORDER_DEF_OUTPUT_BYTES ((size_t)16 << 20)
+#define RECORDER_OUTPUT_FIRST ((size_t)256 << 10) /* each buffer's first size: grown as needed */
 #define RECORDER_DEF_SETTLE_NS 5000000000ull
 #define RECORDER_CHUNK 1024 /* samples, events, per-process samples copied per store call */
 /* The peak's processes written at most (one lock hold of the store). */
@@ -66,7 +67,7 @@ struct recorder {
 		      * cancel (ECANCELED) */
 	enum recdb_end end;
 	char *qbuf[2];
-	size_t qlen[2];
+	size_t qlen[2], qcap[2]; /* qcap grows up to cfg.output_bytes */
 	int qfill; /* the buffer recorder_output() appends to */
 	struct recorder_stats stats;
 	char msg[256];
@@ -714,8 +715,10 @@ struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&r->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	r->qbuf[0] = malloc(r->cfg.output_bytes);
-	r->qbuf[1] = malloc(r->cfg.output_bytes);
+	for (int i = 0; i < 2; i++) {
+		r->qcap[i] = r->cfg.output_bytes < RECORDER_OUTPUT_FIRST ? r->cfg.output_bytes : RECORDER_OUTPUT_FIRST;
+		r->qbuf[i] = malloc(r->qcap[i]);
+	}
 	r->chunk = malloc(RECORDER_PROCS_CHUNK * sizeof(*r->chunk));
 	r->peak = malloc(RECORDER_PEAK_MAX * sizeof(*r->peak));
 	if (!r->qbuf[0] || !r->qbuf[1] || !r->chunk || !r->peak || r->done_fd < 0) {
@@ -736,13 +739,33 @@ struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_
 	return r;
 }
 
+/* The buffer being filled made room for want bytes, doubling up to the
+ * configured capacity (a failed allocation leaves it as it was). Under the
+ * lock: the recorder's thread only reads the other buffer. */
+static void recorder_qgrow(struct recorder *r, size_t want)
+{
+	size_t cap = r->qcap[r->qfill];
+
+	if (want <= cap || cap >= r->cfg.output_bytes)
+		return;
+	while (cap < want && cap < r->cfg.output_bytes)
+		cap = cap * 2 < r->cfg.output_bytes ? cap * 2 : r->cfg.output_bytes;
+	char *b = realloc(r->qbuf[r->qfill], cap);
+	if (b) {
+		r->qbuf[r->qfill] = b;
+		r->qcap[r->qfill] = cap;
+	}
+}
+
 void recorder_output(struct recorder *r, uint64_t t_ns, const char *bytes, size_t len)
 {
 	struct recorder_qline h = { .t_ns = t_ns, .len = (uint32_t)len };
 	size_t need = sizeof(h) + len;
 
 	pthread_mutex_lock(&r->lock);
-	if (len > UINT32_MAX || r->qlen[r->qfill] + need > r->cfg.output_bytes || r->err) {
+	if (len <= UINT32_MAX && !r->err)
+		recorder_qgrow(r, r->qlen[r->qfill] + need);
+	if (len > UINT32_MAX || r->qlen[r->qfill] + need > r->qcap[r->qfill] || r->err) {
 		r->stats.lines_dropped++;
 		r->stats.bytes_dropped += len;
 	} else {
@@ -752,6 +775,12 @@ void recorder_output(struct recorder *r, uint64_t t_ns, const char *bytes, size_
 		if (len)
 			memcpy(dst + sizeof(h), bytes, len);
 		r->qlen[r->qfill] += need;
+		/* half full: written now rather than at the interval, so that a
+		 * command printing fast fills the other buffer meanwhile, not this */
+		if (r->qlen[r->qfill] > RECORDER_OUTPUT_FIRST / 2 && !r->kick) {
+			r->kick = 1;
+			pthread_cond_signal(&r->cond);
+		}
 	}
 	pthread_mutex_unlock(&r->lock);
 }

@@ -44,6 +44,7 @@ struct run {
 	struct recorder *rec;
 	int64_t rec_id;
 	int rec_err, rec_pruned;
+	uint64_t out_unrecorded; /* output lines the recording lacks, once it is closed */
 	char rec_msg[320];
 	struct recdb_follow fol; /* a recorded run still being recorded: followed */
 	int following;
@@ -277,6 +278,7 @@ static void run_record_end(struct run *r)
 		snprintf(r->rec_msg, sizeof(r->rec_msg), "the recording of run %lld is incomplete: %s",
 			 (long long)r->rec_id, msg);
 	}
+	r->out_unrecorded = run_output_unrecorded(r, NULL, 0);
 	int left = recorder_abandoned(r->rec); /* its thread may still use the database */
 	recorder_free(r->rec);
 	r->rec = NULL;
@@ -328,6 +330,20 @@ int64_t run_recording(struct run *r, char *msg, size_t cap, int *pruned)
 	if (pruned)
 		*pruned = r->rec_pruned;
 	return r->rec_err < 0 ? r->rec_err : r->rec_id;
+}
+
+uint64_t run_output_unrecorded(struct run *r, char *msg, size_t cap)
+{
+	struct recorder_stats st;
+
+	if (msg && cap)
+		msg[0] = '\0';
+	if (!r->rec)
+		return r->out_unrecorded;
+	if (msg)
+		recorder_error(r->rec, msg, cap);
+	recorder_stats(r->rec, &st);
+	return st.lines_dropped;
 }
 
 /* Forks the command held, starts the collector before its release when

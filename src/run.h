@@ -145,6 +145,11 @@ void run_output(struct run *r, const char *bytes, size_t len);
  * what happened ("" when all is well), pruned how many old runs were
  * deleted to keep the file bounded. */
 int64_t run_recording(struct run *r, char *msg, size_t cap, int *pruned);
+/* Output lines the recording had no room or no way to keep so far (its queue
+ * full, or it failed): the dashboard shows them but the recording lacks them.
+ * msg (when not NULL) gets the recording's failure while the run goes on
+ * ("" when it has none). */
+uint64_t run_output_unrecorded(struct run *r, char *msg, size_t cap);
 
 /* A recorded run, read back: st (loaded by recdb_load) and db are the
  * run's now. It is over from the start; nothing runs or is signalled. */

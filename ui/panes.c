@@ -610,7 +610,7 @@ void panes_mem(struct panes *p)
 		term_puts(ta->y, ta->x + ticks[i].x, ta->w - ticks[i].x, ticks[i].label, ROLE_DIM);
 }
 
-void panes_output_title(struct panes *p, uint64_t lines, int eof)
+void panes_output_title(struct panes *p, uint64_t lines, int eof, uint64_t unrecorded)
 {
 	const struct rect *r = &p->lay.out_title;
 	enum role tr = p->focus == FOCUS_OUTPUT ? ROLE_FOCUS : ROLE_TITLE;
@@ -623,7 +623,10 @@ void panes_output_title(struct panes *p, uint64_t lines, int eof)
 		x += term_printf(r->y, x, r->x + r->w - x, ROLE_PAUSED, " %zu lines back ", p->out_back);
 	x += term_printf(r->y, x, r->x + r->w - x, ROLE_DIM, " %llu lines%s ", (unsigned long long)lines,
 			 eof ? ", ended" : "");
-	if (p->out_where)
+	if (unrecorded) /* shown here, missing from the recording (its queue full, or it failed) */
+		term_printf(r->y, x, r->x + r->w - x, ROLE_WARN, " %llu of them not in the recording ",
+			    (unsigned long long)unrecorded);
+	else if (p->out_where)
 		term_printf(r->y, x, r->x + r->w - x, ROLE_DIM, " %s ", p->out_where);
 }
 

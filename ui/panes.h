@@ -88,7 +88,8 @@ void panes_query(struct panes *p);
 void panes_header(struct panes *p);
 void panes_notice(struct panes *p);
 void panes_mem(struct panes *p);
-void panes_output_title(struct panes *p, uint64_t lines, int eof);
+/* The output pane's title: lines, the end, and lines the recording lacks. */
+void panes_output_title(struct panes *p, uint64_t lines, int eof, uint64_t unrecorded);
 void panes_status(struct panes *p);
 void panes_help(struct panes *p);
 void panes_too_small(struct panes *p, int rows, int cols);

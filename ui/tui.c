@@ -66,6 +66,8 @@ struct tui {
 	uint64_t follow_due_ns; /* a replay followed live: the next read */
 	uint64_t rec_at_ns;  /* the instant the list and output show now (0: none) */
 	int at_lines_cut;    /* output older than the store keeps was let go of */
+	uint64_t unrecorded; /* output lines the recording lacks, as last shown */
+	int rec_failed;      /* the recording's failure was said */
 	int in_fd, out_fd, tty_fd, sig_fd, log_fd, pty_fd;
 	int stop_sig; /* the signal that started stopping the command */
 	int pty_eof, tty_gone, done, finished;
@@ -967,7 +969,7 @@ static void tui_draw(struct tui *t, uint64_t now)
 			plist_draw(t->pl, run_store(t->ctx->run), &p->lay, p->focus == FOCUS_PROCS);
 		if ((t->dirty & D_OUT) && p->lay.out.h) {
 			struct outpane *op = tui_op(t);
-			panes_output_title(p, outpane_total(op) - 1, t->pty_eof);
+			panes_output_title(p, outpane_total(op) - 1, t->pty_eof, t->recorded ? 0 : t->unrecorded);
 			if (t->pty_fd < 0 && !t->recorded)
 				term_puts(p->lay.out_body.y, 1, p->lay.out_body.w - 1,
 					  "the command's output is not captured", ROLE_DIM);
@@ -1019,6 +1021,24 @@ static void tui_prompt_look(struct tui *t, uint64_t now)
 	}
 }
 
+/* The recording's trouble while the run goes on: its failure said once (the
+ * summary says it again), output lines it lacks counted in the output's title. */
+static void tui_recording_check(struct tui *t)
+{
+	char msg[256];
+	uint64_t unrec = run_output_unrecorded(t->ctx->run, t->rec_failed ? NULL : msg, sizeof(msg));
+
+	if (!t->rec_failed && msg[0]) {
+		t->rec_failed = 1;
+		panes_message(&t->p, "%s; the run goes on", msg);
+		t->dirty |= D_STATUS;
+	}
+	if (unrec != t->unrecorded) {
+		t->unrecorded = unrec;
+		t->dirty |= D_OUT;
+	}
+}
+
 /* Work due on the clock: frames, process list, messages, the quit sequence. */
 static void tui_tick(struct tui *t, uint64_t now, int data)
 {
@@ -1055,6 +1075,7 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 	}
 	if (data)
 		t->dirty |= D_MEM | D_STATS | D_HEADER;
+	tui_recording_check(t);
 	if (!t->finished && now >= t->next_frame_ns) {
 		t->dirty |= D_HEADER; /* the elapsed time and live edge move */
 		if (!p->tl.paused)

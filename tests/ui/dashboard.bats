@@ -675,3 +675,24 @@ moved_while_running() {
 	[[ "$output" =~ (50M|64M|80M|60M|40M|48M)┤ ]] || { ui_show; false; }
 	ui_keys q y
 }
+
+@test "output the recording cannot keep (a full disk) is counted in the output's title; the failure is said" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to mount a small tmpfs"
+	command -v sqlite3 >/dev/null || { echo "sqlite3 missing (make deps)" >&2; false; }
+	local mnt="$BATS_TEST_TMPDIR/small" n kept
+	mkdir -p "$mnt"
+	mount -t tmpfs -o size=320k none "$mnt" || skip "cannot mount a tmpfs here"
+	# 200,000 lines (1.3 MB) into a recording that has room for 320 KiB
+	ui_start 100 30 -- --record "$mnt/r.db" -- sh -c 'seq 200000; sleep 4'
+	ui_wait 'disk full.*the run goes on' || { umount "$mnt"; false; }
+	ui_wait '200000 lines.*not in the recording' || { umount "$mnt"; false; }
+	n=$(ui_cap | grep -Eo '200000 lines +[0-9]+ of them not in the recording' |
+		grep -Eo '[0-9]+ of them' | grep -Eo '[0-9]+') || true
+	ui_keys q y
+	ui_wait '\[spacetime exited' || { umount "$mnt"; false; }
+	kept=$(sqlite3 "$mnt/r.db" 'SELECT count(*) FROM output' 2>/dev/null) || kept=0
+	umount "$mnt"
+	[ -n "$n" ] || { ui_show; echo "no count of the lines not recorded" >&2; false; }
+	# the truth: every line printed is in the recording or counted as not
+	[ "$((n + kept))" -eq 200000 ] || { echo "$n not recorded + $kept kept != 200000" >&2; false; }
+}

@@ -375,6 +375,40 @@ static void test_output_drops(void **state)
 	store_free(st);
 }
 
+/* A burst of output far larger than the queue's first buffers (256 KiB):
+ * they grow, and 200,000 lines (11 MB) pushed at once, faster than any
+ * write, are all recorded, none dropped. */
+static void test_output_burst(void **state)
+{
+	struct recorder_config cfg = { .interval_ms = 60000 };
+	struct recdb_run_info info = { .start_wall_ns = 1, .base_ns = 1 };
+	struct recorder_stats stats;
+	char path[128], msg[256], line[48];
+	struct store *st = store_new(NULL);
+	struct recorder *r;
+	struct recdb *db;
+	int64_t run_id;
+	enum { N = 200000 };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/burst.db", dir);
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_run_begin(db, &info, &run_id), 0);
+	r = recorder_start(st, db, run_id, &cfg);
+	assert_non_null(r);
+	for (int i = 0; i < N; i++) {
+		int n = snprintf(line, sizeof(line), "line %09d of the burst, 40 bytes", i);
+		recorder_output(r, 10 + (uint64_t)i, line, (size_t)n);
+	}
+	assert_int_equal(recorder_finish(r, RECDB_END_EXITED), 0);
+	recorder_stats(r, &stats);
+	assert_int_equal(stats.lines_dropped, 0);
+	assert_int_equal(stats.lines, N);
+	recorder_free(r);
+	recdb_close(db);
+	store_free(st);
+}
+
 /* A database on a tiny tmpfs: the recorder reports the full disk, the
  * caller's pushes and output calls go on without waiting, finish returns
  * -ENOSPC with a message. */
@@ -646,6 +680,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_everything),
 		cmocka_unit_test(test_output_drops),
+		cmocka_unit_test(test_output_burst),
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_pass_cost),
 		cmocka_unit_test(test_finish_deadline),
