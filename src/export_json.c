@@ -114,7 +114,7 @@ static void write_outlived(FILE *f, struct store *st, const struct store_summary
 				len = -1; /* the parent's, inherited: not its job */
 			write_job(f, len > 0 ? buf : NULL, len > 0 ? ((size_t)len < CAP ? (size_t)len : CAP) : 0,
 				  r->comm, &first);
-			jsonw_u64(f, "peak_pss_kib", r->peak_pss_kib, &first);
+			snap_u64(f, "peak_pss_kib", r->peak_pss_kib, (r->valid & PROC_V_PSS) != 0, &first); /* null: never read */
 			jsonw_u64(f, "start_us", r->start_ns > s->start_ns ? (r->start_ns - s->start_ns) / 1000 : 0, &first);
 			snap_u64(f, "end_us", r->end_ns > s->start_ns ? (r->end_ns - s->start_ns) / 1000 : 0, r->end_ns != 0,
 				 &first);

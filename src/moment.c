@@ -110,13 +110,19 @@ static int figures_at(struct store *st, uint64_t t, struct proc_rec *v, size_t n
 			if (s->t_ns > t || !(r = by_id(v, ix, n, s->id)) || s->t_ns < seen[r - v])
 				continue;
 			seen[r - v] = s->t_ns;
-			r->pss_kib = r->peak_pss_kib = s->pss_kib;
-			r->rss_kib = r->peak_rss_kib = s->rss_kib;
-			r->utime_us = s->cpu_us;
-			r->minflt = s->minflt;
-			r->majflt = s->majflt;
-			r->valid = (r->valid & PROC_V_ARGV) |
-				   (s->valid & (PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS));
+			/* each figure the latest that has it: a sample of the PSS
+			 * alone leaves the CPU and faults read a moment before */
+			if (s->valid & PROC_V_PSS)
+				r->pss_kib = r->peak_pss_kib = s->pss_kib;
+			if (s->valid & PROC_V_RSS)
+				r->rss_kib = r->peak_rss_kib = s->rss_kib;
+			if (s->valid & PROC_V_CPU)
+				r->utime_us = s->cpu_us;
+			if (s->valid & PROC_V_FAULTS) {
+				r->minflt = s->minflt;
+				r->majflt = s->majflt;
+			}
+			r->valid |= s->valid & (PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
 		}
 	}
 	free(ix);

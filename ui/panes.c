@@ -638,9 +638,16 @@ void panes_status(struct panes *p)
 
 	term_blank(r->y, r->x, 1, r->w);
 	if (p->quit == QUIT_CONFIRM) {
-		term_puts(r->y, r->x, r->w,
-			  " The command is still running. Stop it and quit? y: SIGTERM now, SIGKILL after 5 s; any other key: no ",
-			  ROLE_PAUSED);
+		static const char *ask[] = {
+			" The command is still running. Stop it and quit? y: SIGTERM now, SIGKILL after 5 s; any other key: no ",
+			" The command is still running. Stop it and quit? y: SIGTERM, SIGKILL after 5 s; other keys: no ",
+			" The command is still running. Stop it and quit? y: yes; any other key: no ",
+			" Still running: stop it and quit? y/n ",
+		};
+		size_t k = 0;
+		while (k + 1 < sizeof(ask) / sizeof(ask[0]) && (int)strlen(ask[k]) > r->w)
+			k++;
+		term_puts(r->y, r->x, r->w, ask[k], ROLE_PAUSED);
 		return;
 	}
 	if (p->prompt) {
@@ -659,15 +666,18 @@ void panes_status(struct panes *p)
 	if (p->msg[0] && p->now_ns < p->msg_until_ns) {
 		/* too long: up to its last clause that fits ("the command
 		 * finished; q quits and ..." is "the command finished"), else
-		 * cut at a blank */
+		 * its last list item that fits, else cut at a blank */
 		char m[sizeof(p->msg)];
 		snprintf(m, sizeof(m), "%s", p->msg);
 		if ((int)strlen(m) > r->w - 1) {
-			char *semi = NULL;
-			for (char *s = strstr(m, "; "); s && s - m <= r->w - 1; s = strstr(s + 1, "; "))
-				semi = s;
-			if (semi)
-				*semi = 0;
+			char *cut = NULL;
+			for (int sep = 0; sep < 2 && !cut; sep++) { /* a clause, else a list's item */
+				const char *by = sep ? ", " : "; ";
+				for (char *s = strstr(m, by); s && s - m <= r->w - 1; s = strstr(s + 1, by))
+					cut = s;
+			}
+			if (cut)
+				*cut = 0;
 		}
 		term_puts(r->y, r->x + 1, r->w - 1, m, ROLE_WARN);
 		return;
@@ -690,52 +700,112 @@ void panes_status(struct panes *p)
 	term_printf(r->y, r->x + r->w - nfw, nfw, ROLE_DIM, "[%s]", focus_name[p->focus]);
 }
 
-/* Help text after the key lines. */
+/* Help text after the key lines: paragraphs, wrapped to the screen. */
 static const char *panes_help_extra[] = {
 	"",
-	"  Memory: PSS of the whole tree stacked as anon, file and shmem; RSS as a line (r).",
-	"  Estimates: grey columns (without colour: hollow, their top edge only) and a ~",
-	"  before PSS; over 2% of that PSS is a guess between smaps_rollup reads.",
-	"  Tasks: live processes (filled) and threads (line). Faults: minor fault rate,",
-	"  major faults (needed I/O) in their own row. CPU: cores in use, user and system.",
-	"  Processes: ~ marks a PSS estimated since the last smaps_rollup read.",
-	"  The cursor (c) sets the instant of every pane: header, boxes, processes, output;",
-	"  0 brings them back to the present (a replay's: its end). The run's peak is",
-	"  marked over its column at the graph's top; P puts the cursor on it. replay",
-	"  --against RUN: that run's PSS (cyan) over this one's, from the same start.",
-	"  Pausing or zooming changes only the view: collection never stops.",
+	"Memory: PSS of the whole tree stacked as anon, file and shmem; RSS as a line (r).",
+	"Estimates: grey columns (without colour: hollow, their top edge only) and a ~ before PSS; "
+	"over 2% of that PSS is a guess between smaps_rollup reads.",
+	"Tasks: live processes (filled) and threads (line). Faults: minor fault rate, major faults "
+	"(needed I/O) in their own row. CPU: cores in use, user and system.",
+	"Processes: ~ marks a PSS estimated since the last smaps_rollup read.",
+	"The cursor (c) sets the instant of every pane: header, boxes, processes, output; 0 brings them "
+	"back to the present (a replay's: its end). The run's peak is marked over its column at the "
+	"graph's top; P puts the cursor on it.",
+	"replay --against RUN: that run's PSS (cyan) over this one's, from the same start.",
+	"Pausing or zooming changes only the view: collection never stops.",
 };
+
+#define PANES_HELP_MAX 256 /* screen lines of help at most */
+#define PANES_HELP_W 88    /* paragraphs no wider than this */
+
+struct help_line {
+	char s[160];
+	enum role r;
+};
+
+/* Wraps text into lines of at most width columns at blanks (a word longer
+ * than a line is cut): the first line starts at column indent, the others
+ * at hang. Appends to out[*n..max). */
+static void panes_help_wrap(const char *text, int indent, int hang, int width, enum role r,
+			    struct help_line *out, size_t *n, size_t max)
+{
+	size_t len = strlen(text), i = 0;
+	int first = 1;
+
+	do {
+		int at = first ? indent : hang, room = width - at;
+		size_t take = len - i;
+		if (room < 8)
+			room = 8;
+		if (take > (size_t)room) { /* end at the last blank that fits */
+			size_t k = (size_t)room;
+			while (k > 0 && text[i + k] != ' ')
+				k--;
+			take = k ? k : (size_t)room;
+		}
+		if (*n < max) {
+			snprintf(out[*n].s, sizeof(out[*n].s), "%*s%.*s", at, "", (int)take, text + i);
+			out[(*n)++].r = r;
+		}
+		i += take;
+		while (i < len && text[i] == ' ')
+			i++;
+		first = 0;
+	} while (i < len);
+}
+
+/* The help as screen lines for a screen cols wide: each key with its words
+ * (wrapped under the words), the paragraphs, the notice and the output's
+ * place. Returns the count. */
+static size_t panes_help_lines(const struct panes *p, int cols, struct help_line *out, size_t max)
+{
+	char line[256], what[320];
+	size_t n = 0, nkeys = keys_help_line(p->kind, 0, NULL, 0);
+	int w = cols - 1 < PANES_HELP_W ? cols - 1 : PANES_HELP_W;
+
+	for (size_t k = 0; k < nkeys; k++) {
+		keys_help_line(p->kind, k, line, sizeof(line));
+		/* the words start after the key names' column: continuation there */
+		const char *d = strstr(line + 2, "  ");
+		int hang = d ? (int)(d - line) : 2;
+		while (d && *d == ' ')
+			d++;
+		hang = d ? (int)(d - line) : hang;
+		if (hang > w / 2)
+			hang = 4;
+		panes_help_wrap(line, 0, hang, w, ROLE_NORMAL, out, &n, max);
+	}
+	for (size_t k = 0; k < sizeof(panes_help_extra) / sizeof(panes_help_extra[0]); k++)
+		panes_help_wrap(panes_help_extra[k], 2, 2, w, ROLE_NORMAL, out, &n, max);
+	if (p->notice) {
+		panes_help_wrap("", 0, 0, w, ROLE_NORMAL, out, &n, max);
+		snprintf(what, sizeof(what), "note: %s", p->notice);
+		panes_help_wrap(what, 2, 4, w, ROLE_WARN, out, &n, max);
+	}
+	if (p->out_where) {
+		snprintf(what, sizeof(what), "The command's output is %s", p->out_where);
+		panes_help_wrap(what, 2, 4, w, ROLE_NORMAL, out, &n, max);
+	}
+	return n;
+}
 
 void panes_help(struct panes *p)
 {
+	static struct help_line lines[PANES_HELP_MAX];
 	int rows, cols;
-	char line[256];
-	size_t nkeys = keys_help_line(p->kind, 0, NULL, 0);
-	size_t nextra = sizeof(panes_help_extra) / sizeof(panes_help_extra[0]);
-	size_t total = nkeys + nextra + (p->notice ? 2 : 0) + (p->out_where ? 1 : 0);
 
 	term_size(&rows, &cols);
+	size_t total = panes_help_lines(p, cols, lines, PANES_HELP_MAX);
 	term_blank(0, 0, rows, cols);
 	term_fill(0, 0, cols, ' ', ROLE_HEADER);
-	term_puts(0, 1, cols - 1, "spacetime keys: any key closes, Up/Down scroll", ROLE_HEADER_HI);
+	term_puts(0, 1, cols - 1, cols > 54 ? "spacetime help: Up/Down scroll, any other key closes" : "Up/Down scroll, any other key closes",
+		  ROLE_HEADER_HI);
 	size_t body = rows > 1 ? (size_t)rows - 1 : 0;
 	if (p->help_top + body > total)
 		p->help_top = total > body ? total - body : 0;
-	for (size_t i = 0; i < body && p->help_top + i < total; i++) {
-		size_t k = p->help_top + i;
-		enum role r = ROLE_NORMAL;
-		if (k < nkeys) {
-			keys_help_line(p->kind, k, line, sizeof(line));
-		} else if ((k -= nkeys) < nextra) {
-			snprintf(line, sizeof(line), "%s", panes_help_extra[k]);
-		} else if ((k -= nextra) < (p->notice ? 2u : 0u)) {
-			snprintf(line, sizeof(line), "%s%s", k ? "  note: " : "", k ? p->notice : "");
-			r = ROLE_WARN;
-		} else {
-			snprintf(line, sizeof(line), "  The command's output is %s", p->out_where);
-		}
-		term_puts((int)i + 1, 0, cols, line, r);
-	}
+	for (size_t i = 0; i < body && p->help_top + i < total; i++)
+		term_puts((int)i + 1, 0, cols, lines[p->help_top + i].s, lines[p->help_top + i].r);
 }
 
 /* Below the smallest layout: the message, its words wrapped to the

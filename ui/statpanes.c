@@ -27,6 +27,24 @@ static void statpanes_rate(char *b, size_t cap, double v)
 		graph_fmt_si(b, cap, v);
 }
 
+/* A count row of the Tasks box: "procs   3 live, 151 made", shorter forms
+ * ("3/151 made", "3/151") where the box is narrow, never a name alone. */
+static void statpanes_count(const struct rect *t, int row, const char *name, enum role r, unsigned live,
+			    unsigned made)
+{
+	char v[3][48];
+	int w = t->w - 1;
+
+	snprintf(v[0], sizeof(v[0]), "%u live, %u made", live, made);
+	snprintf(v[1], sizeof(v[1]), "%u/%u made", live, made);
+	snprintf(v[2], sizeof(v[2]), "%u/%u", live, made);
+	int k = 0;
+	while (k < 2 && (int)(strlen(name) + strlen(v[k])) > w)
+		k++;
+	int x = t->x + 1 + term_puts(t->y + row, t->x + 1, w, name, r);
+	term_puts(t->y + row, x, t->x + t->w - x, v[k], ROLE_NORMAL);
+}
+
 /* The tasks box: live and created counts, and a graph of live counts. */
 static void statpanes_tasks(struct panes *p, const struct layout_box *bx, const struct panes_at *at)
 {
@@ -57,16 +75,12 @@ static void statpanes_tasks(struct panes *p, const struct layout_box *bx, const 
 	statpanes_box_title(&bx->title, "Tasks", note);
 	term_blank(t->y, t->x, t->h, t->w);
 	if (at->ok && (at->s.valid & SAMPLE_COUNTS)) {
-		int x = t->x + 1 + term_puts(t->y, t->x + 1, t->w - 1, "procs   ", ROLE_PROCS);
 		/* the process list's snapshot when there is one: both say the same */
 		int snap = panes_snap_fits(p);
-		term_printf(t->y, x, t->x + t->w - x, ROLE_NORMAL, "%u live, %u made",
-			    snap ? p->snap_live : at->s.live_procs, snap ? p->snap_made : at->s.total_procs);
-		if (t->h > 1) {
-			x = t->x + 1 + term_puts(t->y + 1, t->x + 1, t->w - 1, "threads ", ROLE_THREADS);
-			term_printf(t->y + 1, x, t->x + t->w - x, ROLE_NORMAL, "%u live, %u made",
-				    at->s.live_threads, at->s.total_threads);
-		}
+		statpanes_count(t, 0, "procs   ", ROLE_PROCS, snap ? p->snap_live : at->s.live_procs,
+				snap ? p->snap_made : at->s.total_procs);
+		if (t->h > 1)
+			statpanes_count(t, 1, "threads ", ROLE_THREADS, at->s.live_threads, at->s.total_threads);
 	} else {
 		term_puts(t->y, t->x + 1, t->w - 1, "counts n/a", ROLE_DIM);
 	}

@@ -109,3 +109,15 @@ wait_tree_run() {
 	assert_status 0
 	assert_json '.outlived | length' -eq 0
 }
+
+# A job started as the command exits, between two samples (one a minute):
+# never read, its peak PSS is unknown, not 0.
+@test "orphans: a job that outlived the command before any sample read it: peak PSS n/a, null in the JSON" {
+	stj -i 60000 -- sh -c 'exec 1>&- 2>&-; sleep 0.5; sleep 30 & exit 0'
+	assert_status 0
+	assert_json '.outlived | length' -eq 1
+	ORPHAN_PIDS+=("$(jv '.outlived[0].pid')")
+	assert_json '.outlived[0].peak_pss_kib' = null
+	[[ $stderr =~ peak\ PSS\ n/a\ +running ]] || st_fail "the summary does not say n/a for the job never read"
+	[[ $stderr != *"peak PSS 0 B"* ]] || st_fail "the summary says 0 B for a figure never measured"
+}

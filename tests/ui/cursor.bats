@@ -79,7 +79,7 @@ teardown() {
 	ui_wait 'cursor on the peak'
 	# the help offers neither
 	ui_keys '?'
-	ui_wait 'spacetime keys'
+	ui_wait 'spacetime help'
 	screen=$(ui_cap)
 	[[ $screen != *"type to the command"* ]] || { ui_show; false; }
 	[[ $screen != *"back to live"* ]] || { ui_show; false; }

@@ -294,7 +294,7 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	ui_start 100 30 -- sh -c 'sleep 30'
 	ui_wait 'running'
 	ui_keys '?'
-	ui_wait 'spacetime keys'
+	ui_wait 'spacetime help'
 	run -0 --keep-empty-lines ui_cap
 	local k
 	for k in 'space +pause' 'zoom in' 'Left +pan' '0, End +back to live' 'c +timeline cursor' \
@@ -302,7 +302,7 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 		[[ "$output" =~ $k ]] || { echo "missing: $k"; ui_show; false; }
 	done
 	ui_keys x
-	ui_wait_gone 'spacetime keys'
+	ui_wait_gone 'spacetime help'
 	ui_wait '─ Processes'
 }
 

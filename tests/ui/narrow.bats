@@ -12,7 +12,7 @@ load tmux
 LABELS=(Memory Tasks Faults CPU Processes Output procs threads live made minor major
 	total cores core user sys time anon file shmem estimated RSS PSS peak view graph
 	served memory finished running sort quit help pause zoom pan cursor focus lines
-	ended netlink KiB MiB processes timeline read ago age faults from)
+	ended netlink KiB MiB process processes timeline read ago age faults from)
 
 setup() {
 	ui_require
@@ -44,17 +44,68 @@ cut_labels() {
 	grep -oE '(anon|file|shmem|RSS|PSS) [0-9.]+($|[^0-9. ]| [^BKMG])' <<<"$1" | sed 's/^/size without unit: /'
 	# a figure's name with no figure after it at the line's end ("minflt")
 	grep -oE '(procs|threads|cores|faults|major|minor|minflt|majflt|cpu|thr) *$' <<<"$1" | sed 's/^/name without figure: /'
+	grep -oE '(procs|threads) +([^0-9 ]|$)' <<<"$1" | sed 's/^/count name without figure: /'
 	return 0
+}
+
+# help_pages: every page of the help screen open (? pressed), paged down
+# until the last, on stdout; leaves the help open.
+help_pages() {
+	local prev="" cur i
+	for ((i = 0; i < 40; i++)); do
+		cur=$(ui_cap)
+		[ "$cur" != "$prev" ] || break
+		printf '%s\n' "$cur"
+		prev=$cur
+		ui_keys PageDown
+		sleep 0.3
+	done
+}
+
+# help_words SPACETIME_ARGS...: the words of the help screen on a screen
+# wide enough for every line whole (200x100), one per line, sorted.
+help_words() {
+	ui_start 200 100 -- "$@"
+	ui_wait ' q quit'
+	ui_keys '?'
+	ui_wait 'Up/Down scroll'
+	help_pages | tr -s ' ' '\n' | grep -v '^$' | sort -u
+	ui_quit
+}
+
+# ui_quit: closes the help and quits, stopping the command if it asks.
+ui_quit() {
+	ui_keys Escape
+	ui_wait_gone 'Up/Down scroll' >&2
+	ui_keys q
+	sleep 0.3
+	! ui_cap | grep -qi 'stop it and quit' || ui_keys y
+	ui_wait '\[spacetime exited' >&2
+}
+
+# check_help WORDS_FILE: the help open on the screen, paged through, shows
+# only words of the wide help (no "collec" of "collection" at a line's end).
+check_help() {
+	local bad
+	ui_keys '?'
+	ui_wait 'Up/Down scroll'
+	# (a path, of the output log's, is cut where the line ends)
+	bad=$(help_pages | tr -s ' ' '\n' | grep -v '^$' | grep -v -e '^/' -e 'output-' | sort -u | comm -23 - "$1")
+	[ -z "$bad" ] || { echo "help words cut: $(tr '\n' ' ' <<<"$bad")"; ui_show; return 1; }
+	ui_keys Escape
+	ui_wait_gone 'Up/Down scroll'
 }
 
 # check_sizes WORKLOAD...: at each size, the screen has no label cut, live
 # and with the cursor on.
 check_sizes() {
 	local sz cols rows screen bad
+	WORDS="$BATS_TEST_TMPDIR/help-words"
+	help_words --no-record -- sleep 60 >"$WORDS"
 	for sz in 40x12 60x20 80x24 100x30; do
 		cols=${sz%x*} rows=${sz#*x}
 		ui_start "$cols" "$rows" -- --no-record "$@"
-		ui_wait 'procs +[0-9]|procs [0-9]'
+		ui_wait "${WAIT_FOR:-procs +[0-9]}"
 		sleep 1.5 # a few frames: the boxes and titles filled in
 		screen=$(ui_cap)
 		bad=$(cut_labels "$screen")
@@ -65,8 +116,8 @@ check_sizes() {
 		screen=$(ui_cap)
 		bad=$(cut_labels "$screen")
 		[ -z "$bad" ] || { echo "at $sz with the cursor, cut: $bad"; ui_show; false; }
-		ui_keys q y
-		ui_wait '\[spacetime exited'
+		check_help "$WORDS"
+		ui_quit
 	done
 }
 
@@ -76,4 +127,35 @@ check_sizes() {
 
 @test "every label whole at 40x12, 60x20, 80x24 and 100x30: 150 processes (three-digit counts)" {
 	check_sizes "$WL/fanout" 150 6000
+}
+
+@test "every label whole at 40x12, 60x20, 80x24 and 100x30: 150 processes, finished" {
+	WAIT_FOR='finished, exit 0' check_sizes "$WL/fanout" 150 300
+}
+
+@test "every label whole at 40x12, 60x20, 80x24 and 100x30: a replay, its cursor and its help" {
+	local db="$BATS_TEST_TMPDIR/r.db" sz cols rows screen bad
+	"$SPACETIME" -s -o /dev/null --record "$db" -- sh "$TREE" </dev/null >/dev/null 2>&1 &
+	# the tree's sleeps hold it for 5 minutes: the recording is read as it is
+	sleep 2
+	pkill -f 'sleep 30[1-4]' || true
+	wait
+	WORDS="$BATS_TEST_TMPDIR/help-words"
+	help_words replay last --db "$db" >"$WORDS"
+	for sz in 40x12 60x20 80x24 100x30; do
+		cols=${sz%x*} rows=${sz#*x}
+		ui_start "$cols" "$rows" -- replay last --db "$db"
+		ui_wait 'replay|finished'
+		sleep 0.5
+		screen=$(ui_cap)
+		bad=$(cut_labels "$screen")
+		[ -z "$bad" ] || { echo "replay at $sz, cut: $bad"; ui_show; false; }
+		ui_keys c
+		sleep 0.5
+		screen=$(ui_cap)
+		bad=$(cut_labels "$screen")
+		[ -z "$bad" ] || { echo "replay at $sz with the cursor, cut: $bad"; ui_show; false; }
+		check_help "$WORDS"
+		ui_quit
+	done
 }

@@ -203,3 +203,31 @@ PY
 	run "$SPACETIME" replay --db "$db" last --against 7
 	[ "$status" -eq 1 ] && [[ $output == *"no run 7"* ]] || { echo "$output"; false; }
 }
+
+@test "replay: the cursor on an estimate whose range is half its value or more reads 'not measured yet', not a figure" {
+	local db="$BATS_TEST_TMPDIR/r.db" vague="$BATS_TEST_TMPDIR/vague.db" screen
+	"$SPACETIME" -s -o /dev/null --record "$db" -- "$WL/fill" 24 2500 </dev/null >/dev/null 2>&1
+	# the same run, its samples made estimates as wide as their value
+	cp "$db" "$vague"
+	sqlite3 "$vague" 'UPDATE samples SET pss_est_kib = pss_kib WHERE valid & 1'
+	# as recorded: a figure at 1 s, the fill's 24 MiB
+	ui_start 100 30 -- replay last --at 1 --db "$db"
+	ui_wait '^─ at 1\.0s +PSS ~?2[3-5]\.[0-9] MiB'
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	# a range of a quarter of the value says something: the figure and its range
+	cp "$db" "$BATS_TEST_TMPDIR/quarter.db"
+	sqlite3 "$BATS_TEST_TMPDIR/quarter.db" 'UPDATE samples SET pss_est_kib = pss_kib / 4 WHERE valid & 1'
+	ui_start 100 30 -- replay last --at 1 --db "$BATS_TEST_TMPDIR/quarter.db"
+	ui_wait '^─ at 1\.0s +PSS ~2[3-5]\.[0-9] MiB (±|\+-)[56]\.[0-9]+ MiB'
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	ui_start 100 30 -- replay last --at 1 --db "$vague"
+	ui_wait '^─ at 1\.0s +PSS not measured yet'
+	screen=$(ui_cap)
+	# no figure nor range beside it, none of its parts
+	! grep -E '^─ at 1\.0s.*(MiB|KiB).*(±|\+-)|anon [0-9]' <<<"$screen" || { ui_show; false; }
+	! grep -E '^─ at 1\.0s +PSS not measured yet +[0-9~]' <<<"$screen" || { ui_show; false; }
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+}

@@ -136,7 +136,7 @@ tm send-keys f
 wait_for 'Finished processes'
 shot dashboard-finished-list "finished processes, heaviest first"
 tm send-keys f '?'
-wait_for 'spacetime keys'
+wait_for 'spacetime help'
 shot dashboard-help "help, generated from the key table"
 tm send-keys x
 tm resize-window -x 40 -y 12

@@ -78,6 +78,39 @@ static void test_alive_and_figures(void **state)
 	store_free(st);
 }
 
+/* Each figure at t is the latest sample that has it: a read of the PSS
+ * alone after one of everything leaves the CPU and faults of the first. */
+static void test_figures_latest_each(void **state)
+{
+	struct store_config sc = {.proc_samples_len = 64};
+	struct store *st = store_new(&sc);
+	struct store_proc_sample all = {.id = 1, .t_ns = 10 * MS, .pss_kib = 100, .rss_kib = 120, .cpu_us = 7000,
+					.minflt = 900, .majflt = 3,
+					.valid = PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS};
+	struct store_proc_sample pss = {.id = 1, .t_ns = 20 * MS, .pss_kib = 150, .rss_kib = 160,
+					.valid = PROC_V_PSS | PROC_V_RSS};
+	struct moment m;
+
+	(void)state;
+	add_proc(st, 1, 0, 0);
+	store_push_proc_samples(st, &all, 1);
+	store_push_proc_samples(st, &pss, 1);
+	assert_int_equal(moment_take(st, 25 * MS, 25 * MS, 0, &m), 0);
+	assert_int_equal(m.nprocs, 1);
+	assert_int_equal(m.procs[0].pss_kib, 150);
+	assert_int_equal(m.procs[0].rss_kib, 160);
+	assert_int_equal(m.procs[0].utime_us, 7000);
+	assert_int_equal(m.procs[0].minflt, 900);
+	assert_int_equal(m.procs[0].majflt, 3);
+	assert_int_equal(m.procs[0].valid & (PROC_V_CPU | PROC_V_FAULTS), PROC_V_CPU | PROC_V_FAULTS);
+	moment_free(&m);
+	/* before any sample with them: unknown */
+	assert_int_equal(moment_take(st, 5 * MS, 5 * MS, 0, &m), 0);
+	assert_int_equal(m.procs[0].valid & (PROC_V_PSS | PROC_V_CPU | PROC_V_FAULTS), 0);
+	moment_free(&m);
+	store_free(st);
+}
+
 /* A ring of 4 per-process samples that let older ones go: an instant before
  * the oldest kept says its figures are not kept; a later one has them. */
 static void test_figures_cut(void **state)
@@ -107,6 +140,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alive_and_figures),
 		cmocka_unit_test(test_figures_cut),
+		cmocka_unit_test(test_figures_latest_each),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
