@@ -772,9 +772,9 @@ static size_t panes_help_lines(const struct panes *p, int cols, struct help_line
 		while (d && *d == ' ')
 			d++;
 		hang = d ? (int)(d - line) : hang;
-		if (hang > w / 2)
+		if (hang > (cols - 1) / 2)
 			hang = 4;
-		panes_help_wrap(line, 0, hang, w, ROLE_NORMAL, out, &n, max);
+		panes_help_wrap(line, 0, hang, cols - 1, ROLE_NORMAL, out, &n, max);
 	}
 	for (size_t k = 0; k < sizeof(panes_help_extra) / sizeof(panes_help_extra[0]); k++)
 		panes_help_wrap(panes_help_extra[k], 2, 2, w, ROLE_NORMAL, out, &n, max);
