@@ -1,0 +1,92 @@
+/* mapkinds LOCK_MIB HUGE_MIB FILE FILE_MIB HOLD_MS: memory of the kinds the
+ * drill-down tells apart, each of a known size, held HOLD_MS ms, then exit 0.
+ *  - LOCK_MIB MiB of anonymous memory, touched and mlock()ed (Locked);
+ *  - HUGE_MIB MiB of anonymous memory aligned to 2 MiB, madvise(MADV_HUGEPAGE)
+ *    and touched (AnonHugePages, where transparent huge pages are on);
+ *  - FILE (created, FILE_MIB MiB of non-zero bytes) mapped read-only, then
+ *    unlinked (the mapping shows as "FILE (deleted)") and read whole (file
+ *    pages in the page cache, freed at exit).
+ * A size of 0 leaves that kind out (FILE "-" too). Prints "ready" on stdout
+ * once everything is in place. Truth: the sizes given; whether huge pages were
+ * obtained is the kernel's (mapkinds says "huge: N kB" from its own smaps). */
+#define WORKLOAD_NAME "mapkinds"
+#include <fcntl.h>
+#include <string.h>
+#include "workload.h"
+
+#define HUGE (2ul << 20)
+
+/* Writes mib MiB of non-zero bytes to a new file path; returns its fd. */
+static int make_file(const char *path, long mib)
+{
+	static char buf[1 << 20];
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	memset(buf, 1, sizeof(buf)); /* workload_read_pages checks for 1s */
+	for (long i = 0; i < mib; i++)
+		for (size_t done = 0; done < sizeof(buf);) {
+			ssize_t n = write(fd, buf + done, sizeof(buf) - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return -1;
+			done += (size_t)n;
+		}
+	return fd;
+}
+
+/* Anonymous memory of bytes aligned to 2 MiB, asked for as huge pages, touched. */
+static int huge_fill(size_t bytes)
+{
+	char *raw = mmap(NULL, bytes + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return -1;
+	char *p = (char *)(((unsigned long)raw + HUGE - 1) & ~(HUGE - 1));
+	if (madvise(p, bytes, MADV_HUGEPAGE) < 0)
+		perror("mapkinds: madvise(MADV_HUGEPAGE)");
+	for (size_t i = 0; i < bytes; i += WORKLOAD_PAGE)
+		p[i] = 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 6) {
+		fprintf(stderr, "usage: mapkinds LOCK_MIB HUGE_MIB FILE FILE_MIB HOLD_MS\n");
+		return 2;
+	}
+	long lock_mib = workload_arg_long(argv[1], 0, 1L << 20, "LOCK_MIB");
+	long huge_mib = workload_arg_long(argv[2], 0, 1L << 20, "HUGE_MIB");
+	const char *path = argv[3];
+	long file_mib = workload_arg_long(argv[4], 0, 1L << 20, "FILE_MIB");
+	long hold_ms = workload_arg_long(argv[5], 0, LONG_MAX / 1000, "HOLD_MS");
+	int fd = -1;
+
+	if (lock_mib) {
+		volatile char *l = workload_fill((size_t)lock_mib << 20, MAP_PRIVATE);
+		if (!l || mlock((const void *)l, (size_t)lock_mib << 20) < 0) {
+			perror("mapkinds: mlock");
+			return 1;
+		}
+	}
+	if (huge_mib && huge_fill((size_t)huge_mib << 20) < 0) {
+		perror("mapkinds: mmap");
+		return 1;
+	}
+	if (file_mib && strcmp(path, "-")) {
+		fd = make_file(path, file_mib);
+		volatile const char *f = fd >= 0 ? mmap(NULL, (size_t)file_mib << 20, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+		/* unlinked once mapped: the mapping stays, named "FILE (deleted)" */
+		if (fd >= 0)
+			unlink(path);
+		if (f == MAP_FAILED || workload_read_pages(f, (size_t)file_mib << 20) < 0) {
+			perror("mapkinds: file");
+			return 1;
+		}
+	}
+	printf("ready\n");
+	fflush(stdout);
+	workload_sleep_ms(hold_ms);
+	return 0;
+}
