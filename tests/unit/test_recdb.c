@@ -675,11 +675,13 @@ static void test_procs_and_output_at(void **state)
 	assert_int_equal(m.procs[1].id, 2);
 	assert_int_equal(m.procs[1].pss_kib, 300);
 	moment_free(&m);
-	/* 2 s exactly: 1's 2 s sample counts (at or before); 2 ended at 1.5 s */
+	/* 2 s exactly: 1's 2 s sample counts (at or before), its faults (not in
+	 * it) the 1 s sample's; 2 ended at 1.5 s */
 	assert_int_equal(moment_take(back, BASE + 2 * SEC, BASE + 2 * SEC, 0, &m), 0);
 	assert_int_equal(m.nprocs, 1);
 	assert_int_equal(m.procs[0].pss_kib, 200);
-	assert_int_equal(m.procs[0].valid & ~PROC_V_ARGV, PROC_V_PSS | PROC_V_RSS | PROC_V_CPU);
+	assert_int_equal(m.procs[0].minflt, 130);
+	assert_int_equal(m.procs[0].valid & ~PROC_V_ARGV, PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
 	moment_free(&m);
 	/* 3 s: 1 (still at 200) and 4 (no sample) */
 	assert_int_equal(moment_take(back, BASE + 3 * SEC, BASE + 3 * SEC, 0, &m), 0);
