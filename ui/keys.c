@@ -53,6 +53,10 @@ static const struct key_binding keys[] = {
 	{'n', ACT_SEARCH_NEXT, "n", "the next process the search finds", NULL, 0, 0},
 	{'\\', ACT_FILTER, "\\", "filter the processes: only those holding the text (Enter; empty: all)", NULL, 0, 0},
 	{'x', ACT_FOLD, "x", "fold / unfold the subtree under the selected process", NULL, 0, 0},
+	{'m', ACT_MAPS, "m",
+	 "memory map of the selected process: its mappings grouped (program, libraries, heap, stack, anonymous, files) "
+	 "with RSS, PSS, swap, huge pages, locked memory",
+	 NULL, 0, KEYS_LIVE},
 	{'o', ACT_OUTPUT, "o", "show / hide the command's output pane", "output", 0, 0},
 	{'r', ACT_RSS, "r", "show / hide the RSS line over the stacked PSS", NULL, 0, 0},
 	{'g', ACT_GLYPHS, "g", "graph glyphs: Braille, blocks, ASCII (UTF-8 locales)", NULL, 0, 0},

@@ -43,6 +43,7 @@ enum key_action {
 	ACT_SEARCH_NEXT,
 	ACT_FILTER,
 	ACT_FOLD,
+	ACT_MAPS,
 	ACT_COUNT /* not an action: how many there are */
 };
 

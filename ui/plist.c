@@ -908,3 +908,16 @@ int plist_select_at(struct plist *pl, const struct layout *l, int y)
 	pl->sel_id = pl->recs[pl->rows[pl->sel].rec].id;
 	return 1;
 }
+
+int plist_selected(struct plist *pl, struct store *st, struct proc_rec *out, char *job, size_t job_cap)
+{
+	const char *j = NULL;
+
+	if (!pl->nrows || pl->sel >= pl->nrows)
+		return 0;
+	*out = pl->recs[pl->rows[pl->sel].rec];
+	size_t n = job_of(pl, st, out, &j);
+	if (job_cap)
+		snprintf(job, job_cap, "%.*s", (int)n, n ? j : "");
+	return 1;
+}

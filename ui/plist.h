@@ -53,6 +53,9 @@ int plist_search(struct plist *pl, struct store *st, const char *text, int next)
 int plist_toggle_fold(struct plist *pl);
 /* A click: selects the row drawn on screen row y. Returns 1 when one is. */
 int plist_select_at(struct plist *pl, const struct layout *l, int y);
+/* The selected process (its record as last refreshed) and its job name
+ * (job_cap bytes). Returns 1 when a row is selected, 0 when none is. */
+int plist_selected(struct plist *pl, struct store *st, struct proc_rec *out, char *job, size_t job_cap);
 /* Draws the title, the column heads and the rows. */
 void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int focused);
 

@@ -10,6 +10,7 @@
 #include "export.h"
 #include "keys.h"
 #include "layout.h"
+#include "mapview.h"
 #include "outpane.h"
 #include "panes.h"
 #include "plist.h"
@@ -42,6 +43,7 @@
 #define TUI_PLIST_MIN_NS 500000000ull      /* process list refresh, at most 2/s */
 #define TUI_PLIST_COST_FACTOR 100          /* ... and using at most 1% of a core */
 #define TUI_OUT_LINES 4000
+#define TUI_MAP_SHARE 0.01 /* memory-map reads: at most 1% of a core */
 #define TUI_PTY_READS 8
 
 enum {
@@ -80,6 +82,8 @@ struct tui {
 	int esc_pending;
 	uint64_t esc_ns;
 	int drag_x;                /* a button pressed over the graph: its column (-1: none) */
+	struct mapread *mr;        /* the memory-map reader, started at the first m */
+	struct mapview *mv;        /* the memory map shown over the screen (NULL: none) */
 	uint64_t out_ns, wait_check_ns; /* last output; next look for a prompt */
 	uint64_t wait_every_ns;         /* how often, doubled while none is found */
 };
@@ -790,6 +794,44 @@ static void act_redraw(struct tui *t, enum key_action a, uint64_t now)
 	t->dirty |= D_ALL;
 }
 
+/* m: the selected process's memory map over the screen, read on the map
+ * reader's thread (started the first time). A replay has no maps yet. */
+static void act_maps(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct proc_rec rec;
+	char job[128];
+	(void)a, (void)now;
+
+	if (t->recorded) {
+		panes_message(&t->p, "no memory maps are recorded: m reads a live process's");
+		return;
+	}
+	if (!plist_selected(t->pl, t->p.st, &rec, job, sizeof(job))) {
+		panes_message(&t->p, "no process selected: Up/Down select one, m shows its memory map");
+		return;
+	}
+	if (!t->mr && !(t->mr = mapread_new(NULL, TUI_MAP_SHARE))) {
+		panes_message(&t->p, "cannot read memory maps: %s", strerror(errno));
+		return;
+	}
+	if (!(t->mv = mapview_open(t->mr, &rec, job, t->p.start_ns))) {
+		panes_message(&t->p, "cannot show the memory map: %s", strerror(errno));
+		return;
+	}
+	t->dirty |= D_ALL;
+}
+
+/* A key over the memory map: its own, or it closes. */
+static void tui_map_key(struct tui *t, enum key_action a, int key)
+{
+	if (!mapview_key(t->mv, a, key)) {
+		mapview_close(t->mv);
+		t->mv = NULL;
+		erase();
+	}
+	t->dirty |= D_ALL;
+}
+
 static const tui_act_fn tui_acts[ACT_COUNT] = {
 	[ACT_QUIT] = act_quit,           [ACT_HELP] = act_help,
 	[ACT_PAUSE] = act_pause,         [ACT_ZOOM_IN] = act_zoom,
@@ -809,6 +851,7 @@ static const tui_act_fn tui_acts[ACT_COUNT] = {
 	[ACT_TYPE] = act_type,           [ACT_REDRAW] = act_redraw,
 	[ACT_SEARCH] = act_find,         [ACT_SEARCH_NEXT] = act_find,
 	[ACT_FILTER] = act_find,         [ACT_FOLD] = act_find,
+	[ACT_MAPS] = act_maps,
 };
 
 /* A key on the help screen: scrolls it, any other closes it. */
@@ -843,8 +886,12 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 		return;
 	}
 	if (key == (TERM_FN | KEY_MOUSE)) {
-		if (!p->help && p->quit != QUIT_CONFIRM)
+		if (!p->help && !t->mv && p->quit != QUIT_CONFIRM)
 			tui_mouse(t);
+		return;
+	}
+	if (t->mv && p->quit != QUIT_CONFIRM) {
+		tui_map_key(t, a, key);
 		return;
 	}
 	if (p->help) {
@@ -953,6 +1000,8 @@ static void tui_draw(struct tui *t, uint64_t now)
 		panes_too_small(p, rows, cols);
 	} else if (p->help) {
 		panes_help(p);
+	} else if (t->mv && p->quit != QUIT_CONFIRM) {
+		mapview_draw(t->mv, now);
 	} else {
 		panes_begin(p, now);
 		if (t->dirty & (D_MEM | D_STATS))
@@ -1076,6 +1125,8 @@ static void tui_tick(struct tui *t, uint64_t now, int data)
 	if (data)
 		t->dirty |= D_MEM | D_STATS | D_HEADER;
 	tui_recording_check(t);
+	if (t->mv && mapview_poll(t->mv, now))
+		t->dirty |= D_ALL;
 	if (!t->finished && now >= t->next_frame_ns) {
 		t->dirty |= D_HEADER; /* the elapsed time and live edge move */
 		if (!p->tl.paused)
@@ -1300,6 +1351,8 @@ out:
 	outpane_free(t.op);
 	outpane_free(t.op_at);
 	plist_free(t.pl);
+	mapview_close(t.mv);
+	mapread_free(t.mr);
 	panes_free(&t.p);
 	return rc;
 }

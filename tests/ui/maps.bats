@@ -1,0 +1,129 @@
+#!/usr/bin/env bats
+# The memory map of a process (m in the process list), driven in tmux. Truth:
+# the mapkinds workload's arguments: LOCK_MIB mlock()ed, HUGE_MIB asked for as
+# transparent huge pages, a FILE_MIB file mapped (then deleted) and read whole.
+
+load tmux
+
+setup() {
+	ui_require
+	[ -x "$WL/mapkinds" ] || { echo "no $WL/mapkinds (make workloads)" >&2; return 1; }
+	FILE="$BATS_TEST_TMPDIR/map kinds.dat"
+}
+
+teardown() {
+	ui_teardown
+}
+
+# mib_of TEXT: "64.0 MiB" (or KiB, GiB, "0") in MiB.
+mib_of() {
+	awk -v t="$1" 'BEGIN { n = split(t, a, " "); v = a[1] + 0
+		if (a[2] == "KiB") v /= 1024; else if (a[2] == "GiB") v *= 1024; else if (a[2] == "B") v = 0
+		printf "%.3f\n", v }'
+}
+
+# cell ROW_REGEX HEAD: the figure in column HEAD (a head of the map's second
+# row) of the first row matching ROW_REGEX, in MiB. Columns are 10 wide.
+cell() {
+	# columns counted in characters (the sort's ▼ is one), not bytes
+	local LC_ALL=C.UTF-8 screen head i
+	screen=$(ui_cap)
+	head=$(sed -n 2p <<<"$screen")
+	for ((i = 0; i < 12; i++)); do
+		[[ "${head:i*10:10}" == *"$2"* ]] && break
+	done
+	[ "$i" -lt 12 ] || { echo "no column $2" >&2; return 1; }
+	local row
+	row=$(grep -E -m1 -- "$1" <<<"$screen") || { echo "no row /$1/" >&2; return 1; }
+	mib_of "$(sed 's/^ *//' <<<"${row:i*10:10}")"
+}
+
+# within V TRUTH PCT
+within() {
+	awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { exit !(v >= t * (1 - p / 100) && v <= t * (1 + p / 100)) }' ||
+		{ echo "$1 MiB is not within $3% of $2 MiB" >&2; return 1; }
+}
+
+# open_map: once the workload is ready, it selected (the heaviest, first), its map opened.
+open_map() {
+	ui_wait '^ready' # everything in place (in the output pane)
+	ui_keys Tab
+	ui_wait 'Processes.*─'
+	ui_keys m
+	ui_wait 'Memory map of [0-9]+ mapkinds'
+	ui_wait 'total, [0-9]+ mappings'
+}
+
+@test "memory map: 16 MiB mlocked and a 32 MiB file (deleted, its name with a space) within 3%; s sorts" {
+	[ "$(id -u)" -eq 0 ] || skip "mlock of 16 MiB needs root (the default memlock limit is 8 MiB)"
+	ui_start 100 30 -- --no-record -- "$WL/mapkinds" 16 0 "$FILE" 32 20000
+	open_map
+	local v
+	v=$(cell 'total, ' Locked) && within "$v" 16 3
+	v=$(cell 'map kinds\.dat \(deleted\)' RSS) && within "$v" 32 3
+	v=$(cell '\[anon\]' Locked) && within "$v" 16 3
+	# the groups pmap shows: the program, libc, the heap, the stack
+	ui_cap | grep -qE 'libc\.so' || { ui_show; false; }
+	ui_cap | grep -qE '\[stack\]' || { ui_show; false; }
+	ui_cap | grep -qE 'read [0-9]+ s ago' || { ui_show; false; }
+	# sorted by PSS (its head marked), s moves to RSS
+	ui_cap | sed -n 2p | grep -qE 'PSS[▼v]' || { ui_show; false; }
+	ui_keys s
+	ui_wait 'RSS[▼v]'
+	# m closes it: the dashboard again
+	ui_keys m
+	ui_wait_gone 'Memory map of'
+	ui_wait 'Processes'
+	ui_keys q y
+	ui_wait '\[spacetime exited'
+}
+
+@test "memory map: 64 MiB in transparent huge pages within 3%" {
+	grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
+		skip "transparent huge pages are off here (never)"
+	[ -r /sys/kernel/mm/transparent_hugepage/enabled ] || skip "no transparent huge pages in this kernel"
+	ui_start 120 30 -- --no-record -- "$WL/mapkinds" 0 64 - 0 20000
+	open_map
+	local v
+	v=$(cell 'total, ' Huge)
+	awk -v v="$v" 'BEGIN { exit !(v > 0) }' || skip "the kernel gave no huge pages now (fragmented memory)"
+	within "$v" 64 3
+	v=$(cell '\[anon\]' Huge) && within "$v" 64 3
+	ui_keys q q y
+	ui_wait '\[spacetime exited'
+}
+
+@test "memory map: a process that exits while its map is shown keeps the map taken, with its time, and no error; then m on nothing, and on the finished list" {
+	ui_start 100 30 -- --no-record -- "$WL/mapkinds" 0 0 "$FILE" 8 2500
+	open_map
+	ui_wait 'exited; map taken at [0-9.]+ s' 15
+	! ui_cap | grep -qiE 'error|cannot|denied' || { ui_show; false; }
+	local v
+	v=$(cell 'map kinds\.dat \(deleted\)' RSS) && within "$v" 8 3
+	ui_keys m
+	ui_wait_gone 'Memory map of'
+	# no live process left to select: m says how
+	ui_wait 'no live process'
+	ui_keys m
+	ui_wait 'no process selected'
+	# the finished list: the process that ended, its map as taken
+	ui_keys f
+	ui_wait 'finished'
+	ui_keys m
+	ui_wait 'exited; map taken at [0-9.]+ s'
+	ui_keys Escape
+	ui_wait_gone 'Memory map of'
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+}
+
+@test "memory map: m in a replay says maps are read live" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	"$SPACETIME" -s -o /dev/null -- "$WL/mapkinds" 0 0 - 0 200 </dev/null >/dev/null 2>&1
+	ui_start 100 30 -- replay last
+	ui_wait 'replay of run'
+	ui_keys m
+	ui_wait 'no memory maps are recorded'
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+}
