@@ -356,6 +356,9 @@ uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint
 		return cost;
 	}
 	c->sum.pss_reads++;
+	e->rd_swap = r.valid & PROCFS_ROLLUP_SWAP ? r.swap_kib : 0;
+	e->rd_thp = r.valid & PROCFS_ROLLUP_THP ? r.thp_kib : 0;
+	e->rd_locked = r.valid & PROCFS_ROLLUP_LOCKED ? r.locked_kib : 0;
 	if (r.valid & PROCFS_ROLLUP_SPLIT) {
 		e->rd_pss_anon = r.pss_anon_kib;
 		e->rd_pss_file = r.pss_file_kib;
@@ -747,6 +750,11 @@ static int sample_fill(struct collector *c, struct sample *s, const struct pssmo
 		s->pss_file_kib += e->est_file_kib;
 		s->pss_shmem_kib += e->est_shmem_kib;
 		s->rss_kib += e->rec.rss_kib;
+		if (e->rd_ok) { /* the kinds as last read */
+			s->swap_kib += e->rd_swap;
+			s->thp_kib += e->rd_thp;
+			s->locked_kib += e->rd_locked;
+		}
 		sum += c->mp[j].est_kib;
 		have_mem |= e->rd_ok || e->anon_rss + e->shared_rss > 0;
 	}

@@ -273,9 +273,20 @@ static void tick_counts(struct collector *c, struct sample *s, uint64_t now)
 	/* no process counted yet (the command not exec'd, or gone before any
 	 * read): its memory is unknown, not 0; once all have gone, it is 0 */
 	if (c->model_seen)
-		s->valid |= SAMPLE_PSS | SAMPLE_RSS;
+		s->valid |= SAMPLE_PSS | SAMPLE_RSS | SAMPLE_KINDS;
 	if ((s->valid & SAMPLE_RSS) && s->rss_kib > c->sum.max_tree_rss_kib)
 		c->sum.max_tree_rss_kib = s->rss_kib;
+	if (s->valid & SAMPLE_KINDS) {
+		c->sum.kinds_known = 1;
+		if (s->swap_kib > c->sum.max_swap_kib) {
+			c->sum.max_swap_kib = s->swap_kib;
+			c->sum.max_swap_t_ns = s->t_ns;
+		}
+		if (s->thp_kib > c->sum.max_thp_kib)
+			c->sum.max_thp_kib = s->thp_kib;
+		if (s->locked_kib > c->sum.max_locked_kib)
+			c->sum.max_locked_kib = s->locked_kib;
+	}
 }
 
 /* The interval's traced floor, the exit samples and the peak; returns

@@ -300,6 +300,12 @@ static void write_counts(FILE *f, const struct store_summary *sp, int *first)
 	jsonw_u64(f, "peak_rss_kib", s.ru_maxrss_kib, first);
 	jsonw_u64(f, "peak_tree_rss_kib", s.peak.rss_kib, first);
 	jsonw_u64(f, "max_tree_rss_kib", s.max_tree_rss_kib, first);
+	/* the kinds of the tree's memory at their highest (null: not known) */
+	snap_u64(f, "max_swap_kib", s.max_swap_kib, s.kinds_known, first);
+	snap_u64(f, "max_swap_us", s.max_swap_t_ns > s.start_ns ? (s.max_swap_t_ns - s.start_ns) / 1000 : 0,
+		 s.kinds_known && s.max_swap_kib, first);
+	snap_u64(f, "max_thp_kib", s.max_thp_kib, s.kinds_known, first);
+	snap_u64(f, "max_locked_kib", s.max_locked_kib, s.kinds_known, first);
 	jsonw_u64(f, "processes", s.last.total_procs, first);
 	jsonw_u64(f, "threads", s.last.total_threads, first);
 	jsonw_u64(f, "execs_count", s.total_execs, first);
@@ -424,6 +430,9 @@ static void snap_sample(FILE *f, const struct export_snap *sn, const struct expo
 	snap_u64(f, "live_threads", b->mean.live_threads, cnt, &first);
 	snap_u64(f, "total_procs", b->max.total_procs, cnt, &first);
 	snap_u64(f, "total_threads", b->max.total_threads, cnt, &first);
+	snap_u64(f, "swap_kib", b->max.swap_kib, b->valid & SAMPLE_KINDS, &first);
+	snap_u64(f, "thp_kib", b->max.thp_kib, b->valid & SAMPLE_KINDS, &first);
+	snap_u64(f, "locked_kib", b->max.locked_kib, b->valid & SAMPLE_KINDS, &first);
 	fputc('}', f);
 }
 

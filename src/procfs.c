@@ -77,6 +77,8 @@ static uint64_t *rollup_field(struct procfs_rollup *out, const char *key, size_t
 		{ "Anonymous", offsetof(struct procfs_rollup, anon_kib), PROCFS_ROLLUP_ANON },
 		{ "Private_Clean", offsetof(struct procfs_rollup, private_clean_kib), 1u << 11 },
 		{ "Private_Dirty", offsetof(struct procfs_rollup, private_dirty_kib), 1u << 12 },
+		{ "AnonHugePages", offsetof(struct procfs_rollup, thp_kib), PROCFS_ROLLUP_THP },
+		{ "Locked", offsetof(struct procfs_rollup, locked_kib), PROCFS_ROLLUP_LOCKED },
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -93,7 +95,8 @@ static uint64_t *rollup_field(struct procfs_rollup *out, const char *key, size_t
 #define ROLLUP_SPLIT_PARTS (7u << 8)
 #define ROLLUP_PRIVATE_PARTS (3u << 11)
 
-/* Picks the Rss, Pss, Pss_Anon/File/Shmem, Anonymous, Private_* and Swap lines out of smaps_rollup;
+/* Picks the Rss, Pss, Pss_Anon/File/Shmem, Anonymous, Private_*, Swap, AnonHugePages and Locked
+ * lines out of smaps_rollup;
  * a wanted line with a malformed value fails the parse, never a wrong number. */
 int procfs_parse_smaps_rollup(const char *buf, size_t len, struct procfs_rollup *out)
 {
@@ -135,7 +138,8 @@ int procfs_parse_smaps_rollup(const char *buf, size_t len, struct procfs_rollup 
 	}
 	if (!(seen & PROCFS_ROLLUP_PSS))
 		goto bad;
-	out->valid = seen & (PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_PSS | PROCFS_ROLLUP_SWAP | PROCFS_ROLLUP_ANON);
+	out->valid = seen & (PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_PSS | PROCFS_ROLLUP_SWAP | PROCFS_ROLLUP_ANON |
+			     PROCFS_ROLLUP_THP | PROCFS_ROLLUP_LOCKED);
 	if ((seen & ROLLUP_SPLIT_PARTS) == ROLLUP_SPLIT_PARTS)
 		out->valid |= PROCFS_ROLLUP_SPLIT;
 	else

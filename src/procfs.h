@@ -15,6 +15,8 @@ enum {
 	PROCFS_ROLLUP_SWAP = 1u << 3,
 	PROCFS_ROLLUP_ANON = 1u << 4,  /* anon_kib: the Anonymous line */
 	PROCFS_ROLLUP_PRIVATE = 1u << 5, /* private_kib: Private_Clean + Private_Dirty */
+	PROCFS_ROLLUP_THP = 1u << 6,   /* thp_kib: AnonHugePages */
+	PROCFS_ROLLUP_LOCKED = 1u << 7, /* locked_kib: Locked */
 };
 struct procfs_rollup {
 	uint64_t rss_kib, pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib, swap_kib;
@@ -22,6 +24,7 @@ struct procfs_rollup {
 	uint64_t private_clean_kib, private_dirty_kib;
 	uint64_t private_kib; /* pages only this process maps: Pss - private_kib is its
 			       * share of pages others map too */
+	uint64_t thp_kib, locked_kib; /* in transparent huge pages; mlock()ed */
 	uint32_t valid;
 };
 /* Parses smaps_rollup text. Returns 0, or -EINVAL when no Pss line is present. */

@@ -31,7 +31,7 @@
 #include "store.h"
 
 /* The schema this spacetime writes; files with a higher one are refused. */
-#define RECDB_SCHEMA_VERSION 1
+#define RECDB_SCHEMA_VERSION 2
 
 enum {
 	RECDB_RDONLY = 1u << 0,  /* read only; the file must exist */

@@ -24,7 +24,8 @@ const struct recdb_sql_field recdb_sql_sample_fields[] = {
 	SMP(majflt, U64, CNT), SMP(utime_us, U64, CNT), SMP(stime_us, U64, CNT),
 	SMP(live_procs, U32, U32M), SMP(live_threads, U32, U32M), SMP(total_procs, U32, U32M),
 	SMP(total_threads, U32, U32M),
-	SMP(valid, U32, SAMPLE_PSS | SAMPLE_RSS | SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS),
+	SMP(valid, U32, SAMPLE_PSS | SAMPLE_RSS | SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS | SAMPLE_KINDS),
+	SMP(swap_kib, U64, KIB), SMP(thp_kib, U64, KIB), SMP(locked_kib, U64, KIB),
 };
 const size_t recdb_sql_nsample_fields =
 	sizeof(recdb_sql_sample_fields) / sizeof(recdb_sql_sample_fields[0]);
@@ -36,7 +37,9 @@ const struct recdb_sql_field recdb_sql_sum_fields[] = {
 	SUM(start_ns, TIME, 0), SUM(end_ns, TIME, 0), SUM(root_end_ns, TIME, 0),
 	SUM(exited, INT, 1), SUM(orphans_reaped, U64, CNT), SUM(wait_status, INT, 0xffff),
 	SUM(ru_utime_us, U64, CNT), SUM(ru_stime_us, U64, CNT), SUM(ru_maxrss_kib, U64, KIB),
-	SUM(max_tree_rss_kib, U64, KIB), SUM(ru_minflt, U64, CNT), SUM(ru_majflt, U64, CNT),
+	SUM(max_tree_rss_kib, U64, KIB), SUM(max_swap_kib, U64, KIB), SUM(max_thp_kib, U64, KIB),
+	SUM(max_locked_kib, U64, KIB), SUM(max_swap_t_ns, TIME, 0), SUM(kinds_known, INT, 1),
+	SUM(ru_minflt, U64, CNT), SUM(ru_majflt, U64, CNT),
 	SUM(ru_nvcsw, U64, CNT), SUM(ru_nivcsw, U64, CNT), SUM(ru_inblock, U64, CNT),
 	SUM(ru_oublock, U64, CNT), SUM(peak_measured, INT, 1), SUM(peak_floor, INT, 1),
 	SUM(peak_unconfirmed_kib, U64, KIB), SUM(pss_est_share, DBL, 1),

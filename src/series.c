@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Field groups, one per bit of struct sample.valid (SAMPLE_PSS .. SAMPLE_COUNTS). */
-#define SERIES_NGROUPS 5
+/* Field groups, one per bit of struct sample.valid (SAMPLE_PSS .. SAMPLE_KINDS). */
+#define SERIES_NGROUPS 6
 
 /* Sums of up to 2^32 values of up to 2^64 need more than 64 bits. */
 #ifdef __SIZEOF_INT128__
@@ -36,6 +36,9 @@ static const struct series_field {
 	{ offsetof(struct sample, live_threads), 0, 4 },
 	{ offsetof(struct sample, total_procs), 0, 4 },
 	{ offsetof(struct sample, total_threads), 0, 4 },
+	{ offsetof(struct sample, swap_kib), 1, 5 },
+	{ offsetof(struct sample, thp_kib), 1, 5 },
+	{ offsetof(struct sample, locked_kib), 1, 5 },
 };
 
 /* A closed bucket, plus how many of its samples knew each field group (the

@@ -23,6 +23,7 @@ enum {
 	SAMPLE_FAULTS = 1u << 2,  /* minflt, majflt */
 	SAMPLE_CPU = 1u << 3,     /* utime_us, stime_us */
 	SAMPLE_COUNTS = 1u << 4,  /* live/total processes and threads */
+	SAMPLE_KINDS = 1u << 5,   /* swap_kib, thp_kib, locked_kib */
 };
 
 /* One instant of the whole tree. Cumulative fields only grow. */
@@ -38,6 +39,9 @@ struct sample {
 	uint32_t live_procs, live_threads;
 	uint32_t total_procs, total_threads; /* created so far, root included */
 	uint32_t valid;
+	/* kinds of the tree's memory, from each live process's last smaps_rollup
+	 * read: swapped out, in transparent huge pages (anonymous), locked */
+	uint64_t swap_kib, thp_kib, locked_kib;
 };
 
 /* An estimate that passes the highest measured sample by more than this share
@@ -45,7 +49,7 @@ struct sample {
 #define STORE_PEAK_EST_MARGIN 0.01
 
 /* Fields aggregated over a bucket: every numeric field of struct sample. */
-#define STORE_NFIELDS 15
+#define STORE_NFIELDS 18
 
 /* A time bucket: min, max and mean of every field over the samples in it.
  * At the finest tier a bucket holds one sample and min == max == mean.
@@ -131,6 +135,11 @@ struct store_summary {
 	uint64_t ru_utime_us, ru_stime_us, ru_maxrss_kib;
 	uint64_t max_tree_rss_kib; /* the highest RSS sum of the tree at a tick: what
 				    * summing RSS would call the peak */
+	/* the kinds of the tree's memory at their highest over the run (samples'
+	 * swap_kib, thp_kib, locked_kib), when the first swap was seen;
+	 * kinds_known: some sample had them (a run recorded before did not) */
+	uint64_t max_swap_kib, max_thp_kib, max_locked_kib, max_swap_t_ns;
+	int kinds_known;
 	uint64_t ru_minflt, ru_majflt, ru_nvcsw, ru_nivcsw, ru_inblock, ru_oublock;
 	struct sample peak;        /* the sample with the highest tree PSS: the highest
 				    * measured one, or the highest estimate while none

@@ -305,6 +305,28 @@ static void put_times(FILE *f, const struct store_summary *sp)
 		fprintf(f, "  cpu             %.0f%% of one core\n", (user + sys) * 100 / wall);
 }
 
+/* The kinds of the tree's memory at their highest: swap always (a build that
+ * swapped must show it), huge pages and locked memory when there were some. */
+static void put_kinds(FILE *f, const struct store_summary *s)
+{
+	char a[32];
+
+	if (!s->kinds_known)
+		return;
+	report_size(a, sizeof(a), s->max_swap_kib);
+	if (s->max_swap_kib)
+		fprintf(f, "  swapped out     %s at most, at %.3f s: the machine ran short of memory\n", a,
+			s->max_swap_t_ns > s->start_ns ? (double)(s->max_swap_t_ns - s->start_ns) / 1e9 : 0);
+	else
+		fprintf(f, "  swapped out     none\n");
+	report_size(a, sizeof(a), s->max_thp_kib);
+	if (s->max_thp_kib)
+		fprintf(f, "  huge pages      %s at most (transparent, anonymous)\n", a);
+	report_size(a, sizeof(a), s->max_locked_kib);
+	if (s->max_locked_kib)
+		fprintf(f, "  locked          %s at most (mlock)\n", a);
+}
+
 /* The peak PSS with its doubt and split, and the peak RSS. */
 static void put_peaks(FILE *f, const struct store_summary *s, int utf8)
 {
@@ -329,6 +351,7 @@ static void put_peaks(FILE *f, const struct store_summary *s, int utf8)
 	if (s->peak.pss_kib)
 		fprintf(f, "; tree %s at the PSS peak", b);
 	fputc('\n', f);
+	put_kinds(f, s);
 }
 
 /* Threads, execs, faults, context switches and block I/O. */

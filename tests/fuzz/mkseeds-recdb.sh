@@ -146,7 +146,7 @@ UPDATE processes SET seq = 0 WHERE run_id = 1;"
 variant no_runs "DELETE FROM runs;"
 
 # refused at open: a newer schema, another application's database
-variant schema_newer "UPDATE meta SET value = 2 WHERE key = 'schema_version';"
+variant schema_newer "UPDATE meta SET value = 99 WHERE key = 'schema_version';"
 variant foreign "UPDATE meta SET value = 'other' WHERE key = 'application';"
 
 mkdir -p "$out"

@@ -96,6 +96,54 @@ static void test_pss_clock(void **state)
 	fp_free(f);
 }
 
+/* P's smaps_rollup with swap, huge pages and locked memory (KiB). */
+static void set_kinds(struct fakeproc *f, uint64_t swap, uint64_t thp, uint64_t locked)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "%d/smaps_rollup", (int)P);
+	fp_printf(f, rel,
+		  "5652a31dc000-7ffc18c2e000 ---p 00000000 00:00 0                          [rollup]\n"
+		  "Rss:                1200 kB\nPss:                 900 kB\nPss_Anon:            800 kB\n"
+		  "Pss_File:            100 kB\nPss_Shmem:             0 kB\nPrivate_Clean:         0 kB\n"
+		  "Private_Dirty:       800 kB\nAnonymous:           800 kB\nAnonHugePages:  %8" PRIu64 " kB\n"
+		  "Swap:           %8" PRIu64 " kB\nSwapPss:        %8" PRIu64 " kB\nLocked:         %8" PRIu64 " kB\n",
+		  thp, swap, swap, locked);
+}
+
+/* The kinds of the tree's memory: each sample has its processes' last reads
+ * of swap, huge pages and locked memory; the summary their highest, and when
+ * the swap was highest. */
+static void test_pss_kinds(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow();
+
+	set_kinds(f, 0, 512, 64);
+	read_and_tick(f);
+	assert_true(f->c->sum.last.valid & SAMPLE_KINDS);
+	assert_int_equal(f->c->sum.last.swap_kib, 0);
+	assert_int_equal(f->c->sum.last.thp_kib, 512);
+	assert_int_equal(f->c->sum.last.locked_kib, 64);
+	assert_true(f->c->sum.kinds_known);
+	/* 2 MiB swapped out at t2 */
+	uint64_t t2 = f->now_ns += 100 * MS;
+	set_kinds(f, 2048, 0, 64);
+	read_and_tick(f);
+	assert_int_equal(f->c->sum.last.swap_kib, 2048);
+	assert_int_equal(f->c->sum.max_swap_kib, 2048);
+	assert_int_equal(f->c->sum.max_swap_t_ns, t2);
+	/* back in: the sample says 0, the run's highest stays */
+	f->now_ns += 100 * MS;
+	set_kinds(f, 0, 0, 0);
+	read_and_tick(f);
+	assert_int_equal(f->c->sum.last.swap_kib, 0);
+	assert_int_equal(f->c->sum.max_swap_kib, 2048);
+	assert_int_equal(f->c->sum.max_thp_kib, 512);
+	assert_int_equal(f->c->sum.max_locked_kib, 64);
+	fp_free(f);
+}
+
 /* The run's peak is the highest measured sample; a higher estimate that no
  * read confirmed is kept apart; the estimated share is weighed by the time
  * each sample stood for. */
@@ -255,6 +303,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pss_schedule_self_cpu),
 		cmocka_unit_test(test_pss_clock),
+		cmocka_unit_test(test_pss_kinds),
 		cmocka_unit_test(test_pss_peak),
 		cmocka_unit_test(test_pss_peak_floor),
 		cmocka_unit_test(test_pss_sweep),

@@ -370,8 +370,21 @@ static void test_rollup(void **state)
 
 	assert_int_equal(procfs_parse_smaps_rollup(b, len, &r), 0);
 	assert_int_equal(r.valid, PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_PSS | PROCFS_ROLLUP_SPLIT |
-					  PROCFS_ROLLUP_SWAP | PROCFS_ROLLUP_ANON | PROCFS_ROLLUP_PRIVATE);
+					  PROCFS_ROLLUP_SWAP | PROCFS_ROLLUP_ANON | PROCFS_ROLLUP_PRIVATE |
+					  PROCFS_ROLLUP_THP | PROCFS_ROLLUP_LOCKED);
 	assert_int_equal(r.private_kib, 64); /* 0 clean + 64 dirty */
+	assert_int_equal(r.thp_kib, 0);
+	assert_int_equal(r.locked_kib, 0);
+	free(b);
+	/* mapkinds: 64 MiB in huge pages, 16 MiB locked */
+	b = load("mapkinds.smaps_rollup", &len);
+	assert_int_equal(procfs_parse_smaps_rollup(b, len, &r), 0);
+	assert_int_equal(r.thp_kib, 65536);
+	assert_int_equal(r.locked_kib, 16384);
+	assert_int_equal(r.rss_kib, 117180);
+	free(b);
+	b = load("proc_threads.smaps_rollup", &len);
+	assert_int_equal(procfs_parse_smaps_rollup(b, len, &r), 0);
 	assert_int_equal(r.rss_kib, 66872);
 	assert_int_equal(r.anon_kib, 65660);
 	assert_int_equal(r.pss_kib, 22095);
@@ -393,7 +406,8 @@ static void test_rollup(void **state)
 	b = load("old_kernel.smaps_rollup", &len);
 	assert_int_equal(procfs_parse_smaps_rollup(b, len, &r), 0);
 	assert_int_equal(r.valid, PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_PSS | PROCFS_ROLLUP_SWAP |
-					  PROCFS_ROLLUP_ANON | PROCFS_ROLLUP_PRIVATE);
+					  PROCFS_ROLLUP_ANON | PROCFS_ROLLUP_PRIVATE | PROCFS_ROLLUP_THP |
+					  PROCFS_ROLLUP_LOCKED);
 	assert_int_equal(r.pss_kib, 22095);
 	assert_int_equal(r.pss_anon_kib, 0);
 	free(b);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "moment.h"
 #include "outlog.h"
 #include "recdb.h"
@@ -71,7 +72,10 @@ static struct sample mk_sample(uint64_t i)
 	s.live_threads = (uint32_t)(1000 * i + 13);
 	s.total_procs = (uint32_t)(1000 * i + 14);
 	s.total_threads = (uint32_t)(1000 * i + 15);
-	s.valid = (uint32_t)(i % 32); /* every combination of valid bits */
+	s.swap_kib = 1000 * i + 16;
+	s.thp_kib = 1000 * i + 17;
+	s.locked_kib = 1000 * i + 18;
+	s.valid = (uint32_t)(i % 64); /* every combination of valid bits */
 	return s;
 }
 
@@ -93,6 +97,9 @@ static void assert_sample_equal(const struct sample *a, const struct sample *b)
 	assert_int_equal(a->live_threads, b->live_threads);
 	assert_int_equal(a->total_procs, b->total_procs);
 	assert_int_equal(a->total_threads, b->total_threads);
+	assert_int_equal(a->swap_kib, b->swap_kib);
+	assert_int_equal(a->thp_kib, b->thp_kib);
+	assert_int_equal(a->locked_kib, b->locked_kib);
 	assert_int_equal(a->valid, b->valid);
 }
 
@@ -187,6 +194,11 @@ static void mk_summary(struct store_summary *s)
 	s->ru_stime_us = v++;
 	s->ru_maxrss_kib = v++;
 	s->max_tree_rss_kib = v++;
+	s->max_swap_kib = v++;
+	s->max_thp_kib = v++;
+	s->max_locked_kib = v++;
+	s->max_swap_t_ns = BASE + 1500 * MS;
+	s->kinds_known = 1;
 	s->ru_minflt = v++;
 	s->ru_majflt = v++;
 	s->ru_nvcsw = v++;
@@ -241,6 +253,11 @@ static void assert_summary_equal(const struct store_summary *a, const struct sto
 	assert_int_equal(a->orphans_reaped, b->orphans_reaped);
 	assert_int_equal(a->wait_status, b->wait_status);
 	assert_int_equal(a->ru_utime_us, b->ru_utime_us);
+	assert_int_equal(a->max_swap_kib, b->max_swap_kib);
+	assert_int_equal(a->max_thp_kib, b->max_thp_kib);
+	assert_int_equal(a->max_locked_kib, b->max_locked_kib);
+	assert_int_equal(a->max_swap_t_ns, b->max_swap_t_ns);
+	assert_int_equal(a->kinds_known, b->kinds_known);
 	assert_int_equal(a->ru_stime_us, b->ru_stime_us);
 	assert_int_equal(a->ru_maxrss_kib, b->ru_maxrss_kib);
 	assert_int_equal(a->max_tree_rss_kib, b->max_tree_rss_kib);
@@ -802,8 +819,8 @@ static void test_refused(void **state)
 	recdb_close(db);
 	raw_sql(path, "UPDATE meta SET value = 7 WHERE key = 'schema_version'");
 	expect_refused(path, RECDB_RDONLY, -EPROTONOSUPPORT,
-		       "newer spacetime (schema 7; this one reads schema 1 and older)");
-	expect_refused(path, 0, -EPROTONOSUPPORT, "(schema 7; this one reads schema 1");
+		       "newer spacetime (schema 7; this one reads schema 2 and older)");
+	expect_refused(path, 0, -EPROTONOSUPPORT, "(schema 7; this one reads schema 2");
 
 	/* SQLite's messages quote the file: a table's name holding ESC and a C1
 	 * CSI (U+009B), in a broken schema row, or in a NOT NULL column holding
@@ -1073,6 +1090,55 @@ static void test_schema_exact(void **state)
 		expect_refused(path, RECDB_RDONLY, -EMEDIUMTYPE, bad[i].name);
 		expect_refused(path, 0, -EMEDIUMTYPE, bad[i].name);
 	}
+}
+
+/* A recording of schema 1 (an older spacetime's: three runs, no memory kinds
+ * in its samples): a reader refuses it in one line; the writer brings it to
+ * the schema of now, whole, its samples' kinds unknown; a run recorded into
+ * it then keeps its kinds. */
+static void test_migrate_v1(void **state)
+{
+	char path[128], msg[256];
+	size_t len;
+	char *v1 = fixture_load("recording_v1.db", &len);
+	struct recdb *db;
+	struct recdb_run_row *rows;
+	struct store *back;
+	struct sample sm[64];
+	int64_t run_id;
+
+	(void)state;
+	path_of(path, sizeof(path), "v1.db");
+	write_file(path, v1, len);
+	free(v1);
+	expect_refused(path, RECDB_RDONLY, -EPROTONOSUPPORT, "written by an older spacetime (schema 1)");
+	/* the writer migrates it */
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	recdb_close(db);
+	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+	ssize_t n = recdb_runs(db, &rows);
+	assert_int_equal(n, 3);
+	recdb_runs_free(rows, (size_t)n);
+	assert_int_equal(recdb_load(db, 1, &back), 0);
+	uint64_t cur = 0;
+	size_t ns = store_samples(back, &cur, sm, 64, NULL);
+	assert_true(ns > 0);
+	for (size_t i = 0; i < ns; i++) {
+		assert_int_equal(sm[i].valid & SAMPLE_KINDS, 0);
+		assert_int_equal(sm[i].swap_kib + sm[i].thp_kib + sm[i].locked_kib, 0);
+	}
+	assert_true(sm[ns - 1].valid & SAMPLE_PSS); /* the rest as recorded */
+	store_free(back);
+	recdb_close(db);
+	/* a new run in it keeps its kinds */
+	struct store *st = mk_store();
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	write_store(db, st, &run_id);
+	assert_int_equal(recdb_load(db, run_id, &back), 0);
+	assert_store_equal(st, back);
+	store_free(back);
+	store_free(st);
+	recdb_close(db);
 }
 
 /* Loads run 1 of path, expecting it refused with a message holding each
@@ -1348,6 +1414,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_and_prune),
 		cmocka_unit_test(test_pruned_while_written),
 		cmocka_unit_test(test_schema_exact),
+		cmocka_unit_test(test_migrate_v1),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_bounds),
