@@ -198,7 +198,7 @@ static int recdb_setup(struct recdb *db, const char *path, unsigned flags)
 			return recdb_sql_say(db, -EMEDIUMTYPE, "not a spacetime recording (empty file)");
 		rc = recdb_schema_check(db, &version);
 		if (rc == 0 && version < RECDB_SCHEMA_VERSION)
-			rc = recdb_sql_say(db, -EPROTONOSUPPORT,
+			rc = recdb_sql_say(db, -ENOPROTOOPT,
 					   "written by an older spacetime (schema %" PRId64 "): record one "
 					   "run into it to bring it to schema %d", version, RECDB_SCHEMA_VERSION);
 		if (rc == 1)

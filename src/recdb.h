@@ -14,6 +14,8 @@
  *   -EBADMSG          not an SQLite file, or a truncated or corrupt one
  *   -EMEDIUMTYPE      an SQLite file that is not a spacetime recording (or empty)
  *   -EPROTONOSUPPORT  written by a newer spacetime (higher schema_version)
+ *   -ENOPROTOOPT      (read-only) written by an older one: a writer's open
+ *                     migrates it to this version
  *   -ENOSPC           disk (or database) full
  *   -EROFS, -EACCES   not writable
  *   -EBUSY            locked by another writer past the busy timeout

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct runs {
 	struct recdb *db;
@@ -24,7 +25,18 @@ int runs_open(const char *path, struct runs **out, char *msg, size_t cap)
 		snprintf(msg, cap, "out of memory");
 		return -ENOMEM;
 	}
-	if ((r = recdb_open(path, RECDB_RDONLY, &rs->db, msg, cap)) < 0) {
+	r = recdb_open(path, RECDB_RDONLY, &rs->db, msg, cap);
+	/* an older spacetime's file that this user may write: brought to this
+	 * version (the writer's open migrates it, whole, in one transaction) */
+	if (r == -ENOPROTOOPT && access(path, W_OK) == 0) {
+		struct recdb *w;
+		char wmsg[256];
+		if (recdb_open(path, 0, &w, wmsg, sizeof(wmsg)) == 0) {
+			recdb_close(w);
+			r = recdb_open(path, RECDB_RDONLY, &rs->db, msg, cap);
+		}
+	}
+	if (r < 0) {
 		free(rs);
 		return r;
 	}

@@ -1111,7 +1111,7 @@ static void test_migrate_v1(void **state)
 	path_of(path, sizeof(path), "v1.db");
 	write_file(path, v1, len);
 	free(v1);
-	expect_refused(path, RECDB_RDONLY, -EPROTONOSUPPORT, "written by an older spacetime (schema 1)");
+	expect_refused(path, RECDB_RDONLY, -ENOPROTOOPT, "written by an older spacetime (schema 1)");
 	/* the writer migrates it */
 	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
 	recdb_close(db);

@@ -16,6 +16,7 @@
 
 #include <sqlite3.h>
 
+#include "fixture.h"
 #include "recdb.h"
 #include "run.h"
 #include "runs.h"
@@ -179,11 +180,51 @@ static void test_not_a_recording(void **state)
 	unlink(p);
 }
 
+/* An older spacetime's recording (schema 1), which this user may write: read
+ * after it is brought to this version, its runs all there. */
+static void test_older_migrated(void **state)
+{
+	char msg[256], p[160];
+	size_t len;
+	char *v1 = fixture_load("recording_v1.db", &len);
+	struct runs *rs;
+	struct runs_row *rows;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/v1.db", dir);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(v1, 1, len, f), len);
+	fclose(f);
+	free(v1);
+	assert_int_equal(runs_open(p, &rs, msg, sizeof(msg)), 0);
+	ssize_t n = runs_list(rs, &rows);
+	assert_int_equal(n, 3);
+	runs_rows_free(rows, (size_t)n);
+	runs_close(rs);
+	/* the file is at this version now */
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), RECDB_SCHEMA_VERSION);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	for (const char *ext = ""; ext; ext = !*ext ? "-wal" : !strcmp(ext, "-wal") ? "-shm" : NULL) {
+		char q[192];
+		snprintf(q, sizeof(q), "%s%s", p, ext);
+		unlink(q);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_list_resolve_take),
 		cmocka_unit_test(test_not_a_recording),
+		cmocka_unit_test(test_older_migrated),
 	};
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
