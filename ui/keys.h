@@ -44,6 +44,7 @@ enum key_action {
 	ACT_FILTER,
 	ACT_FOLD,
 	ACT_MAPS,
+	ACT_LINE,
 	ACT_COUNT /* not an action: how many there are */
 };
 

@@ -362,10 +362,20 @@ void panes_header(struct panes *p)
 		graph_fmt_elapsed(at, sizeof(at), v, v < 60000000000ull ? 1 : 1000000000ull);
 		snprintf(paused, sizeof(paused), " PAUSED at %s ", at);
 	}
-	int rw = (int)strlen(right) + (int)strlen(paused) + 1;
+	/* memory swapped out: now (live), or at its most (finished) */
+	char swapm[48] = "";
+	uint64_t sw = p->finished || p->recorded ? p->sum.max_swap_kib : p->sum.last.swap_kib;
+	if (sw && p->sum.kinds_known) {
+		char sz[24];
+		report_size(sz, sizeof(sz), sw);
+		snprintf(swapm, sizeof(swapm), " %s %s ", p->finished || p->recorded ? "swapped" : "SWAP", sz);
+	}
+	int rw = (int)strlen(right) + (int)strlen(paused) + (int)strlen(swapm) + 1;
 	if (rw > r->w)
 		rw = r->w;
 	int x = r->x + r->w - rw;
+	if (swapm[0])
+		x += term_puts(r->y, x, r->x + r->w - x, swapm, ROLE_BAD) + 1;
 	if (paused[0])
 		x += term_puts(r->y, x, r->x + r->w - x, paused, ROLE_PAUSED) + 1;
 	/* draw the right part piecewise for roles */
@@ -427,6 +437,26 @@ static int panes_ghost_legend(struct panes *p, uint64_t inst, int y, int x, int 
 	return x;
 }
 
+/* The line over the stacked PSS (w cycles it), by its name in the title. */
+static const char *const panes_line_names[PANES_LINES] = {"RSS", "swap", "huge pages", "locked"};
+
+/* The line's value in s, and whether s knows it. */
+static uint64_t panes_line_of(const struct panes *p, const struct sample *s, int *known)
+{
+	if (known)
+		*known = (s->valid & (p->line_kind ? SAMPLE_KINDS : SAMPLE_RSS)) != 0;
+	switch (p->line_kind) {
+	case 1:
+		return s->swap_kib;
+	case 2:
+		return s->thp_kib;
+	case 3:
+		return s->locked_kib;
+	default:
+		return s->rss_kib;
+	}
+}
+
 /* The memory pane's title: legend and current values, or the cursor readout;
  * an estimated PSS reads "~" (the cursor adds its doubt), and a view showing
  * estimated columns gets their swatch in the legend. */
@@ -483,12 +513,14 @@ static void panes_mem_title(struct panes *p, double peak_kib, int est_in_view)
 		x += term_puts(r->y, x, end - x, "estimated", ROLE_NORMAL);
 	}
 	char rss[48];
-	report_size(rss, sizeof(rss), at.s.rss_kib);
-	int rn = (int)strlen(rss) + 4;
-	if (p->show_rss && (at.s.valid & SAMPLE_RSS) && x + 3 + rn <= end) {
+	int lknown;
+	uint64_t lv = panes_line_of(p, &at.s, &lknown);
+	report_size(rss, sizeof(rss), lv);
+	int rn = (int)strlen(rss) + (int)strlen(panes_line_names[p->line_kind]) + 1;
+	if (p->show_rss && lknown && x + 3 + rn <= end) {
 		x += term_puts(r->y, x, end - x, "  ", ROLE_NORMAL);
 		term_cell(r->y, x++, term_utf8() ? 0x2500 : '-', ROLE_RSS);
-		x += term_printf(r->y, x, end - x, ROLE_NORMAL, "RSS %s", rss);
+		x += term_printf(r->y, x, end - x, ROLE_NORMAL, "%s %s", panes_line_names[p->line_kind], rss);
 		if (p->rss_off_scale && x < end - 12)
 			x += term_puts(r->y, x, end - x, term_utf8() ? " \u2191off scale" : " ^off scale", ROLE_RSS);
 	}
@@ -560,8 +592,9 @@ void panes_mem(struct panes *p)
 		gc->v[2] = (double)b->mean.pss_shmem_kib * scale;
 		gc->est = panes_est(&b->mean);
 		est_in_view |= gc->est;
-		if (p->show_rss && (b->valid & SAMPLE_RSS))
-			gc->line = (double)b->max.rss_kib;
+		uint64_t lv = panes_line_of(p, &b->max, NULL);
+		if (p->show_rss && (b->valid & (p->line_kind ? SAMPLE_KINDS : SAMPLE_RSS)))
+			gc->line = (double)lv;
 		if (top > peak)
 			peak = top;
 		if (top > ymax)

@@ -7,6 +7,8 @@
 #ifndef SPACETIME_PANES_H
 #define SPACETIME_PANES_H
 
+#define PANES_LINES 4 /* kinds of line over the stacked PSS: RSS, swap, huge pages, locked */
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +27,7 @@ struct panes {
 	const char *notice, *out_where;
 	unsigned interval_ms;
 	int rss_off_scale; /* the RSS line in view goes above the PSS scale */
+	int line_kind;     /* the line over the PSS: 0 RSS, 1 swap, 2 huge pages, 3 locked (w) */
 	/* view state */
 	struct layout lay;
 	struct timeline tl;

@@ -794,6 +794,19 @@ static void act_redraw(struct tui *t, enum key_action a, uint64_t now)
 	t->dirty |= D_ALL;
 }
 
+/* w: the line over the stacked PSS cycles RSS, swap, huge pages, locked. */
+static void act_line(struct tui *t, enum key_action a, uint64_t now)
+{
+	static const char *const said[PANES_LINES] = {
+		"the line is the tree's RSS", "the line is the tree's memory swapped out",
+		"the line is the tree's memory in transparent huge pages", "the line is the tree's locked memory (mlock)"};
+	(void)a, (void)now;
+	t->p.line_kind = (t->p.line_kind + 1) % PANES_LINES;
+	t->p.show_rss = 1;
+	panes_message(&t->p, "%s (w: the next)", said[t->p.line_kind]);
+	t->dirty |= D_MEM | D_STATUS;
+}
+
 /* m: the selected process's memory map over the screen, read on the map
  * reader's thread (started the first time). A replay has no maps yet. */
 static void act_maps(struct tui *t, enum key_action a, uint64_t now)
@@ -851,7 +864,7 @@ static const tui_act_fn tui_acts[ACT_COUNT] = {
 	[ACT_TYPE] = act_type,           [ACT_REDRAW] = act_redraw,
 	[ACT_SEARCH] = act_find,         [ACT_SEARCH_NEXT] = act_find,
 	[ACT_FILTER] = act_find,         [ACT_FOLD] = act_find,
-	[ACT_MAPS] = act_maps,
+	[ACT_MAPS] = act_maps,           [ACT_LINE] = act_line,
 };
 
 /* A key on the help screen: scrolls it, any other closes it. */

@@ -127,3 +127,22 @@ open_map() {
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
 }
+
+@test "w: the line over the PSS is the swap, the huge pages, the locked memory, then RSS again" {
+	[ "$(id -u)" -eq 0 ] || skip "mlock of 16 MiB needs root (the default memlock limit is 8 MiB)"
+	grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
+		skip "transparent huge pages are off here (never)"
+	ui_start 120 30 -- --no-record -- "$WL/mapkinds" 16 64 - 0 20000
+	ui_wait '^ready'
+	ui_wait '─RSS [0-9.]+ MiB'
+	ui_keys w
+	ui_wait '─swap 0 B'
+	ui_keys w
+	ui_wait '─huge pages 6[2-5]\.[0-9] MiB'
+	ui_keys w
+	ui_wait '─locked 1[56]\.[0-9] MiB'
+	ui_keys w
+	ui_wait '─RSS [0-9.]+ MiB'
+	ui_keys q y
+	ui_wait '\[spacetime exited'
+}

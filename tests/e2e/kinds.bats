@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# The kinds of the tree's memory over time: swapped out, transparent huge
+# pages, locked (mlock), file vs anonymous. Truth: the mapkinds workload's
+# arguments (LOCK_MIB locked, HUGE_MIB in huge pages, FILE_MIB of a file read).
+
+load helpers
+
+KIB=1024
+
+setup() {
+	st_require
+	st_require_workloads mapkinds
+}
+
+@test "kinds: 16 MiB locked, 64 MiB of huge pages, a 32 MiB file: the JSON, the summary and the CSV within 3%" {
+	[ "$(id -u)" -eq 0 ] || skip "mlock of 16 MiB needs root (the default memlock limit is 8 MiB)"
+	grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
+		skip "transparent huge pages are off here (never)"
+	local dir="$BATS_TEST_TMPDIR/export"
+	mkdir -p "$dir"
+	stj --no-record --export "$dir" --export-format csv -- "$WL/mapkinds" 16 64 "$BATS_TEST_TMPDIR/f.dat" 32 1500
+	assert_status 0
+	assert_json_range .max_locked_kib $((16 * KIB * 97 / 100)) $((16 * KIB * 103 / 100))
+	assert_json_range .max_thp_kib $((64 * KIB * 97 / 100)) $((64 * KIB * 103 / 100))
+	assert_json .max_swap_kib -eq 0
+	assert_json .max_swap_us = null
+	# the file's pages are file-backed PSS at the peak, the rest anonymous
+	assert_json_range .peak_pss_file_bytes $((32 * 1048576 * 97 / 100)) $((33 * 1048576 * 103 / 100))
+	assert_json_range .peak_pss_anon_bytes $((80 * 1048576 * 97 / 100)) $((82 * 1048576 * 103 / 100))
+	[[ $stderr =~ huge\ pages\ +6[2-5]\.[0-9]\ MiB\ at\ most ]] || st_fail "the summary lacks the huge pages"
+	[[ $stderr =~ locked\ +1[56]\.[0-9]\ MiB\ at\ most ]] || st_fail "the summary lacks the locked memory"
+	[[ $stderr =~ swapped\ out\ +none ]] || st_fail "the summary does not say nothing was swapped out"
+	# the CSV's columns, and a row with them
+	local csv
+	csv=$(ls "$dir"/*.csv)
+	head -1 "$csv" | grep -q ',swap_kib,thp_kib,locked_kib$' || st_fail "the CSV lacks the kinds' columns"
+	awk -F, 'NR > 1 && $NF >= 16 * 1024 * 0.97 && $NF <= 16 * 1024 * 1.03 { ok = 1 } END { exit !ok }' "$csv" ||
+		st_fail "no CSV row with 16 MiB locked"
+}
+
+@test "kinds: nothing locked nor in huge pages: 0, and the summary leaves them out" {
+	stj --no-record -- "$WL/mapkinds" 0 0 - 0 300
+	assert_status 0
+	assert_json .max_locked_kib -eq 0
+	assert_json .max_thp_kib -eq 0
+	[[ $stderr != *"huge pages"* && $stderr != *"locked  "* ]] || st_fail "the summary names kinds that were none"
+	[[ $stderr =~ swapped\ out\ +none ]] || st_fail "the summary does not say nothing was swapped out"
+}
