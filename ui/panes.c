@@ -317,6 +317,20 @@ static int panes_size(int y, int x, int w, uint64_t kib, enum role r)
 	return term_printf(y, x, w, r, "%s", b);
 }
 
+/* The header's swap mark: memory swapped out now (live), or at its most (a
+ * finished run); "" when none. */
+static void panes_swap_mark(const struct panes *p, char *buf, size_t cap)
+{
+	uint64_t sw = p->finished || p->recorded ? p->sum.max_swap_kib : p->sum.last.swap_kib;
+	char sz[24];
+
+	buf[0] = '\0';
+	if (!sw || !p->sum.kinds_known)
+		return;
+	report_size(sz, sizeof(sz), sw);
+	snprintf(buf, cap, " %s %s ", p->finished || p->recorded ? "swapped" : "SWAP", sz);
+}
+
 void panes_header(struct panes *p)
 {
 	const struct rect *r = &p->lay.header;
@@ -362,14 +376,8 @@ void panes_header(struct panes *p)
 		graph_fmt_elapsed(at, sizeof(at), v, v < 60000000000ull ? 1 : 1000000000ull);
 		snprintf(paused, sizeof(paused), " PAUSED at %s ", at);
 	}
-	/* memory swapped out: now (live), or at its most (finished) */
-	char swapm[48] = "";
-	uint64_t sw = p->finished || p->recorded ? p->sum.max_swap_kib : p->sum.last.swap_kib;
-	if (sw && p->sum.kinds_known) {
-		char sz[24];
-		report_size(sz, sizeof(sz), sw);
-		snprintf(swapm, sizeof(swapm), " %s %s ", p->finished || p->recorded ? "swapped" : "SWAP", sz);
-	}
+	char swapm[48];
+	panes_swap_mark(p, swapm, sizeof(swapm));
 	int rw = (int)strlen(right) + (int)strlen(paused) + (int)strlen(swapm) + 1;
 	if (rw > r->w)
 		rw = r->w;

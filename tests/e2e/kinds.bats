@@ -46,3 +46,23 @@ setup() {
 	[[ $stderr != *"huge pages"* && $stderr != *"locked  "* ]] || st_fail "the summary names kinds that were none"
 	[[ $stderr =~ swapped\ out\ +none ]] || st_fail "the summary does not say nothing was swapped out"
 }
+
+# A run that swapped (this machine has no swap: its recording says so, as a
+# swapping run's would): the summary read back says how much and when.
+@test "kinds: a run whose tree swapped 2 MiB out says so in the summary and the JSON" {
+	command -v sqlite3 >/dev/null || st_fail "sqlite3 missing (make deps)"
+	local db="$BATS_TEST_TMPDIR/r.db"
+	st -s -o /dev/null --record "$db" -- "$WL/mapkinds" 0 0 - 0 300
+	assert_status 0
+	sqlite3 "$db" "INSERT OR REPLACE INTO run_summary VALUES (1, 'max_swap_kib', 2048), (1, 'kinds_known', 1),
+		(1, 'max_swap_t_ns', 200000000)"
+	st replay 1 --db "$db"
+	assert_status 0
+	[[ $output =~ swapped\ out\ +2\.00\ MiB\ at\ most,\ at\ 0\.200\ s ]] || st_fail "the summary does not say the swap"
+	mkdir -p "$BATS_TEST_TMPDIR/x"
+	st export 1 --db "$db" --format json -o "$BATS_TEST_TMPDIR/x"
+	assert_status 0
+	JSON=$(ls "$BATS_TEST_TMPDIR"/x/*.json)
+	jq -e '.. | objects | select(has("max_swap_kib")) | .max_swap_kib == 2048' "$JSON" >/dev/null ||
+		st_fail "the exported JSON lacks max_swap_kib 2048"
+}

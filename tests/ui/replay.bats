@@ -231,3 +231,19 @@ PY
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
 }
+
+@test "replay: a run whose tree swapped says so in the header" {
+	local db="$BATS_TEST_TMPDIR/r.db"
+	"$SPACETIME" -s -o /dev/null --record "$db" -- "$WL/fill" 8 300 </dev/null >/dev/null 2>&1
+	ui_start 100 30 -- replay last --db "$db"
+	ui_wait 'finished, exit 0'
+	! ui_cap | grep -q 'swapped' || { ui_show; echo "a run that did not swap says swapped" >&2; false; }
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	# as a swapping run's recording would say (this machine has no swap)
+	sqlite3 "$db" "INSERT OR REPLACE INTO run_summary VALUES (1, 'max_swap_kib', 3072), (1, 'kinds_known', 1)"
+	ui_start 100 30 -- replay last --db "$db"
+	ui_wait ' swapped 3\.00 MiB '
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+}
