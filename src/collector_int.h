@@ -15,6 +15,7 @@
 #include "rsstrace.h"
 #include "coll_top.h"
 #include "coll_events.h"
+#include "coll_psi.h"
 #include "coll_rss.h"
 #include "coll_pss.h"
 #include "coll_sample.h"
@@ -152,6 +153,7 @@ struct collector {
 	/* the RSS changes traced between ticks (coll_rss.c; rss NULL: none) */
 	struct rsstrace *rss;
 	struct coll_rss rt;                /* the trace's job's own (coll_rss.h) */
+	struct coll_psi psi;               /* the pressure job's own (coll_psi.h) */
 	int rss_covered;                   /* this interval's tops are the trace's: no exit sample */
 	int fast;           /* on fast ticks */
 	int near_peak;      /* the last tick found the tree near its peak, and moving */

@@ -13,7 +13,8 @@ static const char export_csv_header[] =
 	"pss_kib,pss_max_kib,pss_min_kib,pss_anon_kib,pss_file_kib,pss_shmem_kib,"
 	"pss_est_kib,pss_hi_kib,rss_kib,"
 	"minflt,majflt,minflt_per_s,majflt_per_s,utime_s,stime_s,cpu_pct,"
-	"live_procs,live_threads,total_procs,total_threads,swap_kib,thp_kib,locked_kib\n";
+	"live_procs,live_threads,total_procs,total_threads,swap_kib,thp_kib,locked_kib,"
+	"psi_cpu_pct,psi_mem_pct,psi_mem_full_pct,psi_io_pct\n";
 
 /* A ,value field, or an empty one when unknown. */
 static void export_csv_u64(FILE *f, uint64_t v, int known)
@@ -85,6 +86,10 @@ int export_csv_write(FILE *f, const struct export_snap *sn)
 		export_csv_u64(f, b->max.swap_kib, b->valid & SAMPLE_KINDS);
 		export_csv_u64(f, b->max.thp_kib, b->valid & SAMPLE_KINDS);
 		export_csv_u64(f, b->max.locked_kib, b->valid & SAMPLE_KINDS);
+		export_csv_dbl(f, b->mean.psi_cpu_pm / 10.0, b->valid & SAMPLE_PSI);
+		export_csv_dbl(f, b->mean.psi_mem_pm / 10.0, b->valid & SAMPLE_PSI);
+		export_csv_dbl(f, b->mean.psi_mem_full_pm / 10.0, b->valid & SAMPLE_PSI);
+		export_csv_dbl(f, b->mean.psi_io_pm / 10.0, b->valid & SAMPLE_PSI);
 		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;

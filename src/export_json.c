@@ -83,6 +83,25 @@ static void snap_u64(FILE *f, const char *key, uint64_t v, int known, int *first
 	}
 }
 
+/* "pressure": the share of the run's wall time stalled (PSI), where from;
+ * null where the kernel has no PSI or the run was recorded without it. */
+static void write_pressure(FILE *f, const struct store_summary *s, uint64_t end, int *first)
+{
+	double wall_us = end > s->start_ns ? (double)(end - s->start_ns) / 1e3 : 0;
+
+	jsonw_key(f, "pressure", first);
+	if (!s->psi || !(wall_us > 0)) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f,
+		"{\"source\": \"%s\", \"memory_some_pct\": %.3f, \"memory_full_pct\": %.3f, \"memory_max_pct\": %.1f, "
+		"\"cpu_some_pct\": %.3f, \"io_some_pct\": %.3f}",
+		s->psi == 2 ? "cgroup" : "machine", 100.0 * (double)s->psi_mem_us / wall_us,
+		100.0 * (double)s->psi_mem_full_us / wall_us, s->psi_mem_max_pm / 10.0,
+		100.0 * (double)s->psi_cpu_us / wall_us, 100.0 * (double)s->psi_io_us / wall_us);
+}
+
 /* Writes the processes that outlived the command: [{pid, comm, argv, peak_pss_kib,
  * start_us, end_us (null: running when the run ended)}]. */
 static void write_outlived(FILE *f, struct store *st, const struct store_summary *s)
@@ -289,6 +308,7 @@ static void write_peak(FILE *f, const struct store_summary *sp, int *first)
 static void write_counts(FILE *f, const struct store_summary *sp, int *first)
 {
 	const struct store_summary s = *sp;
+	uint64_t end = s.end_ns ? s.end_ns : s.last.t_ns;
 
 	jsonw_u64(f, "pss_sweeps", s.pss_sweeps, first);
 	jsonw_u64(f, "pss_sweep_reads", s.pss_sweep_reads, first);
@@ -306,6 +326,7 @@ static void write_counts(FILE *f, const struct store_summary *sp, int *first)
 		 s.kinds_known && s.max_swap_kib, first);
 	snap_u64(f, "max_thp_kib", s.max_thp_kib, s.kinds_known, first);
 	snap_u64(f, "max_locked_kib", s.max_locked_kib, s.kinds_known, first);
+	write_pressure(f, &s, end, first);
 	jsonw_u64(f, "processes", s.last.total_procs, first);
 	jsonw_u64(f, "threads", s.last.total_threads, first);
 	jsonw_u64(f, "execs_count", s.total_execs, first);
@@ -433,6 +454,11 @@ static void snap_sample(FILE *f, const struct export_snap *sn, const struct expo
 	snap_u64(f, "swap_kib", b->max.swap_kib, b->valid & SAMPLE_KINDS, &first);
 	snap_u64(f, "thp_kib", b->max.thp_kib, b->valid & SAMPLE_KINDS, &first);
 	snap_u64(f, "locked_kib", b->max.locked_kib, b->valid & SAMPLE_KINDS, &first);
+	/* pressure stalls over the row, percent of its time */
+	snap_rate(f, "psi_cpu_pct", b->mean.psi_cpu_pm / 10.0, b->valid & SAMPLE_PSI, &first);
+	snap_rate(f, "psi_mem_pct", b->mean.psi_mem_pm / 10.0, b->valid & SAMPLE_PSI, &first);
+	snap_rate(f, "psi_mem_full_pct", b->mean.psi_mem_full_pm / 10.0, b->valid & SAMPLE_PSI, &first);
+	snap_rate(f, "psi_io_pct", b->mean.psi_io_pm / 10.0, b->valid & SAMPLE_PSI, &first);
 	fputc('}', f);
 }
 

@@ -128,12 +128,17 @@ static const char recdb_schema_v1[] =
  * COLUMN, CREATE TABLE ...) here and raises RECDB_SCHEMA_VERSION: an older
  * file is then migrated by the writer, and an older spacetime refuses the
  * newer file in one line naming both versions. */
-/* Version 2: the kinds of the tree's memory in each sample (0 and the
- * SAMPLE_KINDS bit clear in a run recorded before: unknown). */
+/* Version 2: the kinds of the tree's memory and the pressure stalls in each
+ * sample (0 and the SAMPLE_KINDS, SAMPLE_PSI bits clear in a run recorded
+ * before: unknown). */
 static const char recdb_schema_v2[] =
 	"ALTER TABLE samples ADD COLUMN swap_kib INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE samples ADD COLUMN thp_kib INTEGER NOT NULL DEFAULT 0;\n"
-	"ALTER TABLE samples ADD COLUMN locked_kib INTEGER NOT NULL DEFAULT 0;\n";
+	"ALTER TABLE samples ADD COLUMN locked_kib INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE samples ADD COLUMN psi_cpu_pm INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE samples ADD COLUMN psi_mem_pm INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE samples ADD COLUMN psi_mem_full_pm INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE samples ADD COLUMN psi_io_pm INTEGER NOT NULL DEFAULT 0;\n";
 
 static const char *const recdb_schema_steps[RECDB_SCHEMA_VERSION + 1] = {
 	[1] = recdb_schema_v1,

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Field groups, one per bit of struct sample.valid (SAMPLE_PSS .. SAMPLE_KINDS). */
-#define SERIES_NGROUPS 6
+/* Field groups, one per bit of struct sample.valid (SAMPLE_PSS .. SAMPLE_PSI). */
+#define SERIES_NGROUPS 7
 
 /* Sums of up to 2^32 values of up to 2^64 need more than 64 bits. */
 #ifdef __SIZEOF_INT128__
@@ -39,6 +39,10 @@ static const struct series_field {
 	{ offsetof(struct sample, swap_kib), 1, 5 },
 	{ offsetof(struct sample, thp_kib), 1, 5 },
 	{ offsetof(struct sample, locked_kib), 1, 5 },
+	{ offsetof(struct sample, psi_cpu_pm), 0, 6 },
+	{ offsetof(struct sample, psi_mem_pm), 0, 6 },
+	{ offsetof(struct sample, psi_mem_full_pm), 0, 6 },
+	{ offsetof(struct sample, psi_io_pm), 0, 6 },
 };
 
 /* A closed bucket, plus how many of its samples knew each field group (the

@@ -24,6 +24,7 @@ enum {
 	SAMPLE_CPU = 1u << 3,     /* utime_us, stime_us */
 	SAMPLE_COUNTS = 1u << 4,  /* live/total processes and threads */
 	SAMPLE_KINDS = 1u << 5,   /* swap_kib, thp_kib, locked_kib */
+	SAMPLE_PSI = 1u << 6,     /* psi_*_pm */
 };
 
 /* One instant of the whole tree. Cumulative fields only grow. */
@@ -42,6 +43,9 @@ struct sample {
 	/* kinds of the tree's memory, from each live process's last smaps_rollup
 	 * read: swapped out, in transparent huge pages (anonymous), locked */
 	uint64_t swap_kib, thp_kib, locked_kib;
+	/* pressure stalls since the previous sample, per mille of the time: some
+	 * task waited for CPU, memory, or I/O; every task for memory (full) */
+	uint32_t psi_cpu_pm, psi_mem_pm, psi_mem_full_pm, psi_io_pm;
 };
 
 /* An estimate that passes the highest measured sample by more than this share
@@ -49,7 +53,7 @@ struct sample {
 #define STORE_PEAK_EST_MARGIN 0.01
 
 /* Fields aggregated over a bucket: every numeric field of struct sample. */
-#define STORE_NFIELDS 18
+#define STORE_NFIELDS 22
 
 /* A time bucket: min, max and mean of every field over the samples in it.
  * At the finest tier a bucket holds one sample and min == max == mean.
@@ -140,6 +144,13 @@ struct store_summary {
 	 * kinds_known: some sample had them (a run recorded before did not) */
 	uint64_t max_swap_kib, max_thp_kib, max_locked_kib, max_swap_t_ns;
 	int kinds_known;
+	/* pressure stalls over the run (coll_psi.h): where they were read (0 not
+	 * at all: no PSI; 1 the machine's; 2 the command's cgroup), the time
+	 * some task waited for CPU, memory, I/O, and all for memory, and the
+	 * highest memory stall between two samples (per mille) */
+	int psi;
+	uint64_t psi_cpu_us, psi_mem_us, psi_mem_full_us, psi_io_us;
+	uint32_t psi_mem_max_pm;
 	uint64_t ru_minflt, ru_majflt, ru_nvcsw, ru_nivcsw, ru_inblock, ru_oublock;
 	struct sample peak;        /* the sample with the highest tree PSS: the highest
 				    * measured one, or the highest estimate while none

@@ -19,14 +19,19 @@ static int clampi(int v, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Splits a statistics area into three boxes side by side. */
+/* Splits a statistics area into boxes side by side: three, and the pressure
+ * box where the terminal is wide enough. */
 static void layout_boxes(struct layout *l, int y, int h, int cols)
 {
-	int w0 = cols * 30 / 100, w1 = cols * 35 / 100, w2 = cols - w0 - w1;
-	int x[LAYOUT_NBOXES] = {0, w0, w0 + w1}, w[LAYOUT_NBOXES] = {w0 - 1, w1 - 1, w2};
+	int four = cols >= LAYOUT_PSI_MIN_COLS;
+	int w0 = cols * (four ? 24 : 30) / 100, w1 = cols * (four ? 27 : 35) / 100;
+	int w2 = four ? cols * 25 / 100 : cols - w0 - w1, w3 = four ? cols - w0 - w1 - w2 : 0;
+	int x[LAYOUT_NBOXES] = {0, w0, w0 + w1, w0 + w1 + w2};
+	int w[LAYOUT_NBOXES] = {w0 - 1, w1 - 1, four ? w2 - 1 : w2, w3};
 	int text_h = h >= 3 ? 2 : h - 1;
 
-	for (int i = 0; i < LAYOUT_NBOXES; i++) {
+	l->nboxes = four ? 4 : 3;
+	for (int i = 0; i < l->nboxes; i++) {
 		struct layout_box *b = &l->box[i];
 
 		b->all = rect_make(y, x[i], h, w[i]);

@@ -6,7 +6,8 @@
 #define LAYOUT_MIN_COLS 40
 #define LAYOUT_MIN_ROWS 12
 #define LAYOUT_YAXIS_W 6 /* "1.5G" + space + tee */
-#define LAYOUT_NBOXES 3  /* tasks, faults, CPU */
+#define LAYOUT_NBOXES 4  /* tasks, faults, CPU, pressure (wide terminals only) */
+#define LAYOUT_PSI_MIN_COLS 120 /* the pressure box from this width */
 
 struct rect {
 	int y, x, h, w;
@@ -30,6 +31,7 @@ struct layout {
 	struct rect stats;
 	int stats_compact; /* one text row for all three boxes, no graphs */
 	struct layout_box box[LAYOUT_NBOXES];
+	int nboxes;        /* boxes laid out: 3, or 4 with the pressure box */
 	struct rect plist, plist_title, plist_head, plist_body;
 	struct rect out, out_title, out_body; /* h 0 when hidden */
 };

@@ -284,6 +284,29 @@ static void put_top_jobs(FILE *f, struct store *st, const struct report_opts *o)
 	free(top);
 }
 
+/* The pressure stalls over the run (PSI): the share of the wall time some
+ * task waited for memory (and all of them), CPU, I/O; where the kernel has
+ * none, one line says so (a run recorded before spacetime read PSI: none). */
+static void put_pressure(FILE *f, const struct store_summary *s)
+{
+	uint64_t end = s->end_ns ? s->end_ns : s->last.t_ns;
+	double wall_us = end > s->start_ns ? (double)(end - s->start_ns) / 1e3 : 0;
+
+	if (!s->kinds_known)
+		return;
+	if (!s->psi) {
+		fprintf(f, "  pressure        n/a: this kernel gives no pressure-stall information (PSI)\n");
+		return;
+	}
+	if (!(wall_us > 0))
+		return;
+	fprintf(f, "  pressure        memory stalled %.1f%% of the run (all tasks %.1f%%; at most %.1f%% between "
+		   "samples), CPU %.1f%%, I/O %.1f%% (%s)\n",
+		100.0 * (double)s->psi_mem_us / wall_us, 100.0 * (double)s->psi_mem_full_us / wall_us,
+		s->psi_mem_max_pm / 10.0, 100.0 * (double)s->psi_cpu_us / wall_us,
+		100.0 * (double)s->psi_io_us / wall_us, s->psi == 2 ? "the command's cgroup" : "the whole machine");
+}
+
 /* The times: wall, user, system, and the share of a core. */
 static void put_times(FILE *f, const struct store_summary *sp)
 {
@@ -432,6 +455,7 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 	fprintf(f, " created\n");
 	put_outlived(f, st, &s, o);
 	put_counts(f, &s, o->verbose || o->execs);
+	put_pressure(f, &s);
 	put_collection(f, &s);
 	if (o->notice)
 		fprintf(f, "  note            %s\n", o->notice);

@@ -17,6 +17,8 @@ double resample_value(const struct sample *s, enum resample_field f)
 	case RS_LIVE_THREADS: return (double)s->live_threads;
 	case RS_TOTAL_PROCS: return (double)s->total_procs;
 	case RS_TOTAL_THREADS: return (double)s->total_threads;
+	case RS_PSI_MEM: return (double)s->psi_mem_pm;
+	case RS_PSI_CPU: return (double)s->psi_cpu_pm;
 	}
 	return 0;
 }
@@ -28,6 +30,7 @@ uint32_t resample_valid_bit(enum resample_field f)
 	case RS_RSS: return SAMPLE_RSS;
 	case RS_MINFLT: case RS_MAJFLT: return SAMPLE_FAULTS;
 	case RS_UTIME: case RS_STIME: return SAMPLE_CPU;
+	case RS_PSI_MEM: case RS_PSI_CPU: return SAMPLE_PSI;
 	default: return SAMPLE_COUNTS;
 	}
 }

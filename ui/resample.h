@@ -26,6 +26,8 @@ enum resample_field {
 	RS_LIVE_THREADS,
 	RS_TOTAL_PROCS,
 	RS_TOTAL_THREADS,
+	RS_PSI_MEM,
+	RS_PSI_CPU,
 };
 
 /* The field's value in a sample. */

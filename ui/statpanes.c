@@ -207,6 +207,52 @@ static void statpanes_cpu(struct panes *p, const struct layout_box *bx, const st
 	}
 }
 
+/* The pressure box (wide terminals): the share of the time some task was
+ * stalled waiting for memory (some, and all of them: full), CPU and I/O
+ * since the previous sample; a graph of the memory stall (filled) and the
+ * CPU's (line), 0 to 100%. Without PSI in the kernel, it says so. */
+static void statpanes_psi(struct panes *p, const struct layout_box *bx, const struct panes_at *at)
+{
+	const struct rect *g = &bx->graph, *t = &bx->text;
+	size_t ncols = (size_t)g->w * (size_t)graph_xres(p->style);
+
+	statpanes_box_title(&bx->title, "Pressure", p->sum.psi == 2 ? "stalled, the cgroup" : "stalled");
+	term_blank(t->y, t->x, t->h, t->w);
+	if (!p->sum.psi) {
+		term_puts(t->y, t->x + 1, t->w - 1, "n/a: no PSI in this kernel", ROLE_DIM);
+		return;
+	}
+	if (at->ok && (at->s.valid & SAMPLE_PSI)) {
+		int x = t->x + 1 + term_puts(t->y, t->x + 1, t->w - 1, "memory ", ROLE_MAJOR);
+		term_printf(t->y, x, t->x + t->w - x, ROLE_NORMAL, "%.1f%%, all %.1f%%", at->s.psi_mem_pm / 10.0,
+			    at->s.psi_mem_full_pm / 10.0);
+		if (t->h > 1) {
+			x = t->x + 1 + term_puts(t->y + 1, t->x + 1, t->w - 1, "cpu ", ROLE_USER);
+			x += term_printf(t->y + 1, x, t->x + t->w - x, ROLE_NORMAL, "%.1f%%  ", at->s.psi_cpu_pm / 10.0);
+			x += term_puts(t->y + 1, x, t->x + t->w - x, "io ", ROLE_SYS);
+			term_printf(t->y + 1, x, t->x + t->w - x, ROLE_NORMAL, "%.1f%%", at->s.psi_io_pm / 10.0);
+		}
+	} else {
+		term_puts(t->y, t->x + 1, t->w - 1, "stalls n/a yet", ROLE_DIM);
+	}
+	if (g->h <= 0 || panes_cols(p, ncols))
+		return;
+	resample_pick(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_PSI_MEM, panes_hold_tail(p), p->idx);
+	for (size_t c = 0; c < ncols; c++) {
+		struct graph_col *gc;
+		const struct bucket *b = panes_col(p, c, &gc);
+		if (!b || !(b->valid & SAMPLE_PSI))
+			continue;
+		gc->known = 1;
+		gc->v[0] = b->max.psi_mem_pm / 10.0;
+		gc->line = b->max.psi_cpu_pm / 10.0;
+	}
+	struct graph_spec s = panes_spec(p, g, 1, 100);
+	s.layer_role[0] = ROLE_MAJOR;
+	s.line_role = ROLE_USER;
+	panes_blit(p, g, &s, ncols);
+}
+
 /* Figures with their names, each whole or not at all, from x on row y up
  * to end, a blank between; stops at the first that does not fit. Returns
  * the column after the last one drawn. */
@@ -267,4 +313,6 @@ void statpanes_draw(struct panes *p)
 	statpanes_tasks(p, &p->lay.box[0], &at);
 	statpanes_faults(p, &p->lay.box[1], &at);
 	statpanes_cpu(p, &p->lay.box[2], &at);
+	if (p->lay.nboxes > 3)
+		statpanes_psi(p, &p->lay.box[3], &at);
 }

@@ -55,7 +55,7 @@ static void check_size(int rows, int cols, int show_output, int notice)
 	if (l.stats_compact) {
 		mark(grid, rows, cols, &l.stats, 7);
 	} else {
-		for (int i = 0; i < LAYOUT_NBOXES; i++) {
+		for (int i = 0; i < l.nboxes; i++) {
 			mark(grid, rows, cols, &l.box[i].title, 8 + 3 * i);
 			mark(grid, rows, cols, &l.box[i].text, 9 + 3 * i);
 			mark(grid, rows, cols, &l.box[i].graph, 10 + 3 * i);

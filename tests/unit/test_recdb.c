@@ -75,7 +75,11 @@ static struct sample mk_sample(uint64_t i)
 	s.swap_kib = 1000 * i + 16;
 	s.thp_kib = 1000 * i + 17;
 	s.locked_kib = 1000 * i + 18;
-	s.valid = (uint32_t)(i % 64); /* every combination of valid bits */
+	s.psi_cpu_pm = (uint32_t)(i % 1001);
+	s.psi_mem_pm = (uint32_t)((i + 1) % 1001);
+	s.psi_mem_full_pm = (uint32_t)((i + 2) % 1001);
+	s.psi_io_pm = (uint32_t)((i + 3) % 1001);
+	s.valid = (uint32_t)(i % 128); /* every combination of valid bits */
 	return s;
 }
 
@@ -100,6 +104,10 @@ static void assert_sample_equal(const struct sample *a, const struct sample *b)
 	assert_int_equal(a->swap_kib, b->swap_kib);
 	assert_int_equal(a->thp_kib, b->thp_kib);
 	assert_int_equal(a->locked_kib, b->locked_kib);
+	assert_int_equal(a->psi_cpu_pm, b->psi_cpu_pm);
+	assert_int_equal(a->psi_mem_pm, b->psi_mem_pm);
+	assert_int_equal(a->psi_mem_full_pm, b->psi_mem_full_pm);
+	assert_int_equal(a->psi_io_pm, b->psi_io_pm);
 	assert_int_equal(a->valid, b->valid);
 }
 
@@ -199,6 +207,12 @@ static void mk_summary(struct store_summary *s)
 	s->max_locked_kib = v++;
 	s->max_swap_t_ns = BASE + 1500 * MS;
 	s->kinds_known = 1;
+	s->psi = 2;
+	s->psi_cpu_us = v++;
+	s->psi_mem_us = v++;
+	s->psi_mem_full_us = v++;
+	s->psi_io_us = v++;
+	s->psi_mem_max_pm = 999;
 	s->ru_minflt = v++;
 	s->ru_majflt = v++;
 	s->ru_nvcsw = v++;
@@ -258,6 +272,12 @@ static void assert_summary_equal(const struct store_summary *a, const struct sto
 	assert_int_equal(a->max_locked_kib, b->max_locked_kib);
 	assert_int_equal(a->max_swap_t_ns, b->max_swap_t_ns);
 	assert_int_equal(a->kinds_known, b->kinds_known);
+	assert_int_equal(a->psi, b->psi);
+	assert_int_equal(a->psi_cpu_us, b->psi_cpu_us);
+	assert_int_equal(a->psi_mem_us, b->psi_mem_us);
+	assert_int_equal(a->psi_mem_full_us, b->psi_mem_full_us);
+	assert_int_equal(a->psi_io_us, b->psi_io_us);
+	assert_int_equal(a->psi_mem_max_pm, b->psi_mem_max_pm);
 	assert_int_equal(a->ru_stime_us, b->ru_stime_us);
 	assert_int_equal(a->ru_maxrss_kib, b->ru_maxrss_kib);
 	assert_int_equal(a->max_tree_rss_kib, b->max_tree_rss_kib);
@@ -1177,7 +1197,7 @@ static void test_bounds(void **state)
 		{"UPDATE samples SET t_ns = 4000000000000000000 WHERE rowid = 3", "run 1", "samples.t_ns"},
 		{"UPDATE samples SET pss_kib = 'lots' WHERE rowid = 2", "samples.pss_kib", "text"},
 		{"UPDATE samples SET rss_kib = 1.5 WHERE rowid = 2", "samples.rss_kib", "a real"},
-		{"UPDATE samples SET valid = 64 WHERE rowid = 2", "samples.valid", "out of bounds"},
+		{"UPDATE samples SET valid = 128 WHERE rowid = 2", "samples.valid", "out of bounds"},
 		{"UPDATE events SET type = 99 WHERE rowid = 1", "events.type", "out of bounds"},
 		{"UPDATE events SET pid = -3 WHERE rowid = 1", "events.pid", "out of bounds"},
 		{"UPDATE processes SET valid = 4096 WHERE seq = 0", "processes.valid", NULL},
