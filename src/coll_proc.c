@@ -109,6 +109,10 @@ void coll_proc_take_stat(struct pentry *e, const struct procfs_stat *ps)
 	if (ps->num_threads > e->max_threads)
 		e->max_threads = ps->num_threads;
 	e->rec.valid |= PROC_V_CPU | PROC_V_FAULTS;
+	if (ps->state == 'T' || ps->state == 't')
+		e->rec.valid |= PROC_V_STOPPED;
+	else
+		e->rec.valid &= ~PROC_V_STOPPED;
 	if (!e->rec.comm[0])
 		memcpy(e->rec.comm, ps->comm, sizeof(e->rec.comm));
 }

@@ -95,6 +95,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 	if (coll_rss_start(c) < 0)
 		coll_rss_free(c); /* no memory for it: the ticks alone */
 	coll_psi_start(c, 0); /* spacetime's cgroup: the command's too */
+	coll_mem_start(c, 0);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	c->ncpu = ncpu > 0 ? (double)ncpu : 1.0;
 	c->sum.interval_ms = c->cfg.interval_ms;
@@ -351,6 +352,7 @@ void collector_tick(struct collector *c)
 	tick_totals(c, &s, now, due);
 	tick_counts(c, &s, now);
 	coll_psi_tick(c, &s, now);
+	coll_mem_tick(c, &s, now); /* after the pressure: it weighs memory stalls */
 	int push = tick_peak(c, &s, sure, now, every);
 	if (push) {
 		store_push_sample(c->st, &s);
@@ -749,6 +751,7 @@ void collector_free(struct collector *c)
 	free(c->peak_procs);
 	coll_rss_free(c);
 	coll_psi_free(c);
+	coll_mem_free(c);
 	if (c->nl_fd >= 0)
 		nlproc_close(c->nl_fd); /* unsubscribes: the kernel counts listeners */
 	if (c->nl_quiet_fd >= 0)

@@ -15,6 +15,7 @@
 #include "rsstrace.h"
 #include "coll_top.h"
 #include "coll_events.h"
+#include "coll_mem.h"
 #include "coll_psi.h"
 #include "coll_rss.h"
 #include "coll_pss.h"
@@ -154,6 +155,7 @@ struct collector {
 	struct rsstrace *rss;
 	struct coll_rss rt;                /* the trace's job's own (coll_rss.h) */
 	struct coll_psi psi;               /* the pressure job's own (coll_psi.h) */
+	struct coll_mem mem;               /* the memory-left job's own (coll_mem.h) */
 	int rss_covered;                   /* this interval's tops are the trace's: no exit sample */
 	int fast;           /* on fast ticks */
 	int near_peak;      /* the last tick found the tree near its peak, and moving */

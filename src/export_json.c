@@ -102,6 +102,34 @@ static void write_pressure(FILE *f, const struct store_summary *s, uint64_t end,
 		100.0 * (double)s->psi_cpu_us / wall_us, 100.0 * (double)s->psi_io_us / wall_us);
 }
 
+/* "memory_left": what was left before the machine or the cgroup's limit ran
+ * out, at the least, and whether it ran low (null: not known). */
+static void write_memleft(FILE *f, const struct store_summary *s, int *first)
+{
+	int in = 1;
+
+	jsonw_key(f, "memory_left", first);
+	if (!s->mem_of_kib) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	jsonw_key(f, "by", &in);
+	fputs(s->mem_by_cgroup ? "\"cgroup\"" : "\"machine\"", f);
+	jsonw_u64(f, "of_kib", s->mem_of_kib, &in);
+	jsonw_u64(f, "min_kib", s->mem_min_left_kib, &in);
+	jsonw_u64(f, "min_us", s->mem_min_left_t_ns > s->start_ns ? (s->mem_min_left_t_ns - s->start_ns) / 1000 : 0, &in);
+	jsonw_u64(f, "low_ticks", s->mem_low_ticks, &in);
+	snap_u64(f, "low_first_us", s->mem_low_first_ns > s->start_ns ? (s->mem_low_first_ns - s->start_ns) / 1000 : 0,
+		 s->mem_low_first_ns != 0, &in);
+	jsonw_key(f, "growing", &in);
+	fputc('[', f);
+	for (int k = 0; k < STORE_MEM_GROWERS && s->mem_grow_pid[k]; k++)
+		fprintf(f, "%s{\"pid\": %d, \"grew_kib\": %llu}", k ? ", " : "", (int)s->mem_grow_pid[k],
+			(unsigned long long)s->mem_grow_kib[k]);
+	fputs("]}", f);
+}
+
 /* Writes the processes that outlived the command: [{pid, comm, argv, peak_pss_kib,
  * start_us, end_us (null: running when the run ended)}]. */
 static void write_outlived(FILE *f, struct store *st, const struct store_summary *s)
@@ -327,6 +355,7 @@ static void write_counts(FILE *f, const struct store_summary *sp, int *first)
 	snap_u64(f, "max_thp_kib", s.max_thp_kib, s.kinds_known, first);
 	snap_u64(f, "max_locked_kib", s.max_locked_kib, s.kinds_known, first);
 	write_pressure(f, &s, end, first);
+	write_memleft(f, &s, first);
 	jsonw_u64(f, "processes", s.last.total_procs, first);
 	jsonw_u64(f, "threads", s.last.total_threads, first);
 	jsonw_u64(f, "execs_count", s.total_execs, first);

@@ -42,9 +42,10 @@ static const char *const recdb_stmt_sql[RS_N] = {
 	[RS_SAMPLE] = "INSERT INTO samples (run_id, t_ns, pss_kib, pss_anon_kib, pss_file_kib,"
 		      " pss_shmem_kib, pss_est_kib, pss_hi_kib, rss_kib, minflt, majflt, utime_us,"
 		      " stime_us, live_procs, live_threads, total_procs, total_threads, valid,"
-		      " swap_kib, thp_kib, locked_kib, psi_cpu_pm, psi_mem_pm, psi_mem_full_pm, psi_io_pm)"
+		      " swap_kib, thp_kib, locked_kib, psi_cpu_pm, psi_mem_pm, psi_mem_full_pm, psi_io_pm,"
+		      " mem_left_kib)"
 		      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-		      " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+		      " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
 	[RS_EVENT] = "INSERT INTO events (run_id, t_ns, type, pid, ppid, arg)"
 		     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[RS_PROC] = "INSERT INTO processes (run_id, id, seq, pid, ppid, start_ns, end_ns, comm,"

@@ -548,7 +548,7 @@ void recdb_read_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct
 	r->stime_us = (uint64_t)recdb_rd_int(rd, s, 17, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
 	r->minflt = (uint64_t)recdb_rd_int(rd, s, 18, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
 	r->majflt = (uint64_t)recdb_rd_int(rd, s, 19, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
-	r->valid = (uint32_t)recdb_rd_int(rd, s, 20, 0, 0x7f, 0, NULL);
+	r->valid = (uint32_t)recdb_rd_int(rd, s, 20, 0, 0xff, 0, NULL);
 	if (r->end_ns && r->end_ns < r->start_ns)
 		r->end_ns = r->start_ns; /* an exit before the start: at the start */
 	if (!rd->bad)

@@ -138,7 +138,8 @@ static const char recdb_schema_v2[] =
 	"ALTER TABLE samples ADD COLUMN psi_cpu_pm INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE samples ADD COLUMN psi_mem_pm INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE samples ADD COLUMN psi_mem_full_pm INTEGER NOT NULL DEFAULT 0;\n"
-	"ALTER TABLE samples ADD COLUMN psi_io_pm INTEGER NOT NULL DEFAULT 0;\n";
+	"ALTER TABLE samples ADD COLUMN psi_io_pm INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE samples ADD COLUMN mem_left_kib INTEGER NOT NULL DEFAULT 0;\n";
 
 static const char *const recdb_schema_steps[RECDB_SCHEMA_VERSION + 1] = {
 	[1] = recdb_schema_v1,

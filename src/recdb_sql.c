@@ -25,10 +25,11 @@ const struct recdb_sql_field recdb_sql_sample_fields[] = {
 	SMP(live_procs, U32, U32M), SMP(live_threads, U32, U32M), SMP(total_procs, U32, U32M),
 	SMP(total_threads, U32, U32M),
 	SMP(valid, U32,
-	    SAMPLE_PSS | SAMPLE_RSS | SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS | SAMPLE_KINDS | SAMPLE_PSI),
+	    SAMPLE_PSS | SAMPLE_RSS | SAMPLE_FAULTS | SAMPLE_CPU | SAMPLE_COUNTS | SAMPLE_KINDS | SAMPLE_PSI |
+		    SAMPLE_MEMLEFT),
 	SMP(swap_kib, U64, KIB), SMP(thp_kib, U64, KIB), SMP(locked_kib, U64, KIB),
 	SMP(psi_cpu_pm, U32, 1000), SMP(psi_mem_pm, U32, 1000), SMP(psi_mem_full_pm, U32, 1000),
-	SMP(psi_io_pm, U32, 1000),
+	SMP(psi_io_pm, U32, 1000), SMP(mem_left_kib, U64, KIB),
 };
 const size_t recdb_sql_nsample_fields =
 	sizeof(recdb_sql_sample_fields) / sizeof(recdb_sql_sample_fields[0]);
@@ -44,6 +45,9 @@ const struct recdb_sql_field recdb_sql_sum_fields[] = {
 	SUM(max_locked_kib, U64, KIB), SUM(max_swap_t_ns, TIME, 0), SUM(kinds_known, INT, 1),
 	SUM(psi, INT, 2), SUM(psi_cpu_us, U64, CNT), SUM(psi_mem_us, U64, CNT), SUM(psi_mem_full_us, U64, CNT),
 	SUM(psi_io_us, U64, CNT), SUM(psi_mem_max_pm, U32, 1000),
+	SUM(mem_of_kib, U64, KIB), SUM(mem_min_left_kib, U64, KIB), SUM(mem_min_left_t_ns, TIME, 0),
+	SUM(mem_by_cgroup, INT, 1), SUM(mem_low, INT, 1), SUM(mem_low_first_ns, TIME, 0),
+	SUM(mem_low_ticks, U64, CNT), SUM(mem_eta_ms, U64, CNT),
 	SUM(ru_minflt, U64, CNT), SUM(ru_majflt, U64, CNT),
 	SUM(ru_nvcsw, U64, CNT), SUM(ru_nivcsw, U64, CNT), SUM(ru_inblock, U64, CNT),
 	SUM(ru_oublock, U64, CNT), SUM(peak_measured, INT, 1), SUM(peak_floor, INT, 1),

@@ -140,7 +140,7 @@ void recdb_rd_field(struct recdb_rd *rd, sqlite3_stmt *s, int col, const struct 
 	"t_ns, pss_kib, pss_anon_kib, pss_file_kib, pss_shmem_kib, pss_est_kib, pss_hi_kib," \
 	" rss_kib, minflt, majflt, utime_us, stime_us, live_procs, live_threads,"          \
 	" total_procs, total_threads, valid, swap_kib, thp_kib, locked_kib, psi_cpu_pm,"  \
-	" psi_mem_pm, psi_mem_full_pm, psi_io_pm"
+	" psi_mem_pm, psi_mem_full_pm, psi_io_pm, mem_left_kib"
 /* Prepares sql with ?1 bound to the run id; 0 or -errno. */
 int recdb_read_prep(struct recdb *db, const char *sql, int64_t run_id, sqlite3_stmt **s);
 void recdb_read_sample(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct sample *smp);

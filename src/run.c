@@ -476,6 +476,26 @@ int run_pty(const struct run *r)
 	return r->sp.pty_master;
 }
 
+int run_signal_proc(struct run *r, pid_t pid, int sig)
+{
+	if (r->cfg.source != RUN_SPAWNED)
+		return -EPERM;
+	if (pid <= 0 || !r->started || collector_finished(r->col))
+		return -ESRCH;
+	size_t n = store_procs(r->st, STORE_PROCS_LIVE, NULL, 0), k;
+	struct proc_rec *p = n ? calloc(n, sizeof(*p)) : NULL;
+	int found = 0;
+	if (n && !p)
+		return -ENOMEM;
+	n = store_procs(r->st, STORE_PROCS_LIVE, p, n);
+	for (k = 0; k < n && !found; k++)
+		found = p[k].pid == pid && !p[k].end_ns;
+	free(p);
+	if (!found)
+		return -ESRCH;
+	return kill(pid, sig) < 0 ? -errno : 0;
+}
+
 int run_signal(struct run *r, int sig)
 {
 	if (r->cfg.source != RUN_SPAWNED)

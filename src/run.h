@@ -125,6 +125,11 @@ int run_pty(const struct run *r);
  * run's processes are not ours to signal (attached, recorded), -ESRCH when
  * the command has ended. */
 int run_signal(struct run *r, int sig);
+/* Sends sig to one process of the command's tree (live in the store): a
+ * pause (SIGSTOP) or resume (SIGCONT) a person asked for. Returns 0, -EPERM
+ * when the run's processes are not ours (attached, recorded), -ESRCH when
+ * pid is no live process of the tree, or kill's -errno. */
+int run_signal_proc(struct run *r, pid_t pid, int sig);
 /* Ends an attached run now, leaving its processes running (no-op otherwise,
  * or when it is over). */
 void run_detach(struct run *r);

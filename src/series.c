@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Field groups, one per bit of struct sample.valid (SAMPLE_PSS .. SAMPLE_PSI). */
-#define SERIES_NGROUPS 7
+/* Field groups, one per bit of struct sample.valid (SAMPLE_PSS .. SAMPLE_MEMLEFT). */
+#define SERIES_NGROUPS 8
 
 /* Sums of up to 2^32 values of up to 2^64 need more than 64 bits. */
 #ifdef __SIZEOF_INT128__
@@ -43,6 +43,7 @@ static const struct series_field {
 	{ offsetof(struct sample, psi_mem_pm), 0, 6 },
 	{ offsetof(struct sample, psi_mem_full_pm), 0, 6 },
 	{ offsetof(struct sample, psi_io_pm), 0, 6 },
+	{ offsetof(struct sample, mem_left_kib), 1, 7 },
 };
 
 /* A closed bucket, plus how many of its samples knew each field group (the

@@ -25,6 +25,7 @@ enum {
 	SAMPLE_COUNTS = 1u << 4,  /* live/total processes and threads */
 	SAMPLE_KINDS = 1u << 5,   /* swap_kib, thp_kib, locked_kib */
 	SAMPLE_PSI = 1u << 6,     /* psi_*_pm */
+	SAMPLE_MEMLEFT = 1u << 7, /* mem_left_kib */
 };
 
 /* One instant of the whole tree. Cumulative fields only grow. */
@@ -46,6 +47,9 @@ struct sample {
 	/* pressure stalls since the previous sample, per mille of the time: some
 	 * task waited for CPU, memory, or I/O; every task for memory (full) */
 	uint32_t psi_cpu_pm, psi_mem_pm, psi_mem_full_pm, psi_io_pm;
+	/* memory left before the machine, or the cgroup that binds the run, runs
+	 * out (coll_mem.h) */
+	uint64_t mem_left_kib;
 };
 
 /* An estimate that passes the highest measured sample by more than this share
@@ -53,7 +57,7 @@ struct sample {
 #define STORE_PEAK_EST_MARGIN 0.01
 
 /* Fields aggregated over a bucket: every numeric field of struct sample. */
-#define STORE_NFIELDS 22
+#define STORE_NFIELDS 23
 
 /* A time bucket: min, max and mean of every field over the samples in it.
  * At the finest tier a bucket holds one sample and min == max == mean.
@@ -92,6 +96,7 @@ enum {
 	PROC_V_EXIT = 1u << 4,   /* exit_status known */
 	PROC_V_ARGV = 1u << 5,   /* argv_id names the real command line */
 	PROC_V_PSS_EST = 1u << 6, /* pss_kib scaled from RSS since last smaps_rollup */
+	PROC_V_STOPPED = 1u << 7, /* stopped (SIGSTOP, z) at its last stat read */
 };
 
 /* What the UI and the exports know of one process, live or exited.
@@ -123,6 +128,9 @@ enum store_mode {
 };
 
 /* The run as a whole: set by the collector, read by report and exports. */
+/* The processes growing fastest a low-memory warning names. */
+#define STORE_MEM_GROWERS 3
+
 /* Processes spacetime attaches to at most (spacetime -p). */
 #define STORE_ATTACH_MAX 64
 
@@ -151,6 +159,16 @@ struct store_summary {
 	int psi;
 	uint64_t psi_cpu_us, psi_mem_us, psi_mem_full_us, psi_io_us;
 	uint32_t psi_mem_max_pm;
+	/* memory left (coll_mem.h): of how much (the machine's memory, or the
+	 * cgroup's limit: mem_by_cgroup), its lowest and when, whether it is low
+	 * now (little left while the tree grows), when it first was and for how
+	 * many ticks, the time left at the rate it went (ms, 0: not shrinking),
+	 * and the processes growing fastest while low (pid 0: none) */
+	uint64_t mem_of_kib, mem_min_left_kib, mem_min_left_t_ns;
+	int mem_by_cgroup, mem_low;
+	uint64_t mem_low_first_ns, mem_low_ticks, mem_eta_ms;
+	pid_t mem_grow_pid[STORE_MEM_GROWERS];
+	uint64_t mem_grow_kib[STORE_MEM_GROWERS];
 	uint64_t ru_minflt, ru_majflt, ru_nvcsw, ru_nivcsw, ru_inblock, ru_oublock;
 	struct sample peak;        /* the sample with the highest tree PSS: the highest
 				    * measured one, or the highest estimate while none

@@ -59,6 +59,10 @@ static const struct key_binding keys[] = {
 	 NULL, 0, KEYS_LIVE},
 	{'o', ACT_OUTPUT, "o", "show / hide the command's output pane", "output", 0, 0},
 	{'r', ACT_RSS, "r", "show / hide the line over the stacked PSS (RSS unless w chose another)", NULL, 0, 0},
+	{'z', ACT_PAUSE_JOB, "z",
+	 "pause (SIGSTOP) or resume (SIGCONT) the selected process, after a y: to let the others through when "
+	 "memory runs low",
+	 NULL, 0, KEYS_SPAWNED},
 	{'w', ACT_LINE, "w", "the line over the stacked PSS: RSS, swapped out, huge pages, locked (cycles)", NULL, 0, 0},
 	{'g', ACT_GLYPHS, "g", "graph glyphs: Braille, blocks, ASCII (UTF-8 locales)", NULL, 0, 0},
 	{CTRL('l'), ACT_REDRAW, "^L", "redraw the whole screen", NULL, 0, 0},

@@ -45,6 +45,7 @@ enum key_action {
 	ACT_FOLD,
 	ACT_MAPS,
 	ACT_LINE,
+	ACT_PAUSE_JOB,
 	ACT_COUNT /* not an action: how many there are */
 };
 

@@ -671,6 +671,27 @@ void panes_output_title(struct panes *p, uint64_t lines, int eof, uint64_t unrec
 		term_printf(r->y, x, r->x + r->w - x, ROLE_DIM, " %s ", p->out_where);
 }
 
+/* A line of text in the status bar. Too long: up to its last clause that
+ * fits ("the command finished; q quits and ..." is "the command
+ * finished"), else its last list item that fits, else cut at a blank. */
+static void panes_status_text(const struct rect *r, const char *text, enum role role)
+{
+	char m[320];
+
+	snprintf(m, sizeof(m), "%s", text);
+	if ((int)strlen(m) > r->w - 1) {
+		char *cut = NULL;
+		for (int sep = 0; sep < 2 && !cut; sep++) { /* a clause, else a list's item */
+			const char *by = sep ? ", " : "; ";
+			for (char *s = strstr(m, by); s && s - m <= r->w - 1; s = strstr(s + 1, by))
+				cut = s;
+		}
+		if (cut)
+			*cut = 0;
+	}
+	term_puts(r->y, r->x + 1, r->w - 1, m, role);
+}
+
 void panes_status(struct panes *p)
 {
 	const struct rect *r = &p->lay.status;
@@ -691,6 +712,10 @@ void panes_status(struct panes *p)
 		term_puts(r->y, r->x, r->w, ask[k], ROLE_PAUSED);
 		return;
 	}
+	if (p->ask[0]) {
+		panes_status_text(r, p->ask, ROLE_PAUSED);
+		return;
+	}
 	if (p->prompt) {
 		int x = r->x + term_puts(r->y, r->x, r->w, p->prompt == '/' ? " search: " : " filter: ", ROLE_PAUSED);
 		x += term_puts(r->y, x, r->x + r->w - x, p->prompt_buf, ROLE_NORMAL);
@@ -705,22 +730,11 @@ void panes_status(struct panes *p)
 		return;
 	}
 	if (p->msg[0] && p->now_ns < p->msg_until_ns) {
-		/* too long: up to its last clause that fits ("the command
-		 * finished; q quits and ..." is "the command finished"), else
-		 * its last list item that fits, else cut at a blank */
-		char m[sizeof(p->msg)];
-		snprintf(m, sizeof(m), "%s", p->msg);
-		if ((int)strlen(m) > r->w - 1) {
-			char *cut = NULL;
-			for (int sep = 0; sep < 2 && !cut; sep++) { /* a clause, else a list's item */
-				const char *by = sep ? ", " : "; ";
-				for (char *s = strstr(m, by); s && s - m <= r->w - 1; s = strstr(s + 1, by))
-					cut = s;
-			}
-			if (cut)
-				*cut = 0;
-		}
-		term_puts(r->y, r->x + 1, r->w - 1, m, ROLE_WARN);
+		panes_status_text(r, p->msg, ROLE_WARN);
+		return;
+	}
+	if (p->memlow[0]) { /* running out of memory: said until it is not */
+		panes_status_text(r, p->memlow, ROLE_BAD);
 		return;
 	}
 	if (p->waiting) {

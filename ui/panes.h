@@ -45,6 +45,8 @@ struct panes {
 	char search[64]; /* the last search (n finds the next) */
 	int waiting;     /* the command waits for a person to type (ptywait) */
 	char msg[200];   /* a transient status message */
+	char memlow[300]; /* running out of memory: the warning the status bar keeps ("": none) */
+	char ask[200];    /* a question waiting for y (z: pause a process), "": none */
 	uint64_t msg_until_ns;
 	/* this frame */
 	struct store_summary sum;

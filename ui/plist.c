@@ -641,6 +641,9 @@ static void draw_command(struct plist *pl, struct store *st, const struct plist_
 		line[k++] = '+';
 		line[k++] = ' ';
 	}
+	if (!rec->end_ns && (rec->valid & PROC_V_STOPPED)) /* paused (z, or another SIGSTOP) */
+		for (const wchar_t *s = L"(stopped) "; *s; s++)
+			line[k++] = *s;
 	size_t room = sizeof(line) / sizeof(line[0]) - k;
 	ssize_t len = -1;
 	int known = rec->argv_id && (rec->valid & PROC_V_ARGV);
@@ -920,4 +923,18 @@ int plist_selected(struct plist *pl, struct store *st, struct proc_rec *out, cha
 	if (job_cap)
 		snprintf(job, job_cap, "%.*s", (int)n, n ? j : "");
 	return 1;
+}
+
+int plist_job_of_pid(struct plist *pl, struct store *st, pid_t pid, char *job, size_t job_cap)
+{
+	const char *j = NULL;
+
+	for (size_t i = 0; i < pl->n; i++) {
+		if (pl->recs[i].pid != pid || pl->recs[i].end_ns)
+			continue;
+		size_t n = job_of(pl, st, &pl->recs[i], &j);
+		snprintf(job, job_cap, "%.*s", (int)n, n ? j : pl->recs[i].comm);
+		return 1;
+	}
+	return 0;
 }

@@ -56,6 +56,9 @@ int plist_select_at(struct plist *pl, const struct layout *l, int y);
 /* The selected process (its record as last refreshed) and its job name
  * (job_cap bytes). Returns 1 when a row is selected, 0 when none is. */
 int plist_selected(struct plist *pl, struct store *st, struct proc_rec *out, char *job, size_t job_cap);
+/* The job name of the live process pid as the list last saw it (job_cap
+ * bytes). Returns 1 when the list has it. */
+int plist_job_of_pid(struct plist *pl, struct store *st, pid_t pid, char *job, size_t job_cap);
 /* Draws the title, the column heads and the rows. */
 void plist_draw(struct plist *pl, struct store *st, const struct layout *l, int focused);
 

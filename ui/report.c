@@ -307,6 +307,59 @@ static void put_pressure(FILE *f, const struct store_summary *s)
 		100.0 * (double)s->psi_io_us / wall_us, s->psi == 2 ? "the command's cgroup" : "the whole machine");
 }
 
+/* The job name of the newest process that had pid, shown safe ("?" when
+ * the store has none). */
+static void report_job_of_pid(struct store *st, pid_t pid, char *job, size_t cap, int utf8)
+{
+	size_t n = store_procs(st, STORE_PROCS_ALL, NULL, 0), bcap = 0;
+	struct proc_rec *p = n ? calloc(n, sizeof(*p)) : NULL;
+	char *buf = NULL, raw[JOBNAME_MAX + 1];
+	size_t len = 0;
+
+	snprintf(job, cap, "?");
+	if (!p)
+		return;
+	n = store_procs(st, STORE_PROCS_ALL, p, n);
+	for (size_t i = n; i-- > 0;)
+		if (p[i].pid == pid) {
+			len = export_proc_job(st, &p[i], &buf, &bcap, raw, sizeof(raw));
+			break;
+		}
+	if (len)
+		textsafe_str(raw, len, job, cap, utf8);
+	free(buf);
+	free(p);
+}
+
+/* The memory left before the machine (or the cgroup's limit) ran out: its
+ * lowest, and whether and when it ran low while the tree grew, with the
+ * processes growing fastest then. */
+static void put_memleft(FILE *f, struct store *st, const struct store_summary *s, int utf8)
+{
+	char a[32], b[32];
+
+	if (!s->mem_of_kib)
+		return;
+	report_size(a, sizeof(a), s->mem_min_left_kib);
+	report_size(b, sizeof(b), s->mem_of_kib);
+	const char *by = s->mem_by_cgroup ? "the cgroup's limit" : "the machine's memory";
+	double at = s->mem_min_left_t_ns > s->start_ns ? (double)(s->mem_min_left_t_ns - s->start_ns) / 1e9 : 0;
+	if (!s->mem_low_ticks) {
+		fprintf(f, "  memory left     %s of %s at the least, at %.3f s (%s): never low\n", a, b, at, by);
+		return;
+	}
+	fprintf(f, "  memory left     RAN LOW from %.3f s: %s of %s at the least, at %.3f s (%s)",
+		s->mem_low_first_ns > s->start_ns ? (double)(s->mem_low_first_ns - s->start_ns) / 1e9 : 0, a, b, at,
+		by);
+	for (int k = 0; k < STORE_MEM_GROWERS && s->mem_grow_pid[k]; k++) {
+		char job[4 * JOBNAME_MAX + 1];
+		report_job_of_pid(st, s->mem_grow_pid[k], job, sizeof(job), utf8);
+		report_size(a, sizeof(a), s->mem_grow_kib[k]);
+		fprintf(f, "%s %s (pid %d) +%s", k ? "," : "; growing:", job, (int)s->mem_grow_pid[k], a);
+	}
+	fputc('\n', f);
+}
+
 /* The times: wall, user, system, and the share of a core. */
 static void put_times(FILE *f, const struct store_summary *sp)
 {
@@ -456,6 +509,7 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 	put_outlived(f, st, &s, o);
 	put_counts(f, &s, o->verbose || o->execs);
 	put_pressure(f, &s);
+	put_memleft(f, st, &s, o->utf8);
 	put_collection(f, &s);
 	if (o->notice)
 		fprintf(f, "  note            %s\n", o->notice);

@@ -14,6 +14,7 @@
 #include "outpane.h"
 #include "panes.h"
 #include "plist.h"
+#include "report.h"
 #include "ptywait.h"
 #include "moment.h"
 #include "statpanes.h"
@@ -84,6 +85,8 @@ struct tui {
 	int drag_x;                /* a button pressed over the graph: its column (-1: none) */
 	struct mapread *mr;        /* the memory-map reader, started at the first m */
 	struct mapview *mv;        /* the memory map shown over the screen (NULL: none) */
+	pid_t ask_pid;             /* z: the process the question is about, */
+	int ask_sig;               /* and the signal y sends it */
 	uint64_t out_ns, wait_check_ns; /* last output; next look for a prompt */
 	uint64_t wait_every_ns;         /* how often, doubled while none is found */
 };
@@ -794,6 +797,51 @@ static void act_redraw(struct tui *t, enum key_action a, uint64_t now)
 	t->dirty |= D_ALL;
 }
 
+/* z: asks whether to pause (SIGSTOP) the selected process, or resume
+ * (SIGCONT) it when it is stopped; y sends it (tui_ask_key). Only a command
+ * spacetime started: attached processes are never signalled. */
+static void act_pause_job(struct tui *t, enum key_action a, uint64_t now)
+{
+	struct proc_rec rec;
+	char job[96];
+	(void)a, (void)now;
+
+	if (run_source(t->ctx->run) != RUN_SPAWNED) {
+		panes_message(&t->p, "%s", t->recorded ? "a replay: nothing runs to pause"
+							: "attached: spacetime never signals processes it did not start");
+		return;
+	}
+	if (!plist_selected(t->pl, t->p.st, &rec, job, sizeof(job)) || rec.end_ns) {
+		panes_message(&t->p, "no live process selected: Up/Down select one, z pauses it");
+		return;
+	}
+	t->ask_pid = rec.pid;
+	t->ask_sig = rec.valid & PROC_V_STOPPED ? SIGCONT : SIGSTOP;
+	snprintf(t->p.ask, sizeof(t->p.ask), " %s %s (pid %d) with %s? y: yes; any other key: no ",
+		 t->ask_sig == SIGSTOP ? "Pause" : "Resume", job[0] ? job : rec.comm, (int)rec.pid,
+		 t->ask_sig == SIGSTOP ? "SIGSTOP" : "SIGCONT");
+	t->dirty |= D_STATUS;
+}
+
+/* The answer to z's question: y sends the signal, any other key does not. */
+static void tui_ask_key(struct tui *t, int key)
+{
+	struct panes *p = &t->p;
+
+	p->ask[0] = '\0';
+	t->dirty |= D_STATUS | D_PLIST;
+	if (key != 'y' && key != 'Y')
+		return;
+	int r = run_signal_proc(t->ctx->run, t->ask_pid, t->ask_sig);
+	if (r < 0)
+		panes_message(p, "could not signal pid %d: %s", (int)t->ask_pid,
+			      r == -ESRCH ? "it is no longer a live process of the command" : strerror(-r));
+	else
+		panes_message(p, "pid %d %s (%s sent)%s", (int)t->ask_pid, t->ask_sig == SIGSTOP ? "paused" : "resumed",
+			      t->ask_sig == SIGSTOP ? "SIGSTOP" : "SIGCONT",
+			      t->ask_sig == SIGSTOP ? "; z on it again resumes it" : "");
+}
+
 /* w: the line over the stacked PSS cycles RSS, swap, huge pages, locked. */
 static void act_line(struct tui *t, enum key_action a, uint64_t now)
 {
@@ -865,6 +913,7 @@ static const tui_act_fn tui_acts[ACT_COUNT] = {
 	[ACT_SEARCH] = act_find,         [ACT_SEARCH_NEXT] = act_find,
 	[ACT_FILTER] = act_find,         [ACT_FOLD] = act_find,
 	[ACT_MAPS] = act_maps,           [ACT_LINE] = act_line,
+	[ACT_PAUSE_JOB] = act_pause_job,
 };
 
 /* A key on the help screen: scrolls it, any other closes it. */
@@ -901,6 +950,10 @@ static void tui_key(struct tui *t, int key, uint64_t now)
 	if (key == (TERM_FN | KEY_MOUSE)) {
 		if (!p->help && !t->mv && p->quit != QUIT_CONFIRM)
 			tui_mouse(t);
+		return;
+	}
+	if (p->ask[0]) {
+		tui_ask_key(t, key);
 		return;
 	}
 	if (t->mv && p->quit != QUIT_CONFIRM) {
@@ -1000,6 +1053,39 @@ static void tui_signals(struct tui *t, uint64_t now)
 	}
 }
 
+/* The low-memory warning the status bar keeps while the run is running out
+ * (the collector's verdict, coll_mem.h): how much is left of what, the time
+ * left at this rate, the processes growing fastest, what to do. Returns
+ * whether it changed. */
+static int tui_memlow(struct tui *t)
+{
+	struct panes *p = &t->p;
+	const struct store_summary *s = &p->sum;
+	char m[sizeof(p->memlow)], a[24], b[24], eta[48] = "", job[96];
+	int n = 0;
+
+	m[0] = '\0';
+	if (s->mem_low && !p->finished && !p->recorded) {
+		report_size(a, sizeof(a), p->sum.last.mem_left_kib);
+		report_size(b, sizeof(b), s->mem_of_kib);
+		if (s->mem_eta_ms)
+			snprintf(eta, sizeof(eta), ", out in ~%.0f s at this rate", (double)s->mem_eta_ms / 1000);
+		n = snprintf(m, sizeof(m), "MEMORY LOW: %s left of %s (%s)%s", a, b,
+			     s->mem_by_cgroup ? "the cgroup's limit" : "the machine's", eta);
+		for (int k = 0; k < STORE_MEM_GROWERS && s->mem_grow_pid[k] && n > 0 && (size_t)n < sizeof(m); k++) {
+			if (!plist_job_of_pid(t->pl, p->st, s->mem_grow_pid[k], job, sizeof(job)))
+				snprintf(job, sizeof(job), "pid %d", (int)s->mem_grow_pid[k]);
+			n += snprintf(m + n, sizeof(m) - (size_t)n, "%s %s", k ? "," : "; growing:", job);
+		}
+		if (n > 0 && (size_t)n < sizeof(m) && t->ctx->run && run_source(t->ctx->run) == RUN_SPAWNED)
+			snprintf(m + n, sizeof(m) - (size_t)n, "; z pauses the selected job");
+	}
+	if (!strcmp(m, p->memlow))
+		return 0;
+	snprintf(p->memlow, sizeof(p->memlow), "%s", m);
+	return 1;
+}
+
 /* Draws what is dirty and updates the terminal once. */
 static void tui_draw(struct tui *t, uint64_t now)
 {
@@ -1017,6 +1103,8 @@ static void tui_draw(struct tui *t, uint64_t now)
 		mapview_draw(t->mv, now);
 	} else {
 		panes_begin(p, now);
+		if (tui_memlow(t))
+			t->dirty |= D_STATUS;
 		if (t->dirty & (D_MEM | D_STATS))
 			panes_query(p);
 		if (t->dirty & D_HEADER)

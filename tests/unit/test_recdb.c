@@ -79,7 +79,8 @@ static struct sample mk_sample(uint64_t i)
 	s.psi_mem_pm = (uint32_t)((i + 1) % 1001);
 	s.psi_mem_full_pm = (uint32_t)((i + 2) % 1001);
 	s.psi_io_pm = (uint32_t)((i + 3) % 1001);
-	s.valid = (uint32_t)(i % 128); /* every combination of valid bits */
+	s.mem_left_kib = 1000 * i + 19;
+	s.valid = (uint32_t)(i % 256); /* every combination of valid bits */
 	return s;
 }
 
@@ -108,6 +109,7 @@ static void assert_sample_equal(const struct sample *a, const struct sample *b)
 	assert_int_equal(a->psi_mem_pm, b->psi_mem_pm);
 	assert_int_equal(a->psi_mem_full_pm, b->psi_mem_full_pm);
 	assert_int_equal(a->psi_io_pm, b->psi_io_pm);
+	assert_int_equal(a->mem_left_kib, b->mem_left_kib);
 	assert_int_equal(a->valid, b->valid);
 }
 
@@ -1197,7 +1199,7 @@ static void test_bounds(void **state)
 		{"UPDATE samples SET t_ns = 4000000000000000000 WHERE rowid = 3", "run 1", "samples.t_ns"},
 		{"UPDATE samples SET pss_kib = 'lots' WHERE rowid = 2", "samples.pss_kib", "text"},
 		{"UPDATE samples SET rss_kib = 1.5 WHERE rowid = 2", "samples.rss_kib", "a real"},
-		{"UPDATE samples SET valid = 128 WHERE rowid = 2", "samples.valid", "out of bounds"},
+		{"UPDATE samples SET valid = 256 WHERE rowid = 2", "samples.valid", "out of bounds"},
 		{"UPDATE events SET type = 99 WHERE rowid = 1", "events.type", "out of bounds"},
 		{"UPDATE events SET pid = -3 WHERE rowid = 1", "events.pid", "out of bounds"},
 		{"UPDATE processes SET valid = 4096 WHERE seq = 0", "processes.valid", NULL},

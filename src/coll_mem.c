@@ -1,0 +1,171 @@
+/* coll_mem.c: memory left, each tick (see coll_mem.h). */
+#include "collector_int.h"
+
+#include "pressure.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Reads a whole small file at fd into buf (NUL-terminated); its length or -1. */
+static ssize_t read_fd(int fd, char *buf, size_t cap)
+{
+	ssize_t n = fd >= 0 ? pread(fd, buf, cap - 1, 0) : -1;
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* The cgroup v1 memory controller's directory of pid ("N:memory:/path"). */
+static int v1_dir(const char *proc_root, pid_t pid, char *dir, size_t cap)
+{
+	char path[256], line[1024];
+	FILE *f;
+	int r = -ENOENT;
+
+	snprintf(path, sizeof(path), "%s/%d/cgroup", proc_root ? proc_root : "/proc", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	while (r && fgets(line, sizeof(line), f)) {
+		char *c = strstr(line, ":memory:/");
+		if (!c)
+			continue;
+		c[strcspn(c, "\n")] = '\0';
+		snprintf(dir, cap, "/sys/fs/cgroup/memory%s", c + 8);
+		r = 0;
+	}
+	fclose(f);
+	return r;
+}
+
+/* The cgroup's limit (KiB) and an fd on its usage: v2 first, then v1; none
+ * when there is no limit. */
+static void open_cgroup(struct collector *c, pid_t pid)
+{
+	static const char *const files[2][2] = {{"memory.max", "memory.current"},
+						 {"memory.limit_in_bytes", "memory.usage_in_bytes"}};
+	char dir[512], path[640], b[64];
+
+	for (int v = 0; v < 2 && c->mem.cg_usage_fd < 0; v++) {
+		int r = v ? v1_dir(c->cfg.proc_root, pid, dir, sizeof(dir))
+			  : pressure_cgroup_dir(c->cfg.proc_root, (int)pid, NULL, dir, sizeof(dir));
+		if (r < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, files[v][0]);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = read_fd(fd, b, sizeof(b));
+		uint64_t limit;
+		if (fd >= 0)
+			close(fd);
+		/* no limit ("max", or v1's page-rounded 2^63) */
+		if (n <= 0 || memwarn_parse_bytes(b, (size_t)n, &limit) < 0 || limit >= (1ull << 60))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, files[v][1]);
+		c->mem.cg_usage_fd = open(path, O_RDONLY | O_CLOEXEC);
+		c->mem.cg_limit_kib = limit / 1024;
+	}
+}
+
+void coll_mem_start(struct collector *c, pid_t pid)
+{
+	char path[256];
+
+	c->mem.cg_usage_fd = -1;
+	snprintf(path, sizeof(path), "%s/meminfo", c->cfg.proc_root ? c->cfg.proc_root : "/proc");
+	c->mem.meminfo_fd = open(path, O_RDONLY | O_CLOEXEC);
+	open_cgroup(c, pid ? pid : getpid());
+	c->sum.mem_by_cgroup = c->mem.cg_usage_fd >= 0;
+}
+
+/* Memory left now, and of how much: the lesser of the machine's available
+ * memory and the cgroup's room. Returns 0, or -1 when neither is known. */
+static int mem_left(struct collector *c, uint64_t *left, uint64_t *of)
+{
+	uint64_t total = 0, avail = 0, usage;
+	ssize_t n = read_fd(c->mem.meminfo_fd, c->mem.buf, sizeof(c->mem.buf));
+	int have = n > 0 && memwarn_parse_meminfo(c->mem.buf, (size_t)n, &total, &avail) == 0;
+
+	*left = *of = 0;
+	if (have) {
+		*left = avail;
+		*of = total;
+	}
+	n = read_fd(c->mem.cg_usage_fd, c->mem.buf, 64);
+	if (n > 0 && memwarn_parse_bytes(c->mem.buf, (size_t)n, &usage) == 0) {
+		uint64_t room = c->mem.cg_limit_kib > usage / 1024 ? c->mem.cg_limit_kib - usage / 1024 : 0;
+		if (!have || room < *left) {
+			*left = room;
+			*of = c->mem.cg_limit_kib;
+		}
+		have = 1;
+	}
+	return have ? 0 : -1;
+}
+
+/* The three live processes whose PSS grew fastest over COLL_MEM_GROW_NS,
+ * into the summary (pid 0: none). Each process's growth is measured from a
+ * base taken every COLL_MEM_GROW_NS. */
+static void mem_growers(struct collector *c, uint64_t now, int low)
+{
+	size_t n = ptable_count(c->pt);
+
+	memset(c->sum.mem_grow_pid, 0, sizeof(c->sum.mem_grow_pid));
+	for (size_t i = 0; i < n; i++) {
+		struct pentry *e = ptable_at(c->pt, i);
+		if (!e->grow_base_ns || now - e->grow_base_ns >= COLL_MEM_GROW_NS) {
+			e->grow_kib = e->grow_base_ns && e->rec.pss_kib > e->grow_base_kib ? e->rec.pss_kib - e->grow_base_kib : 0;
+			e->grow_base_kib = e->rec.pss_kib;
+			e->grow_base_ns = now;
+		}
+		if (!low || !e->grow_kib)
+			continue;
+		for (int k = 0; k < STORE_MEM_GROWERS; k++) {
+			if (c->sum.mem_grow_pid[k] && c->sum.mem_grow_kib[k] >= e->grow_kib)
+				continue;
+			memmove(&c->sum.mem_grow_pid[k + 1], &c->sum.mem_grow_pid[k],
+				(size_t)(STORE_MEM_GROWERS - 1 - k) * sizeof(c->sum.mem_grow_pid[0]));
+			memmove(&c->sum.mem_grow_kib[k + 1], &c->sum.mem_grow_kib[k],
+				(size_t)(STORE_MEM_GROWERS - 1 - k) * sizeof(c->sum.mem_grow_kib[0]));
+			c->sum.mem_grow_pid[k] = e->rec.pid;
+			c->sum.mem_grow_kib[k] = e->grow_kib;
+			break;
+		}
+	}
+}
+
+void coll_mem_tick(struct collector *c, struct sample *s, uint64_t now)
+{
+	uint64_t left = 0, of = 0;
+	struct memwarn_state st;
+
+	if (mem_left(c, &left, &of) < 0)
+		return;
+	s->mem_left_kib = left;
+	s->valid |= SAMPLE_MEMLEFT;
+	memwarn_push(&c->mem.hist, now, left, s->valid & SAMPLE_PSS ? s->pss_kib : 0);
+	memwarn_eval(&c->mem.hist, of, s->valid & SAMPLE_PSI ? s->psi_mem_full_pm / 1000.0 : -1, &st);
+	c->sum.mem_of_kib = of;
+	if (!c->sum.mem_min_left_kib || left < c->sum.mem_min_left_kib) {
+		c->sum.mem_min_left_kib = left;
+		c->sum.mem_min_left_t_ns = now;
+	}
+	c->sum.mem_low = st.low;
+	c->sum.mem_eta_ms = st.eta_s >= 0 && st.eta_s < 1e9 ? (uint64_t)(st.eta_s * 1000) : 0;
+	if (st.low) {
+		c->sum.mem_low_ticks++;
+		if (!c->sum.mem_low_first_ns)
+			c->sum.mem_low_first_ns = now;
+	}
+	mem_growers(c, now, st.low);
+}
+
+void coll_mem_free(struct collector *c)
+{
+	if (c->mem.meminfo_fd >= 0)
+		close(c->mem.meminfo_fd);
+	if (c->mem.cg_usage_fd >= 0)
+		close(c->mem.cg_usage_fd);
+	c->mem.meminfo_fd = c->mem.cg_usage_fd = -1;
+}

@@ -1,0 +1,33 @@
+/* coll_mem: the collector's job that watches the memory left (memwarn.h):
+ * the machine's MemAvailable and, where the command's cgroup has a limit
+ * (v2 memory.max, v1 memory.limit_in_bytes), what the limit leaves; each tick
+ * the lesser into the sample, and whether the run is running out (with the
+ * processes growing fastest) into the summary. */
+#ifndef SPACETIME_COLL_MEM_H
+#define SPACETIME_COLL_MEM_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "memwarn.h"
+
+struct collector;
+struct sample;
+
+#define COLL_MEM_GROW_NS 2000000000ull /* a process's growth is measured over this */
+
+struct coll_mem {
+	int meminfo_fd, cg_usage_fd;
+	uint64_t cg_limit_kib; /* the cgroup's limit (0: none) */
+	struct memwarn_hist hist;
+	char buf[8192];
+};
+
+/* Opens /proc/meminfo and the cgroup's usage of process pid (0: spacetime's,
+ * whose cgroup the command shares). */
+void coll_mem_start(struct collector *c, pid_t pid);
+/* Memory left into s (SAMPLE_MEMLEFT) and the verdict into the summary. */
+void coll_mem_tick(struct collector *c, struct sample *s, uint64_t now);
+void coll_mem_free(struct collector *c);
+
+#endif
