@@ -75,6 +75,8 @@ void coll_mem_start(struct collector *c, pid_t pid)
 	c->mem.cg_usage_fd = -1;
 	snprintf(path, sizeof(path), "%s/meminfo", c->cfg.proc_root ? c->cfg.proc_root : "/proc");
 	c->mem.meminfo_fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s/vmstat", c->cfg.proc_root ? c->cfg.proc_root : "/proc");
+	c->mem.vmstat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	open_cgroup(c, pid ? pid : getpid());
 	c->sum.mem_by_cgroup = c->mem.cg_usage_fd >= 0;
 }
@@ -135,11 +137,31 @@ static void mem_growers(struct collector *c, uint64_t now, int low)
 	}
 }
 
+/* The kernel's OOM kills since the last tick (/proc/vmstat oom_kill): each
+ * new one counted, the first ones' times kept for naming their victims. */
+static void mem_oom(struct collector *c, uint64_t now)
+{
+	ssize_t n = read_fd(c->mem.vmstat_fd, c->mem.buf, sizeof(c->mem.buf));
+	const char *k = n > 0 ? strstr(c->mem.buf, "\noom_kill ") : NULL;
+	unsigned long long v;
+
+	if (!k || sscanf(k + 10, "%llu", &v) != 1)
+		return;
+	if (c->mem.oom_known && v > c->mem.oom_seen) {
+		for (uint64_t i = c->sum.oom_kills; i < c->sum.oom_kills + (v - c->mem.oom_seen) && i < STORE_OOM_TIMES; i++)
+			c->sum.oom_t_ns[i] = now;
+		c->sum.oom_kills += v - c->mem.oom_seen;
+	}
+	c->mem.oom_seen = v;
+	c->mem.oom_known = 1;
+}
+
 void coll_mem_tick(struct collector *c, struct sample *s, uint64_t now)
 {
 	uint64_t left = 0, of = 0;
 	struct memwarn_state st;
 
+	mem_oom(c, now);
 	if (mem_left(c, &left, &of) < 0)
 		return;
 	s->mem_left_kib = left;
@@ -167,5 +189,7 @@ void coll_mem_free(struct collector *c)
 		close(c->mem.meminfo_fd);
 	if (c->mem.cg_usage_fd >= 0)
 		close(c->mem.cg_usage_fd);
-	c->mem.meminfo_fd = c->mem.cg_usage_fd = -1;
+	if (c->mem.vmstat_fd >= 0)
+		close(c->mem.vmstat_fd);
+	c->mem.meminfo_fd = c->mem.cg_usage_fd = c->mem.vmstat_fd = -1;
 }

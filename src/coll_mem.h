@@ -17,7 +17,9 @@ struct sample;
 #define COLL_MEM_GROW_NS 2000000000ull /* a process's growth is measured over this */
 
 struct coll_mem {
-	int meminfo_fd, cg_usage_fd;
+	int meminfo_fd, cg_usage_fd, vmstat_fd;
+	uint64_t oom_seen; /* /proc/vmstat's oom_kill at the last tick */
+	int oom_known;
 	uint64_t cg_limit_kib; /* the cgroup's limit (0: none) */
 	struct memwarn_hist hist;
 	char buf[8192];

@@ -7,6 +7,7 @@
 #include "export_jobs.h"
 #include "jobname.h"
 #include "jsonw.h"
+#include "oomkill.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -128,6 +129,37 @@ static void write_memleft(FILE *f, const struct store_summary *s, int *first)
 		fprintf(f, "%s{\"pid\": %d, \"grew_kib\": %llu}", k ? ", " : "", (int)s->mem_grow_pid[k],
 			(unsigned long long)s->mem_grow_kib[k]);
 	fputs("]}", f);
+}
+
+/* Writes the processes of the tree the OOM killer killed (oomkill.h):
+ * [{pid, comm, job, end_us}]. */
+static void write_oom_killed(FILE *f, struct store *st, const struct store_summary *s)
+{
+	size_t n = s->oom_kills ? store_procs(st, STORE_PROCS_ALL, NULL, 0) : 0, k = 0;
+	struct proc_rec *p = n ? calloc(n, sizeof(*p)) : NULL;
+	enum { CAP = 65536 };
+	char *buf = n ? malloc(CAP) : NULL;
+
+	fputc('[', f);
+	n = p && buf ? store_procs(st, STORE_PROCS_ALL, p, n) : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct proc_rec *r = &p[i];
+		int first = 1;
+		if (!oomkill_of(s, r))
+			continue;
+		fputs(k++ ? ",{" : "{", f);
+		jsonw_u64(f, "pid", (uint64_t)r->pid, &first);
+		jsonw_key(f, "comm", &first);
+		jsonw_str(f, r->comm, strnlen(r->comm, sizeof(r->comm)));
+		ssize_t len = r->argv_id && (r->valid & PROC_V_ARGV) ? store_str_get(st, r->argv_id, buf, CAP) : -1;
+		write_job(f, len > 0 ? buf : NULL, len > 0 ? ((size_t)len < CAP ? (size_t)len : CAP) : 0, r->comm,
+			  &first);
+		jsonw_u64(f, "end_us", r->end_ns > s->start_ns ? (r->end_ns - s->start_ns) / 1000 : 0, &first);
+		fputc('}', f);
+	}
+	fputc(']', f);
+	free(buf);
+	free(p);
 }
 
 /* Writes the processes that outlived the command: [{pid, comm, argv, peak_pss_kib,
@@ -411,6 +443,9 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 	write_top_jobs(f, st, EXPORT_TOP_CPU);
 	jsonw_key(f, "outlived", &first);
 	write_outlived(f, st, &s);
+	jsonw_u64(f, "oom_kills", s.oom_kills, &first);
+	jsonw_key(f, "oom_killed", &first);
+	write_oom_killed(f, st, &s);
 	jsonw_key(f, "execs", &first);
 	write_execs(f, st, s.start_ns);
 	fputc('}', f);

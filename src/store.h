@@ -128,6 +128,9 @@ enum store_mode {
 };
 
 /* The run as a whole: set by the collector, read by report and exports. */
+/* OOM kills whose times the summary keeps. */
+#define STORE_OOM_TIMES 4
+
 /* The processes growing fastest a low-memory warning names. */
 #define STORE_MEM_GROWERS 3
 
@@ -169,6 +172,12 @@ struct store_summary {
 	uint64_t mem_low_first_ns, mem_low_ticks, mem_eta_ms;
 	pid_t mem_grow_pid[STORE_MEM_GROWERS];
 	uint64_t mem_grow_kib[STORE_MEM_GROWERS];
+	/* the kernel's OOM kills during the run (/proc/vmstat oom_kill: the
+	 * machine's, any process), and when the first STORE_OOM_TIMES came: a
+	 * process of the tree killed by SIGKILL then was the OOM killer's
+	 * (oomkill.h) */
+	uint64_t oom_kills;
+	uint64_t oom_t_ns[STORE_OOM_TIMES];
 	uint64_t ru_minflt, ru_majflt, ru_nvcsw, ru_nivcsw, ru_inblock, ru_oublock;
 	struct sample peak;        /* the sample with the highest tree PSS: the highest
 				    * measured one, or the highest estimate while none

@@ -3,6 +3,7 @@
 
 #include "graph.h"
 #include "jobname.h"
+#include "oomkill.h"
 #include "report.h"
 #include "term.h"
 #include "textsafe.h"
@@ -38,6 +39,7 @@ struct plist_prev {
 
 struct plist {
 	struct proc_rec *recs; /* live, or finished in the finished view */
+	struct store_summary sum; /* the run's, at the last refresh */
 	size_t n, cap;
 	double *cpu_pct;       /* per record (live view) */
 	struct plist_prev *prev, *cur;
@@ -297,6 +299,7 @@ int plist_refresh(struct plist *pl, struct store *st, uint64_t now_ns)
 	}
 	pl->n = total < pl->cap ? total : pl->cap;
 	pl->at = 0;
+	store_summary_get(st, &pl->sum); /* its OOM kills name the killed */
 	pl->live = which == 1 ? total : store_procs(st, 1, NULL, 0);
 	pl->finished = which == 2 ? total : store_procs(st, 2, NULL, 0);
 	pl->now_ns = now_ns;
@@ -530,6 +533,8 @@ static void plist_cell(const struct plist *pl, size_t i, int c, char *b, size_t 
 	case COL_EXIT:
 		if (!(r->valid & PROC_V_EXIT))
 			snprintf(b, cap, "n/a");
+		else if (oomkill_of(&pl->sum, r))
+			snprintf(b, cap, "oom"); /* the kernel's OOM killer's SIGKILL */
 		else if (WIFSIGNALED(r->exit_status))
 			snprintf(b, cap, "sig%d", WTERMSIG(r->exit_status));
 		else

@@ -8,6 +8,7 @@
 
 #include "export_jobs.h"
 #include "jobname.h"
+#include "oomkill.h"
 #include "textsafe.h"
 
 #include <errno.h>
@@ -360,6 +361,31 @@ static void put_memleft(FILE *f, struct store *st, const struct store_summary *s
 	fputc('\n', f);
 }
 
+/* The kernel's OOM kills during the run, and the processes of the tree they
+ * were (oomkill.h): none, nothing said. */
+static void put_oom(FILE *f, struct store *st, const struct store_summary *s, int utf8)
+{
+	enum { SHOW = 5 };
+	size_t n = s->oom_kills ? store_procs(st, STORE_PROCS_ALL, NULL, 0) : 0, shown = 0;
+	struct proc_rec *p = n ? calloc(n, sizeof(*p)) : NULL;
+
+	if (!s->oom_kills)
+		return;
+	fprintf(f, "  OOM kills       %llu during the run (the kernel's count, every process)",
+		(unsigned long long)s->oom_kills);
+	n = p ? store_procs(st, STORE_PROCS_ALL, p, n) : 0;
+	for (size_t i = 0; i < n && shown < SHOW; i++) {
+		char job[4 * JOBNAME_MAX + 1];
+		if (!oomkill_of(s, &p[i]))
+			continue;
+		report_job_of_pid(st, p[i].pid, job, sizeof(job), utf8);
+		fprintf(f, "%s %s (pid %d) at %.3f s", shown++ ? "," : "; of the command's:", job, (int)p[i].pid,
+			p[i].end_ns > s->start_ns ? (double)(p[i].end_ns - s->start_ns) / 1e9 : 0);
+	}
+	fputc('\n', f);
+	free(p);
+}
+
 /* The times: wall, user, system, and the share of a core. */
 static void put_times(FILE *f, const struct store_summary *sp)
 {
@@ -510,6 +536,7 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 	put_counts(f, &s, o->verbose || o->execs);
 	put_pressure(f, &s);
 	put_memleft(f, st, &s, o->utf8);
+	put_oom(f, st, &s, o->utf8);
 	put_collection(f, &s);
 	if (o->notice)
 		fprintf(f, "  note            %s\n", o->notice);
