@@ -40,7 +40,7 @@ size_t export_proc_job(struct store *st, const struct proc_rec *p, char **buf, s
 
 static uint64_t export_top_key(const struct proc_rec *p, enum export_top_by by)
 {
-	return by == EXPORT_TOP_PSS ? p->peak_pss_kib : p->utime_us + p->stime_us;
+	return by == EXPORT_TOP_PSS ? p->peak_pss_kib : by == EXPORT_TOP_CPU ? p->utime_us + p->stime_us : p->majflt;
 }
 
 static int export_top_cmp(const void *a, const void *b, void *arg)
@@ -56,7 +56,7 @@ static int export_top_cmp(const void *a, const void *b, void *arg)
 
 long export_top_procs(struct store *st, enum export_top_by by, struct proc_rec *out, size_t n)
 {
-	uint32_t need = by == EXPORT_TOP_PSS ? PROC_V_PSS : PROC_V_CPU;
+	uint32_t need = by == EXPORT_TOP_PSS ? PROC_V_PSS : by == EXPORT_TOP_CPU ? PROC_V_CPU : PROC_V_FAULTS;
 	size_t total = store_procs(st, STORE_PROCS_ALL, NULL, 0), k = 0;
 	struct proc_rec *all;
 
@@ -72,7 +72,7 @@ long export_top_procs(struct store *st, enum export_top_by by, struct proc_rec *
 		got = total;
 	/* an unknown figure is not a zero: it takes no place in the ranking */
 	for (size_t i = 0; i < got; i++)
-		if (all[i].valid & need)
+		if ((all[i].valid & need) && (by != EXPORT_TOP_MAJFLT || all[i].majflt))
 			all[k++] = all[i];
 	qsort_r(all, k, sizeof(*all), export_top_cmp, &by);
 	if (k > n)

@@ -24,6 +24,7 @@ size_t export_proc_job(struct store *st, const struct proc_rec *p, char **buf, s
 enum export_top_by {
 	EXPORT_TOP_PSS, /* peak PSS; processes whose PSS was never measured are left out */
 	EXPORT_TOP_CPU, /* user + system time; processes with unknown CPU are left out */
+	EXPORT_TOP_MAJFLT, /* major faults (page-ins that needed I/O); none: left out */
 };
 /* Copies the n heaviest processes of the run (live and exited) by that
  * figure into out, heaviest first (equal figures: lower pid first). Returns

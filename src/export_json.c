@@ -228,6 +228,7 @@ static void write_top_jobs(FILE *f, struct store *st, enum export_top_by by)
 		jsonw_i64(f, "pid", r->pid, &first);
 		snap_u64(f, "peak_pss_kib", r->peak_pss_kib, r->valid & PROC_V_PSS, &first);
 		snap_u64(f, "cpu_us", r->utime_us + r->stime_us, r->valid & PROC_V_CPU, &first);
+		snap_u64(f, "majflt", r->majflt, r->valid & PROC_V_FAULTS, &first);
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -441,6 +442,8 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 	write_top_jobs(f, st, EXPORT_TOP_PSS);
 	jsonw_key(f, "top_jobs_by_cpu", &first);
 	write_top_jobs(f, st, EXPORT_TOP_CPU);
+	jsonw_key(f, "top_jobs_by_major_faults", &first);
+	write_top_jobs(f, st, EXPORT_TOP_MAJFLT);
 	jsonw_key(f, "outlived", &first);
 	write_outlived(f, st, &s);
 	jsonw_u64(f, "oom_kills", s.oom_kills, &first);

@@ -45,7 +45,7 @@ static const struct key_binding keys[] = {
 	{FN(KEY_NPAGE), ACT_PAGE_DOWN, "PgDn", "scroll the focused pane a page on", NULL, 0, 0},
 	{FN(KEY_HOME), ACT_TOP, "Home", "first process / oldest output kept", NULL, 0, 0},
 	{'e', ACT_EXPORT, "e", "export a snapshot (JSON, CSV, trace, SVG) of the run, or of the view when zoomed", "export", 0, 0},
-	{'s', ACT_SORT, "s", "sort processes by PSS, CPU, age, pid (cycles)", "sort", 0, 0},
+	{'s', ACT_SORT, "s", "sort processes by PSS, CPU, major faults, age, pid (cycles)", "sort", 0, 0},
 	{'S', ACT_SORT_REVERSE, "S", "reverse the sort order", NULL, 0, 0},
 	{'f', ACT_FINISHED, "f", "live processes (a tree) or finished ones (peak PSS, duration)", "finished", 0, 0},
 	{'p', ACT_CMDLINE, "p", "processes: job names (cc1 src/x.c) or full command lines", NULL, 0, 0},

@@ -136,6 +136,8 @@ static double plist_key(const struct plist *pl, size_t i)
 		return (double)(pl->finished_view ? r->peak_pss_kib : r->pss_kib);
 	case PLIST_SORT_CPU:
 		return pl->finished_view ? (double)plist_cpu_us(r) : pl->cpu_pct[i];
+	case PLIST_SORT_MAJFLT: /* unknown below every count */
+		return r->valid & PROC_V_FAULTS ? (double)r->majflt : -1;
 	case PLIST_SORT_AGE: {
 		uint64_t end = r->end_ns ? r->end_ns : pl->now_ns;
 		return end > r->start_ns ? (double)(end - r->start_ns) : 0;
@@ -565,8 +567,8 @@ static size_t plist_prefix(const struct plist_row *row, wchar_t *out, size_t cap
 
 static const char *plist_sort_name(const struct plist *pl)
 {
-	static const char *live[] = {"PSS", "CPU%", "age", "pid"};
-	static const char *fin[] = {"peak PSS", "CPU time", "duration", "pid"};
+	static const char *live[] = {"PSS", "CPU%", "major faults", "age", "pid"};
+	static const char *fin[] = {"peak PSS", "CPU time", "major faults", "duration", "pid"};
 
 	return (pl->finished_view ? fin : live)[pl->sort];
 }

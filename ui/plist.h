@@ -11,7 +11,7 @@
 #include "layout.h"
 #include "store.h"
 
-enum plist_sort { PLIST_SORT_PSS, PLIST_SORT_CPU, PLIST_SORT_AGE, PLIST_SORT_PID, PLIST_NSORT };
+enum plist_sort { PLIST_SORT_PSS, PLIST_SORT_CPU, PLIST_SORT_MAJFLT, PLIST_SORT_AGE, PLIST_SORT_PID, PLIST_NSORT };
 
 struct plist;
 

@@ -257,20 +257,25 @@ static void put_top_jobs(FILE *f, struct store *st, const struct report_opts *o)
 
 	struct store_summary sum;
 	store_summary_get(st, &sum);
-	for (int by = EXPORT_TOP_PSS; top && by <= EXPORT_TOP_CPU; by++) {
-		long n = export_top_procs(st, (enum export_top_by)by, top, (size_t)o->top);
+	for (int by = EXPORT_TOP_PSS; top && by <= EXPORT_TOP_MAJFLT; by++) {
+		/* major faults: the few that had any (each is a wait for I/O) */
+		long n = export_top_procs(st, (enum export_top_by)by, top,
+					  by == EXPORT_TOP_MAJFLT && o->top > 3 ? 3 : (size_t)o->top);
 		if (n <= 0)
 			continue;
 		/* attached: a process's CPU is its whole life's, not since the attach */
 		fprintf(f, "\nheaviest jobs by %s\n",
-			by == EXPORT_TOP_PSS ? "peak PSS"
-			: sum.attached      ? "CPU time (user + system, whole lifetime, before the attach too)"
-					    : "CPU time (user + system)");
+			by == EXPORT_TOP_PSS       ? "peak PSS"
+			: by == EXPORT_TOP_MAJFLT ? "major faults (pages read from disk: waits for I/O)"
+			: sum.attached            ? "CPU time (user + system, whole lifetime, before the attach too)"
+						  : "CPU time (user + system)");
 		for (long i = 0; i < n; i++) {
 			const struct proc_rec *r = &top[i];
 			size_t len = export_proc_job(st, r, &buf, &cap, job, sizeof(job));
 			if (by == EXPORT_TOP_PSS)
 				report_size(fig, sizeof(fig), r->peak_pss_kib);
+			else if (by == EXPORT_TOP_MAJFLT)
+				snprintf(fig, sizeof(fig), "%llu", (unsigned long long)r->majflt);
 			else
 				snprintf(fig, sizeof(fig), "%.3f s", (double)(r->utime_us + r->stime_us) / 1e6);
 			fprintf(f, "  %10s  ", fig);

@@ -66,3 +66,22 @@ setup() {
 	jq -e '.. | objects | select(has("max_swap_kib")) | .max_swap_kib == 2048' "$JSON" >/dev/null ||
 		st_fail "the exported JSON lacks max_swap_kib 2048"
 }
+
+# Major faults: pages read from disk. Truth: a process that maps a 16 MiB file
+# the page cache does not hold (dropped) and reads every page without
+# readahead takes one major fault a page (4,096); one that maps nothing none.
+@test "major faults: the process that read a cold file is named first, in the summary and the JSON" {
+	[ "$(id -u)" -eq 0 ] || skip "dropping the page cache needs root"
+	local f="$BATS_TEST_TMPDIR/cold.dat"
+	head -c $((16 << 20)) /dev/urandom >"$f"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	stj --no-record -- sh -c "\"$WL/mapkinds\" 0 0 - 0 100; \"$WL/mapkinds\" 0 0 \"$f\" 0 100"
+	assert_status 0
+	assert_json_true '.top_jobs_by_major_faults | length >= 1'
+	assert_json_true '.top_jobs_by_major_faults[0].job | startswith("mapkinds")'
+	assert_json_range '.top_jobs_by_major_faults[0].majflt' $((4096 * 90 / 100)) $((4096 * 110 / 100))
+	assert_json_true '[.top_jobs_by_major_faults[] | select(.job == "mapkinds 0 0 0")] | length == 0'
+	[[ $stderr =~ heaviest\ jobs\ by\ major\ faults.*$'\n'\ +[0-9]+\ +mapkinds ]] ||
+		st_fail "the summary does not name the process with major faults"
+}

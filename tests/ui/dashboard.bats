@@ -349,6 +349,8 @@ printf "t\141il-%0300d\n" 7; sleep 30'
 	ui_wait 'MiB.* fill 24 300'
 	ui_keys s
 	ui_wait 'sort CPU time'
+	ui_keys s
+	ui_wait 'sort major faults'
 	ui_keys s s
 	ui_wait 'sort pid'
 	ui_keys f

@@ -6,7 +6,10 @@
  *  - FILE (created, FILE_MIB MiB of non-zero bytes) mapped read-only, then
  *    unlinked (the mapping shows as "FILE (deleted)") and read whole (file
  *    pages in the page cache, freed at exit).
- * A size of 0 leaves that kind out (FILE "-" too). Prints "ready" on stdout
+ * A size of 0 leaves that kind out (FILE "-" too), but for FILE_MIB 0 with a
+ * FILE that exists: it is mapped whole as it is, without readahead
+ * (MADV_RANDOM), and every page read: one major fault a page when the page
+ * cache does not hold the file. Prints "ready" on stdout
  * once everything is in place. Truth: the sizes given; whether huge pages were
  * obtained is the kernel's (mapkinds says "huge: N kB" from its own smaps). */
 #define WORKLOAD_NAME "mapkinds"
@@ -50,6 +53,24 @@ static int huge_fill(size_t bytes)
 	return 0;
 }
 
+/* Maps an existing file whole, read-only, and touches every page. */
+static int map_existing(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+	if (size <= 0)
+		return -1;
+	volatile const char *f = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+	if (f == MAP_FAILED)
+		return -1;
+	/* no readahead: each page a fault of its own (a major one when cold) */
+	madvise((void *)f, (size_t)size, MADV_RANDOM);
+	unsigned sum = 0;
+	for (off_t off = 0; off < size; off += WORKLOAD_PAGE)
+		sum += (unsigned char)f[off];
+	return sum == 0x7fffffff ? -1 : 0; /* (the sum is used: the reads stay) */
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 6) {
@@ -72,6 +93,10 @@ int main(int argc, char **argv)
 	}
 	if (huge_mib && huge_fill((size_t)huge_mib << 20) < 0) {
 		perror("mapkinds: mmap");
+		return 1;
+	}
+	if (!file_mib && strcmp(path, "-") && map_existing(path) < 0) {
+		perror("mapkinds: the existing file");
 		return 1;
 	}
 	if (file_mib && strcmp(path, "-")) {
