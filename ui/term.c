@@ -344,6 +344,35 @@ void term_resize(void)
 	clearok(curscr, TRUE);
 }
 
+/* A mouse report curses did not ask for: a terminal sends one with its
+ * reports on when curses has them off (left on by a program that crashed,
+ * or --no-mouse). Curses knows the report's start ("\e[<", terminfo's kmous)
+ * and gives KEY_MOUSE, or nothing of it and gives the Esc; either way the
+ * rest ("B;X;YM" or "...m", SGR 1006) is read and dropped here: its letters
+ * are no keys. esc: the report's "[<" is still to come. Anything that does
+ * not fit is put back. Returns whether a report was dropped. */
+static int term_mouse_report(int esc)
+{
+	wint_t seq[24];
+	int n = 0, r = OK, skip = esc ? 2 : 0;
+
+	while (n < (int)(sizeof(seq) / sizeof(seq[0])) && (r = wget_wch(stdscr, &seq[n])) != ERR) {
+		if (r == KEY_CODE_YES)
+			break; /* a key of its own: not a report */
+		wint_t c = seq[n++];
+		int ok = n <= skip ? c == (n == 1 ? '[' : '<') : (c >= '0' && c <= '9') || c == ';' || c == 'M' || c == 'm';
+		if (!ok)
+			break;
+		if (n > skip + 1 && (c == 'M' || c == 'm'))
+			return 1;
+	}
+	if (r == KEY_CODE_YES) /* (seq[n] holds its code: put it back first) */
+		ungetch((int)seq[n]);
+	while (n > 0)
+		unget_wch(seq[--n]);
+	return 0;
+}
+
 int term_key(int *code)
 {
 	wint_t wc;
@@ -351,6 +380,9 @@ int term_key(int *code)
 
 	if (r == ERR)
 		return 0;
+	if (!term_mouse && ((r == OK && wc == 27) || (r == KEY_CODE_YES && wc == KEY_MOUSE)) &&
+	    term_mouse_report(r == OK))
+		return term_key(code); /* the key after it, if one came */
 	*code = r == KEY_CODE_YES ? TERM_FN | (int)wc : (int)wc;
 	return 1;
 }
