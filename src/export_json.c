@@ -572,6 +572,11 @@ static void snap_proc(FILE *f, const struct export_snap *sn, const struct proc_r
 	snap_u64(f, "peak_pss_t_us", export_rel_us(sn, p->peak_pss_t_ns),
 		 (p->valid & PROC_V_PSS) && p->peak_pss_t_ns, &first);
 	snap_u64(f, "peak_rss_kib", p->peak_rss_kib, p->valid & PROC_V_RSS, &first);
+	/* it lived less than an interval: no tick could read it at its largest
+	 * (its peak_rss_kib, a taskstats high-water mark where privileged, is) */
+	uint64_t every = sn->sum.interval_ms ? sn->sum.interval_ms * 1000000ull : 100000000ull;
+	jsonw_key(f, "short_lived", &first);
+	fputs(p->end_ns && p->end_ns > p->start_ns && p->end_ns - p->start_ns < every ? "true" : "false", f);
 	snap_u64(f, "utime_us", p->utime_us, p->valid & PROC_V_CPU, &first);
 	snap_u64(f, "stime_us", p->stime_us, p->valid & PROC_V_CPU, &first);
 	snap_u64(f, "minflt", p->minflt, p->valid & PROC_V_FAULTS, &first);

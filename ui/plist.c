@@ -126,13 +126,23 @@ static int plist_cmp_prev(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Whether a finished process lived less than one sampling interval (no
+ * tick could read its PSS at its largest). */
+static int plist_short_lived(const struct plist *pl, const struct proc_rec *r)
+{
+	uint64_t every = pl->sum.interval_ms ? pl->sum.interval_ms * 1000000ull : 100000000ull;
+	return r->end_ns && r->end_ns > r->start_ns && r->end_ns - r->start_ns < every;
+}
+
 /* The sort key of record i: larger sorts first (before reversing). */
 static double plist_key(const struct plist *pl, size_t i)
 {
 	const struct proc_rec *r = &pl->recs[i];
 
 	switch (pl->sort) {
-	case PLIST_SORT_PSS:
+	case PLIST_SORT_PSS: /* what the column shows: a short life's high-water RSS */
+		if (pl->finished_view && plist_short_lived(pl, r) && (r->valid & PROC_V_RSS) && r->peak_rss_kib)
+			return (double)r->peak_rss_kib;
 		return (double)(pl->finished_view ? r->peak_pss_kib : r->pss_kib);
 	case PLIST_SORT_CPU:
 		return pl->finished_view ? (double)plist_cpu_us(r) : pl->cpu_pct[i];
@@ -495,7 +505,13 @@ static void plist_cell(const struct plist *pl, size_t i, int c, char *b, size_t 
 		snprintf(b, cap, "%d", (int)r->pid);
 		break;
 	case COL_PSS:
-		if (!(r->valid & PROC_V_PSS)) {
+		if (fin && plist_short_lived(pl, r) && (r->valid & PROC_V_RSS) && r->peak_rss_kib) {
+			/* lived less than an interval: its high-water RSS (exact,
+			 * taskstats), said as RSS, not a PSS no read could take */
+			char s[24];
+			graph_fmt_kib(s, sizeof(s), (double)r->peak_rss_kib);
+			snprintf(b, cap, "RSS %s", s);
+		} else if (!(r->valid & PROC_V_PSS)) {
 			snprintf(b, cap, "n/a");
 		} else {
 			char s[24];
