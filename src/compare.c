@@ -478,10 +478,7 @@ static ssize_t id_at(const uint64_t *ids, size_t n, uint64_t id)
 	return -1;
 }
 
-/* Each process's PSS over its life in KiB-seconds, from its per-process
- * samples (each held until the next, the last until its end), into kib_s
- * (parallel to ids, sorted, and to their ends). Returns 0 or -ENOMEM. */
-static int kib_seconds(struct store *st, const uint64_t *ids, const uint64_t *end_ns, size_t n, double *kib_s)
+int compare_kib_seconds(struct store *st, const uint64_t *ids, const uint64_t *end_ns, size_t n, double *kib_s)
 {
 	struct store_proc_sample buf[512];
 	uint64_t cursor = 0;
@@ -542,7 +539,7 @@ static int run_procs(struct store *st, int side, size_t run, struct prog_run **v
 		ids[i] = r[i].id;
 		ends[i] = r[i].end_ns;
 	}
-	if (kib_seconds(st, ids, ends, n, ks) < 0 || !(g = realloc(*v, (*nv + n + 1) * sizeof(**v))))
+	if (compare_kib_seconds(st, ids, ends, n, ks) < 0 || !(g = realloc(*v, (*nv + n + 1) * sizeof(**v))))
 		goto out;
 	*v = g;
 	for (size_t i = 0; i < n; i++)

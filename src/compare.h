@@ -97,6 +97,12 @@ struct compare_prog {
 };
 /* Runs a side a program's figures are taken over at most. */
 #define COMPARE_PROG_RUNS 64
+/* Each process's PSS over its life in KiB-seconds, from its per-process
+ * samples (each held until the next, the last until its end), added into
+ * kib_s (parallel to ids, sorted ascending, and to their ends, 0 while
+ * alive: up to the last sample). Returns 0 or -ENOMEM. */
+int compare_kib_seconds(struct store *st, const uint64_t *ids, const uint64_t *end_ns, size_t n, double *kib_s);
+
 /* The programs of both sides, largest change in memory-seconds first;
  * *out malloc'd. Returns how many, or -ENOMEM. */
 ssize_t compare_programs(struct store *const *a, size_t na, struct store *const *b, size_t nb,

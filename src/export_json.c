@@ -6,6 +6,7 @@
 #include "exitcode.h"
 #include "export_jobs.h"
 #include "jobname.h"
+#include "compare.h"
 #include "jsonw.h"
 #include "oomkill.h"
 
@@ -159,6 +160,33 @@ static void write_oom_killed(FILE *f, struct store *st, const struct store_summa
 	}
 	fputc(']', f);
 	free(buf);
+	free(p);
+}
+
+/* "programs": each program's processes together, by memory-seconds (their
+ * PSS over their lives, summed): [{name, processes, cpu_us, peak_pss_kib,
+ * pss_mib_s}], the EXPORT_TOP_JSON largest. */
+static void write_programs(FILE *f, struct store *st)
+{
+	struct compare_prog *p = NULL;
+	struct store *const one[1] = {st};
+	ssize_t n = compare_programs(one, 1, NULL, 0, &p);
+
+	fputc('[', f);
+	for (ssize_t i = 0; i < n && i < EXPORT_TOP_JSON; i++) {
+		const struct compare_prog_fig *g = &p[i].side[0];
+		int first = 1;
+		fputs(i ? ",{" : "{", f);
+		jsonw_key(f, "name", &first);
+		jsonw_str(f, p[i].name, strnlen(p[i].name, sizeof(p[i].name)));
+		jsonw_u64(f, "processes", g->count, &first);
+		jsonw_u64(f, "cpu_us", g->cpu_us, &first);
+		jsonw_u64(f, "peak_pss_kib", g->peak_pss_kib, &first);
+		jsonw_key(f, "pss_mib_s", &first);
+		fprintf(f, "%.3f", (double)g->kib_s / 1024);
+		fputc('}', f);
+	}
+	fputc(']', f);
 	free(p);
 }
 
@@ -444,6 +472,8 @@ int export_json_summary_of(FILE *f, struct store *st, const struct store_summary
 	write_top_jobs(f, st, EXPORT_TOP_CPU);
 	jsonw_key(f, "top_jobs_by_major_faults", &first);
 	write_top_jobs(f, st, EXPORT_TOP_MAJFLT);
+	jsonw_key(f, "programs", &first);
+	write_programs(f, st);
 	jsonw_key(f, "outlived", &first);
 	write_outlived(f, st, &s);
 	jsonw_u64(f, "oom_kills", s.oom_kills, &first);

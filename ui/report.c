@@ -7,6 +7,7 @@
 #include "units.h"
 
 #include "export_jobs.h"
+#include "compare.h"
 #include "jobname.h"
 #include "oomkill.h"
 #include "textsafe.h"
@@ -290,6 +291,33 @@ static void put_top_jobs(FILE *f, struct store *st, const struct report_opts *o)
 	free(top);
 }
 
+/* The programs by memory-seconds (each of their processes' PSS over its life,
+ * summed: what a runner's memory is sized by), with their counts, CPU and
+ * largest peak. */
+static void put_programs(FILE *f, struct store *st, const struct report_opts *o)
+{
+	struct compare_prog *p = NULL;
+	struct store *const one[1] = {st};
+	ssize_t n = o->top > 0 ? compare_programs(one, 1, NULL, 0, &p) : 0;
+	int shown = 0;
+
+	for (ssize_t i = 0; i < n && shown < o->top; i++) {
+		const struct compare_prog_fig *g = &p[i].side[0];
+		char sz[32], pk[32];
+		if (!g->kib_s)
+			continue;
+		if (!shown++)
+			fprintf(f, "\nprograms by memory-seconds (PSS over each process's life, summed)\n");
+		report_size(sz, sizeof(sz), g->kib_s);
+		report_size(pk, sizeof(pk), g->peak_pss_kib);
+		fprintf(f, "  %10s%s  ", sz, o->utf8 ? "\u00b7s" : "*s");
+		textsafe_fput(f, p[i].name, strnlen(p[i].name, sizeof(p[i].name)), o->utf8);
+		fprintf(f, "  (%llu process%s, %.3f s CPU, largest %s)\n", (unsigned long long)g->count,
+			g->count == 1 ? "" : "es", (double)g->cpu_us / 1e6, pk);
+	}
+	free(p);
+}
+
 /* The pressure stalls over the run (PSI): the share of the wall time some
  * task waited for memory (and all of them), CPU, I/O; where the kernel has
  * none, one line says so (a run recorded before spacetime read PSI: none). */
@@ -549,6 +577,7 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 		fprintf(f, "  recording       %s\n", o->record);
 	put_chart(f, st, s.start_ns, end, o->utf8);
 	put_top_jobs(f, st, o);
+	put_programs(f, st, o);
 	if (o->verbose || o->execs)
 		fputc('\n', f);
 	put_execs(f, st, s.start_ns, o);
