@@ -1,6 +1,8 @@
 /* coll_pss.c: the PSS model, the budgeted smaps_rollup reads and sweeps, the peak. */
 #include "collector_int.h"
 
+#include "peakmaps.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -972,6 +974,35 @@ void coll_pss_exit_sample(struct collector *c, const struct sample *s, uint64_t 
 	c->sum.peak_bound_unknown = c->top.unknown;
 }
 
+/* The largest live processes of the peak (the model's n), off to be mapped
+ * on peakmaps' thread. */
+static void peak_maps_ask(struct collector *c, uint64_t t_ns, size_t n)
+{
+	struct peakmaps_proc p[PEAKMAPS_PROCS];
+	size_t k = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
+		if (e->rec.end_ns || e->mm_gone)
+			continue;
+		size_t at;
+		if (k < PEAKMAPS_PROCS)
+			at = k++;
+		else if (e->rec.pss_kib > p[PEAKMAPS_PROCS - 1].pss_kib)
+			at = PEAKMAPS_PROCS - 1; /* the smallest's place */
+		else
+			continue;
+		p[at] = (struct peakmaps_proc){e->rec.id, e->rec.pid, e->rec.pss_kib};
+		while (at > 0 && p[at - 1].pss_kib < p[at].pss_kib) {
+			struct peakmaps_proc x = p[at - 1];
+			p[at - 1] = p[at];
+			p[at] = x;
+			at--;
+		}
+	}
+	peakmaps_take(c->cfg.peakmaps, t_ns, p, k);
+}
+
 /* The peak moved to this tick's sample: the processes the model counted in
  * it, with the PSS and RSS they had in it, go to the store (a replay's
  * process list at the peak shows them). */
@@ -991,4 +1022,6 @@ void coll_pss_peak_procs(struct collector *c, uint64_t t_ns)
 		c->peak_procs[j] = (struct store_peak_proc){e->rec.id, e->rec.pss_kib, e->rec.rss_kib};
 	}
 	store_peak_procs_set(c->st, t_ns, c->peak_procs, n);
+	if (c->cfg.peakmaps)
+		peak_maps_ask(c, t_ns, n);
 }

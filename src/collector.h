@@ -45,9 +45,13 @@ struct collector_config {
 					  * CLOCK_MONOTONIC); an injected clock is taken
 					  * as boot time too (no suspend offset) */
 	void *clock_ctx;          /* its argument */
+	struct peakmaps *peakmaps; /* told the largest processes of each new peak, to
+				    * map them (peakmaps.h; NULL: none). Must outlive
+				    * the collector. */
 };
 
 struct collector;
+struct peakmaps;
 
 /* Creates a collector writing into st; takes ownership of cfg->nl_fd,
  * cfg->nl_quiet_fd, cfg->ts_fd and cfg->rss. */

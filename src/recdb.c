@@ -26,7 +26,7 @@
 
 /* The run's tables, for pruning. */
 static const char *const recdb_run_tables[] = {
-	"run_summary", "samples", "processes", "proc_samples", "events", "execs", "output",
+	"run_summary", "samples", "processes", "proc_samples", "events", "execs", "output", "peak_maps",
 };
 
 enum recdb_stmt {
@@ -603,6 +603,8 @@ static int recdb_write_rows(struct recdb *db, int64_t run_id, uint64_t base,
 	}
 	for (size_t i = 0; i < b->nprocs && rc == 0; i++)
 		rc = recdb_write_proc(db, run_id, base, &b->procs[i]);
+	if (rc == 0 && b->peak_maps_set)
+		rc = recdb_maps_write(db, run_id, base, b->peak_maps, b->npeak_maps);
 	if (rc == 0)
 		rc = write_execs_psamples(db, run_id, base, b);
 	s = db->st[RS_LINE];

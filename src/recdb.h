@@ -43,6 +43,7 @@ enum {
 };
 
 struct recdb;
+struct peakmaps_row;
 
 /* Opens (creating it and its schema unless RECDB_RDONLY) a recording database
  * in WAL mode. A writer creates the file 0600 without following a symbolic
@@ -139,6 +140,10 @@ struct recdb_batch {
 	size_t npsamples;
 	const struct recdb_line *lines;
 	size_t nlines;
+	/* the peak's maps, in place of the run's (peak_maps_set: they changed) */
+	int peak_maps_set;
+	const struct peakmaps_row *peak_maps;
+	size_t npeak_maps;
 	const struct store_summary *summary; /* NULL: unchanged */
 	/* the summary's last sample is written only by the final write: until
 	 * then the last of the samples says it (a row per field each second
@@ -148,6 +153,10 @@ struct recdb_batch {
 	 * write of a run, one commit instead of two: recdb_run_finish) */
 	const struct recdb_end_info *end;
 };
+/* The peak's maps of a run (peakmaps.h), bounded as read back; *out
+ * malloc'd (NULL when none). Returns the count, -EBADMSG (a value out of
+ * its bounds: recdb_errmsg says which), or -errno. */
+ssize_t recdb_peak_maps(struct recdb *db, int64_t run_id, struct peakmaps_row **out);
 /* Writes the batch in one transaction, all or nothing. */
 int recdb_write(struct recdb *db, int64_t run_id, const struct recdb_batch *b);
 /* Writes the final summary (if non-NULL), the end state and the incomplete

@@ -20,6 +20,7 @@ static const struct {
 } recdb_copy_tables[] = {
 	{"runs", "id"},		{"run_summary", "run_id"}, {"samples", "run_id"}, {"processes", "run_id"},
 	{"proc_samples", "run_id"}, {"events", "run_id"}, {"execs", "run_id"},	 {"output", "run_id"},
+	{"peak_maps", "run_id"},
 };
 
 /* Copies table t's rows of run_id from src to dst, the columns named in

@@ -128,9 +128,10 @@ static const char recdb_schema_v1[] =
  * COLUMN, CREATE TABLE ...) here and raises RECDB_SCHEMA_VERSION: an older
  * file is then migrated by the writer, and an older spacetime refuses the
  * newer file in one line naming both versions. */
-/* Version 2: the kinds of the tree's memory and the pressure stalls in each
- * sample (0 and the SAMPLE_KINDS, SAMPLE_PSI bits clear in a run recorded
- * before: unknown). */
+/* Version 2: the kinds of the tree's memory, the pressure stalls and the
+ * memory left in each sample (0 and the SAMPLE_KINDS, SAMPLE_PSI,
+ * SAMPLE_MEMLEFT bits clear in a run recorded before: unknown), and the
+ * memory maps of the peak's largest processes. */
 static const char recdb_schema_v2[] =
 	"ALTER TABLE samples ADD COLUMN swap_kib INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE samples ADD COLUMN thp_kib INTEGER NOT NULL DEFAULT 0;\n"
@@ -139,7 +140,21 @@ static const char recdb_schema_v2[] =
 	"ALTER TABLE samples ADD COLUMN psi_mem_pm INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE samples ADD COLUMN psi_mem_full_pm INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE samples ADD COLUMN psi_io_pm INTEGER NOT NULL DEFAULT 0;\n"
-	"ALTER TABLE samples ADD COLUMN mem_left_kib INTEGER NOT NULL DEFAULT 0;\n";
+	"ALTER TABLE samples ADD COLUMN mem_left_kib INTEGER NOT NULL DEFAULT 0;\n"
+	"CREATE TABLE peak_maps (\n" /* the memory maps of the peak's largest processes (peakmaps.h) */
+	"  run_id INTEGER NOT NULL,\n"
+	"  proc_id INTEGER NOT NULL,\n" /* processes.id */
+	"  t_ns INTEGER NOT NULL,\n"    /* when it was read */
+	"  kind INTEGER NOT NULL,\n"    /* enum smaps_kind */
+	"  name BLOB NOT NULL,\n"
+	"  deleted INTEGER NOT NULL,\n"
+	"  nmaps INTEGER NOT NULL,\n"
+	"  size_kib INTEGER, rss_kib INTEGER, pss_kib INTEGER, shared_clean_kib INTEGER,\n"
+	"  shared_dirty_kib INTEGER, private_clean_kib INTEGER, private_dirty_kib INTEGER,\n"
+	"  anon_kib INTEGER, swap_kib INTEGER, swap_pss_kib INTEGER, anon_huge_kib INTEGER,\n"
+	"  file_pmd_kib INTEGER, shmem_pmd_kib INTEGER, locked_kib INTEGER\n"
+	");\n"
+	"CREATE INDEX peak_maps_run ON peak_maps (run_id, proc_id);\n";
 
 static const char *const recdb_schema_steps[RECDB_SCHEMA_VERSION + 1] = {
 	[1] = recdb_schema_v1,

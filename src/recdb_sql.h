@@ -134,6 +134,10 @@ void recdb_rd_comm(struct recdb_rd *rd, sqlite3_stmt *s, int col, char comm[16])
 void recdb_rd_field(struct recdb_rd *rd, sqlite3_stmt *s, int col, const struct recdb_sql_field *f,
 		    void *obj, uint64_t base, const char *name);
 
+/* recdb_maps.c: the peak's maps of a run replaced by rows (in the caller's
+ * transaction). 0 or -errno. */
+int recdb_maps_write(struct recdb *db, int64_t run_id, uint64_t base, const struct peakmaps_row *rows, size_t n);
+
 /* recdb_read.c's row readers, shared with recdb_follow.c: each takes a row of
  * the columns its SELECT lists, through rd. */
 #define RECDB_SQL_SAMPLE_COLS                                                             \

@@ -13,6 +13,8 @@
  * thread swaps them and writes the full one. */
 #include "recorder.h"
 
+#include "peakmaps.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -86,6 +88,9 @@ struct recorder {
 	struct proc_rec *chunk;
 	struct store_peak_proc *peak;  /* RECORDER_PEAK_MAX: the peak's processes */
 	uint64_t peak_t;               /* the peak whose processes were written */
+	struct peakmaps_row *pm_rows;  /* the peak's maps this batch writes (NULL: none) */
+	size_t pm_n;
+	uint64_t pm_gen, pm_next_gen;  /* the maps' generation written, and this batch's */
 };
 
 static void recorder_vec_init(struct recorder_vec *v, size_t size)
@@ -187,6 +192,9 @@ static const char *recorder_str(struct recorder *r, uint32_t id, size_t *len)
 
 static void recorder_batch_reset(struct recorder *r)
 {
+	free(r->pm_rows);
+	r->pm_rows = NULL;
+	r->pm_n = 0;
 	for (size_t i = 0; i < r->owned.len; i++)
 		free(((char **)r->owned.p)[i]);
 	r->owned.len = 0;
@@ -301,6 +309,28 @@ static int recorder_copy_peak(struct recorder *r)
 		ps->valid = PROC_V_PSS | PROC_V_RSS;
 	}
 	r->peak_t = t;
+	return 0;
+}
+
+/* The peak's maps, when they changed since the last write (peakmaps.h).
+ * Returns 0 or -ENOMEM. */
+static int recorder_copy_maps(struct recorder *r)
+{
+	uint64_t gen;
+	ssize_t n;
+
+	if (!r->cfg.peakmaps)
+		return 0;
+	n = peakmaps_rows(r->cfg.peakmaps, &r->pm_rows, &gen);
+	if (n < 0)
+		return (int)n;
+	if (gen == r->pm_gen) { /* unchanged: nothing to write */
+		free(r->pm_rows);
+		r->pm_rows = NULL;
+		return 0;
+	}
+	r->pm_n = (size_t)n;
+	r->pm_next_gen = gen;
 	return 0;
 }
 
@@ -521,6 +551,8 @@ static int recorder_flush(struct recorder *r, int final, int end)
 		rc = recorder_copy_execs(r);
 	if (rc == 0 && !failed)
 		rc = recorder_copy_peak(r);
+	if (rc == 0 && !failed)
+		rc = recorder_copy_maps(r);
 	drain = recorder_take_output(r);
 	store_summary_get(r->st, &sum);
 	t1 = recorder_now();
@@ -540,6 +572,9 @@ static int recorder_flush(struct recorder *r, int final, int end)
 		b.psamples = r->psamples.p;
 		b.npsamples = r->psamples.len;
 		b.lines = r->lines.p;
+		b.peak_maps_set = r->pm_rows != NULL;
+		b.peak_maps = r->pm_rows;
+		b.npeak_maps = r->pm_n;
 		b.nlines = r->lines.len;
 		b.summary = &sum;
 		b.final = final;
@@ -553,6 +588,8 @@ static int recorder_flush(struct recorder *r, int final, int end)
 			b.end = &ei;
 		}
 		rc = recdb_write(r->db, r->run_id, &b);
+		if (rc == 0 && r->pm_rows)
+			r->pm_gen = r->pm_next_gen;
 		if (rc < 0) {
 			char what[256];
 

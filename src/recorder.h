@@ -19,12 +19,15 @@
 #include "recdb.h"
 #include "store.h"
 
+struct peakmaps;
+
 struct recorder_config {
 	uint32_t interval_ms;  /* between writes (default 1000) */
 	size_t output_bytes;   /* output queue capacity, each of two buffers (default 16 MiB;
 				* they start at 256 KiB and grow as the output needs) */
 	uint64_t settle_ns;    /* an exited record this old is not looked at again until
 				* the final write (default 5 s) */
+	struct peakmaps *peakmaps; /* the peak's maps to keep with the run (NULL: none) */
 };
 
 struct recorder_stats {

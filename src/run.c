@@ -6,6 +6,7 @@
 #include "clockns.h"
 #include "collector.h"
 #include "recdb.h"
+#include "peakmaps.h"
 #include "recorder.h"
 #include "rsstrace.h"
 #include "taskstats.h"
@@ -47,6 +48,7 @@ struct run {
 	uint64_t out_unrecorded; /* output lines the recording lacks, once it is closed */
 	char rec_msg[320];
 	struct recdb_follow fol; /* a recorded run still being recorded: followed */
+	struct peakmaps *pm;     /* the peak's maps (a recorded run's, or read as it goes) */
 	int following;
 	char line[RUN_LINE_MAX]; /* the output line being assembled */
 	size_t line_len;
@@ -147,6 +149,10 @@ struct run *run_new(const struct run_config *cfg)
 	 * the recording: room for a few seconds' worth of thousands of live
 	 * processes between two writes */
 	struct store_config sc = {.proc_samples_len = RUN_PROC_SAMPLES};
+	/* a recording keeps the maps of the peak's largest processes */
+	if (cfg->record_path && !(r->pm = peakmaps_new(NULL, RUN_PEAKMAPS_SHARE, 1)))
+		r->pm = NULL; /* no thread for it: the run goes on without them */
+	cc.peakmaps = r->pm;
 	r->st = store_new(&sc);
 	if (r->st)
 		r->col = collector_new(r->st, &cc);
@@ -238,7 +244,8 @@ static void run_record_begin(struct run *r, uint64_t t0_ns)
 	 * the collector's boost */
 	if (r->cfg.reset_nice)
 		setpriority(PRIO_PROCESS, (id_t)gettid(), r->cfg.nice);
-	if (!(r->rec = recorder_start(r->st, r->db, r->rec_id, NULL))) {
+	struct recorder_config rc = {.peakmaps = r->pm};
+	if (!(r->rec = recorder_start(r->st, r->db, r->rec_id, &rc))) {
 		e = -errno;
 		snprintf(msg, sizeof(msg), "cannot start the recorder: %s", strerror(errno));
 		recdb_run_finish(r->db, r->rec_id, NULL, RECDB_END_FAILED, 1, msg);
@@ -264,6 +271,8 @@ static void run_record_end(struct run *r)
 		r->db = NULL;
 		return;
 	}
+	if (r->pm) /* a map being read of the last peak goes into the last write */
+		peakmaps_drain(r->pm);
 	enum run_state st = run_state(r);
 	enum recdb_end end = st == RUN_DETACHED ? RECDB_END_DETACHED
 			     : st == RUN_ENDED  ? RECDB_END_EXITED
@@ -543,7 +552,18 @@ struct run *run_new_recorded(struct store *st, struct recdb *db, int64_t run_id)
 	r->rec_id = run_id;
 	r->started = 1;
 	r->sp = (struct spawn){.pid = -1, .pidfd = -1, .pty_master = -1, .go_fd = -1, .err_fd = -1};
+	/* its peak's maps, when it kept them (a damaged table: none) */
+	struct peakmaps_row *rows;
+	ssize_t n = recdb_peak_maps(db, run_id, &rows);
+	if ((r->pm = peakmaps_new(NULL, 0, 0)) && n > 0)
+		peakmaps_set(r->pm, rows, (size_t)n);
+	free(rows);
 	return r;
+}
+
+struct peakmaps *run_peakmaps(const struct run *r)
+{
+	return r->pm;
 }
 
 int run_recording_live(uint64_t updated_wall_ns)
@@ -594,6 +614,7 @@ void run_free(struct run *r)
 		return;
 	collector_free(r->col);
 	run_record_end(r); /* after the collector: the final summary is written */
+	peakmaps_free(r->pm);
 	store_free(r->st);
 	spawn_close(&r->sp);
 	free(r);

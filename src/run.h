@@ -87,6 +87,7 @@ struct run_config {
 };
 
 struct run;
+struct peakmaps;
 
 /* Creates a run (its store and collector; nothing is started). A spawned
  * run makes spacetime the subreaper of the tree, so orphans stay in it.
@@ -156,6 +157,10 @@ int64_t run_recording(struct run *r, char *msg, size_t cap, int *pruned);
  * ("" when it has none). */
 uint64_t run_output_unrecorded(struct run *r, char *msg, size_t cap);
 
+/* The maps of the peak's largest processes (peakmaps.h): read as the run
+ * goes when it is recorded, a replay's from its recording; NULL: none. */
+struct peakmaps *run_peakmaps(const struct run *r);
+
 /* A recorded run, read back: st (loaded by recdb_load) and db are the
  * run's now. It is over from the start; nothing runs or is signalled. */
 struct recdb;
@@ -163,6 +168,8 @@ struct moment;
 /* The per-process samples a run's store keeps (a live run's, a followed
  * recording's): the processes at any instant of the last part of the run. */
 #define RUN_PROC_SAMPLES 262144
+/* The peak's maps: read within this part of one core (peakmaps.h). */
+#define RUN_PEAKMAPS_SHARE 0.002
 struct run *run_new_recorded(struct store *st, struct recdb *db, int64_t run_id);
 /* Follows a recorded run that another spacetime is still recording: the
  * first call reads all of it into the run's store (which must be empty),

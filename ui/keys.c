@@ -55,8 +55,8 @@ static const struct key_binding keys[] = {
 	{'x', ACT_FOLD, "x", "fold / unfold the subtree under the selected process", NULL, 0, 0},
 	{'m', ACT_MAPS, "m",
 	 "memory map of the selected process: its mappings grouped (program, libraries, heap, stack, anonymous, files) "
-	 "with RSS, PSS, swap, huge pages, locked memory",
-	 NULL, 0, KEYS_LIVE},
+	 "with RSS, PSS, swap, huge pages, locked memory (a replay: the largest ones' at the peak)",
+	 NULL, 0, 0},
 	{'o', ACT_OUTPUT, "o", "show / hide the command's output pane", "output", 0, 0},
 	{'r', ACT_RSS, "r", "show / hide the line over the stacked PSS (RSS unless w chose another)", NULL, 0, 0},
 	{'z', ACT_PAUSE_JOB, "z",

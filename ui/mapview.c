@@ -39,6 +39,9 @@ static const struct mv_col mv_cols[] = {
 
 struct mapview {
 	struct mapread *mr;
+	struct peakmaps *pm;
+	int peak;          /* the map shown is the one taken at the peak */
+	uint64_t peak_t_ns;
 	struct proc_rec rec;
 	char job[128];
 	uint64_t start_ns;
@@ -52,20 +55,22 @@ struct mapview {
 	enum mapread_state drawn_state;
 };
 
-struct mapview *mapview_open(struct mapread *mr, const struct proc_rec *rec, const char *job, uint64_t start_ns)
+struct mapview *mapview_open(struct mapread *mr, struct peakmaps *pm, const struct proc_rec *rec, const char *job,
+			     uint64_t start_ns)
 {
 	struct mapview *mv = calloc(1, sizeof(*mv));
 
 	if (!mv)
 		return NULL;
 	mv->mr = mr;
+	mv->pm = pm;
 	mv->rec = *rec;
 	snprintf(mv->job, sizeof(mv->job), "%s", job && job[0] ? job : rec->comm);
 	mv->start_ns = start_ns;
 	mv->shown = MV_NCOLS;
 	mv->drawn_state = MAPREAD_NONE;
 	/* an exited process: only the map kept of it, never a read of its pid */
-	if (!rec->end_ns)
+	if (mr && !rec->end_ns)
 		mapread_want(mr, rec->id, rec->pid);
 	return mv;
 }
@@ -74,7 +79,8 @@ void mapview_close(struct mapview *mv)
 {
 	if (!mv)
 		return;
-	mapread_want(mv->mr, 0, 0);
+	if (mv->mr)
+		mapread_want(mv->mr, 0, 0);
 	smaps_view_free(&mv->res.view);
 	free(mv);
 }
@@ -113,10 +119,38 @@ static void mv_order(struct mapview *mv)
 		}
 }
 
+/* The map taken at the peak, for a process with none read (exited, or a
+ * replay): shown as such. Returns whether there is one. */
+static int mv_peak_map(struct mapview *mv)
+{
+	struct smaps_view v;
+
+	if (!mv->pm || peakmaps_view(mv->pm, mv->rec.id, &v, &mv->peak_t_ns) <= 0)
+		return 0;
+	smaps_view_free(&mv->res.view);
+	memset(&mv->res, 0, sizeof(mv->res));
+	mv->res.view = v;
+	mv->res.state = MAPREAD_DONE;
+	mv->res.read_ns = mv->peak_t_ns;
+	mv->have = mv->peak = 1;
+	mv_order(mv);
+	return 1;
+}
+
 int mapview_poll(struct mapview *mv, uint64_t now_ns)
 {
 	struct mapread_result r;
+
+	if (mv->peak)
+		return 0; /* the peak's map: it does not change */
+	if (!mv->mr) /* a replay: the one taken at the peak, if any */
+		return mv_peak_map(mv);
 	enum mapread_state st = mapread_get(mv->mr, mv->rec.id, &r);
+	/* exited with none read: the one taken at the peak, if any */
+	if (mv->rec.end_ns && st != MAPREAD_DONE && mv_peak_map(mv)) {
+		smaps_view_free(&r.view);
+		return 1;
+	}
 	int changed = st != mv->drawn_state || r.seq != mv->seq || r.err != mv->res.err || r.reading != mv->res.reading;
 
 	if (changed || (st == MAPREAD_DONE && !mv->have)) {
@@ -180,7 +214,10 @@ static void mv_header(struct mapview *mv, int cols, uint64_t now_ns)
 	if (mv->have) {
 		uint64_t age = now_ns > r->read_ns ? now_ns - r->read_ns : 0;
 		mv->drawn_s = age / 1000000000ull;
-		if (r->err == -ESRCH || mv->rec.end_ns)
+		if (mv->peak)
+			snprintf(when, sizeof(when), "at the peak: taken at %.1f s",
+				 r->read_ns > mv->start_ns ? (double)(r->read_ns - mv->start_ns) / 1e9 : 0.0);
+		else if (r->err == -ESRCH || mv->rec.end_ns)
 			snprintf(when, sizeof(when), "exited; map taken at %.1f s",
 				 r->read_ns > mv->start_ns ? (double)(r->read_ns - mv->start_ns) / 1e9 : 0.0);
 		else
@@ -211,7 +248,9 @@ static void mv_none(const struct mapview *mv, int y, int cols)
 		why = strerror(-mv->res.err);
 		break;
 	default:
-		why = mv->rec.end_ns ? "no map was taken of this process while it ran" : "reading...";
+		why = !mv->mr ? "no map was recorded of this process: a recording keeps the largest ones' at the peak"
+		      : mv->rec.end_ns ? "no map was taken of this process while it ran"
+				       : "reading...";
 		break;
 	}
 	term_puts(y, 1, cols - 1, why, ROLE_DIM);

@@ -10,13 +10,16 @@
 
 #include "keys.h"
 #include "mapread.h"
+#include "peakmaps.h"
 #include "store.h"
 
 struct mapview;
 
-/* Opens the view of process rec (job: its job name) and wants its map;
+/* Opens the view of process rec (job: its job name): a live one's map read
+ * by mr (NULL: none), else the one taken of it at the peak (pm, NULL: none);
  * start_ns is the run's start (times are shown from it). NULL + errno. */
-struct mapview *mapview_open(struct mapread *mr, const struct proc_rec *rec, const char *job, uint64_t start_ns);
+struct mapview *mapview_open(struct mapread *mr, struct peakmaps *pm, const struct proc_rec *rec, const char *job,
+			     uint64_t start_ns);
 /* Stops wanting the map and frees the view. */
 void mapview_close(struct mapview *mv);
 /* Takes the newest map: returns 1 when the screen should be drawn again. */

@@ -856,26 +856,24 @@ static void act_line(struct tui *t, enum key_action a, uint64_t now)
 }
 
 /* m: the selected process's memory map over the screen, read on the map
- * reader's thread (started the first time). A replay has no maps yet. */
+ * reader's thread (started the first time); an exited process's, or a
+ * replay's, the one taken at the peak (peakmaps.h). */
 static void act_maps(struct tui *t, enum key_action a, uint64_t now)
 {
 	struct proc_rec rec;
 	char job[128];
 	(void)a, (void)now;
 
-	if (t->recorded) {
-		panes_message(&t->p, "no memory maps are recorded: m reads a live process's");
-		return;
-	}
 	if (!plist_selected(t->pl, t->p.st, &rec, job, sizeof(job))) {
 		panes_message(&t->p, "no process selected: Up/Down select one, m shows its memory map");
 		return;
 	}
-	if (!t->mr && !(t->mr = mapread_new(NULL, TUI_MAP_SHARE))) {
+	/* a replay: no process to read, the maps taken at the peak */
+	if (!t->recorded && !t->mr && !(t->mr = mapread_new(NULL, TUI_MAP_SHARE))) {
 		panes_message(&t->p, "cannot read memory maps: %s", strerror(errno));
 		return;
 	}
-	if (!(t->mv = mapview_open(t->mr, &rec, job, t->p.start_ns))) {
+	if (!(t->mv = mapview_open(t->recorded ? NULL : t->mr, run_peakmaps(t->ctx->run), &rec, job, t->p.start_ns))) {
 		panes_message(&t->p, "cannot show the memory map: %s", strerror(errno));
 		return;
 	}

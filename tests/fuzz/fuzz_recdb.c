@@ -32,6 +32,7 @@
 #include "export_svg.h"
 #include "export_trace.h"
 #include "moment.h"
+#include "peakmaps.h"
 #include "recdb.h"
 #include "report.h"
 
@@ -478,6 +479,18 @@ static void load_run(struct recdb *db, const struct recdb_run_row *row, int k)
 	read_at(st, sum.peak.t_ns);
 	read_at(st, sum.end_ns > sum.last.t_ns ? sum.end_ns : sum.last.t_ns);
 	store_free(st);
+	/* the peak's maps, as a replay's m reads them: bounded names and kinds */
+	struct peakmaps_row *maps;
+	ssize_t nm = recdb_peak_maps(db, row->id, &maps);
+	if (nm < 0) {
+		FUZZ_CHECK(maps == NULL);
+		check_fail(db, (int)nm, NULL);
+	}
+	for (ssize_t i = 0; i < nm; i++) {
+		FUZZ_CHECK(maps[i].g.kind < SMAPS_KINDS);
+		FUZZ_CHECK(memchr(maps[i].g.name, 0, sizeof(maps[i].g.name)) != NULL);
+	}
+	free(maps);
 }
 
 /* A run still being recorded, read as it grows: two polls into a new store

@@ -117,15 +117,45 @@ open_map() {
 	ui_wait '\[spacetime exited 0\]'
 }
 
-@test "memory map: m in a replay says maps are read live" {
-	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
-	"$SPACETIME" -s -o /dev/null -- "$WL/mapkinds" 0 0 - 0 200 </dev/null >/dev/null 2>&1
-	ui_start 100 30 -- replay last
+@test "memory map in a replay: the peak's largest process's map as taken at the peak; one not at the peak has none" {
+	[ "$(id -u)" -eq 0 ] || skip "mlock of 16 MiB needs root (the default memlock limit is 8 MiB)"
+	local db="$BATS_TEST_TMPDIR/r.db"
+	"$SPACETIME" -s -o /dev/null --record "$db" -- sh -c "/bin/true; \"$WL/mapkinds\" 16 0 \"$FILE\" 32 1500" \
+		</dev/null >/dev/null 2>&1
+	ui_start 100 30 -- replay last --db "$db"
 	ui_wait 'replay of run'
+	# (a replay opens with the processes focused)
+	ui_keys f
+	ui_wait 'Finished processes'
+	# the heaviest first: mapkinds
+	ui_wait '^ +[0-9]+ .* mapkinds '
 	ui_keys m
-	ui_wait 'no memory maps are recorded'
+	ui_wait 'Memory map of [0-9]+ mapkinds'
+	ui_wait 'at the peak: taken at [0-9.]+ s'
+	local v
+	v=$(cell 'total, ' Locked) && within "$v" 16 3
+	v=$(cell 'map kinds\.dat \(deleted\)' RSS) && within "$v" 32 3
+	ui_keys m
+	ui_wait_gone 'Memory map of'
+	# true ended before the peak: no map of it was kept
+	ui_keys End
+	ui_wait 'true'
+	local n
+	for n in 1 2 3 4 5 6; do
+		selected_is_true && break
+		ui_keys Down
+		sleep 0.2
+	done
+	ui_keys m
+	ui_wait 'no map was recorded of this process'
+	ui_keys m
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
+}
+
+# selected_is_true: the selected row (reverse video) is true's.
+selected_is_true() {
+	ui_cap_colour | grep -E $'^\e\\[30m\e\\[46m' | grep -q ' true *$'
 }
 
 @test "w: the line over the PSS is the swap, the huge pages, the locked memory, then RSS again" {

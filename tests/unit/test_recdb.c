@@ -19,6 +19,7 @@
 #include "fixture.h"
 #include "moment.h"
 #include "outlog.h"
+#include "peakmaps.h"
 #include "recdb.h"
 #include "store.h"
 
@@ -1163,6 +1164,61 @@ static void test_migrate_v1(void **state)
 	recdb_close(db);
 }
 
+/* The peak's maps: written with a run (in place of the last written), read
+ * back exactly; a value out of its bounds refused, naming it. */
+static void test_peak_maps(void **state)
+{
+	char path[128], msg[256];
+	struct recdb *db;
+	int64_t run_id;
+	struct peakmaps_row rows[3], *back;
+	struct store *st = mk_store();
+
+	(void)state;
+	path_of(path, sizeof(path), "maps.db");
+	assert_int_equal(recdb_open(path, 0, &db, msg, sizeof(msg)), 0);
+	write_store(db, st, &run_id);
+	memset(rows, 0, sizeof(rows));
+	for (int i = 0; i < 3; i++) {
+		rows[i].id = 1 + (uint64_t)(i / 2);
+		rows[i].t_ns = BASE + 500 * MS;
+		rows[i].g.kind = i ? SMAPS_LIB : SMAPS_ANON;
+		snprintf(rows[i].g.name, sizeof(rows[i].g.name), i ? "/usr/lib/lib %d.so (x)" : "[anon]", i);
+		rows[i].g.deleted = i == 2;
+		rows[i].g.nmaps = 3 + (uint32_t)i;
+		for (int f = 0; f < SMAPS_FIELDS; f++)
+			rows[i].g.kib[f] = 100 * (uint64_t)i + (uint64_t)f;
+	}
+	struct recdb_batch b = {.peak_maps_set = 1, .peak_maps = rows, .npeak_maps = 3};
+	assert_int_equal(recdb_write(db, run_id, &b), 0);
+	/* a later peak's, of one process: in place of them */
+	b.npeak_maps = 2;
+	assert_int_equal(recdb_write(db, run_id, &b), 0);
+	b.npeak_maps = 3;
+	assert_int_equal(recdb_write(db, run_id, &b), 0);
+	ssize_t n = recdb_peak_maps(db, run_id, &back);
+	assert_int_equal(n, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(back[i].id, rows[i].id);
+		assert_int_equal(back[i].t_ns, rows[i].t_ns);
+		assert_int_equal(back[i].g.kind, rows[i].g.kind);
+		assert_string_equal(back[i].g.name, rows[i].g.name);
+		assert_int_equal(back[i].g.deleted, rows[i].g.deleted);
+		assert_int_equal(back[i].g.nmaps, rows[i].g.nmaps);
+		assert_memory_equal(back[i].g.kib, rows[i].g.kib, sizeof(rows[i].g.kib));
+	}
+	free(back);
+	recdb_close(db);
+	/* a kind that is none */
+	raw_sql(path, "UPDATE peak_maps SET kind = 99 WHERE rowid = (SELECT min(rowid) FROM peak_maps)");
+	assert_int_equal(recdb_open(path, RECDB_RDONLY, &db, msg, sizeof(msg)), 0);
+	assert_int_equal(recdb_peak_maps(db, run_id, &back), -EBADMSG);
+	assert_null(back);
+	assert_non_null(strstr(recdb_errmsg(db), "peak_maps.kind"));
+	recdb_close(db);
+	store_free(st);
+}
+
 /* Loads run 1 of path, expecting it refused with a message holding each
  * needle. */
 static void expect_load_bad(const char *path, const char *n1, const char *n2)
@@ -1437,6 +1493,7 @@ int main(void)
 		cmocka_unit_test(test_pruned_while_written),
 		cmocka_unit_test(test_schema_exact),
 		cmocka_unit_test(test_migrate_v1),
+		cmocka_unit_test(test_peak_maps),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_bounds),
