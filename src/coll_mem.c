@@ -79,6 +79,15 @@ void coll_mem_start(struct collector *c, pid_t pid)
 	c->mem.vmstat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	open_cgroup(c, pid ? pid : getpid());
 	c->sum.mem_by_cgroup = c->mem.cg_usage_fd >= 0;
+	/* whether the kernel counts the time tasks wait (their taskstats
+	 * records carry it): only with taskstats is it ours to sum */
+	snprintf(path, sizeof(path), "%s/sys/kernel/task_delayacct", c->cfg.proc_root ? c->cfg.proc_root : "/proc");
+	int fd = c->ts_fd >= 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	char b[8];
+	ssize_t n = read_fd(fd, b, sizeof(b));
+	c->sum.delayacct = n > 0 ? (b[0] == '0' ? 1 : 2) : 0;
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Memory left now, and of how much: the lesser of the machine's available

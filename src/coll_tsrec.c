@@ -33,6 +33,12 @@ void coll_tsrec_add(struct collector *c, struct pentry *e, const struct taskstat
 	e->ts_stime_us += x->stime_us;
 	e->ts_minflt += x->minflt;
 	e->ts_majflt += x->majflt;
+	/* the time the tree's tasks waited (delay accounting on) */
+	c->sum.delay_cpu_ns += x->cpu_delay_ns;
+	c->sum.delay_blkio_ns += x->blkio_delay_ns;
+	c->sum.delay_swapin_ns += x->swapin_delay_ns;
+	c->sum.delay_reclaim_ns += x->reclaim_delay_ns;
+	c->sum.delay_thrashing_ns += x->thrashing_delay_ns;
 	if (x->hiwater_rss_kib > e->ts_hiwater_kib)
 		e->ts_hiwater_kib = x->hiwater_rss_kib;
 	/* it went above what the ticks saw of it, with the tree near enough to

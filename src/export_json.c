@@ -417,6 +417,17 @@ static void write_counts(FILE *f, const struct store_summary *sp, int *first)
 	snap_u64(f, "max_locked_kib", s.max_locked_kib, s.kinds_known, first);
 	write_pressure(f, &s, end, first);
 	write_memleft(f, &s, first);
+	/* the time the tree's tasks waited (delay accounting): null where the
+	 * kernel did not count it */
+	jsonw_key(f, "waiting", first);
+	if (s.delayacct == 2)
+		fprintf(f, "{\"cpu_us\": %llu, \"blkio_us\": %llu, \"swapin_us\": %llu, \"reclaim_us\": %llu, "
+			   "\"thrashing_us\": %llu}",
+			(unsigned long long)(s.delay_cpu_ns / 1000), (unsigned long long)(s.delay_blkio_ns / 1000),
+			(unsigned long long)(s.delay_swapin_ns / 1000), (unsigned long long)(s.delay_reclaim_ns / 1000),
+			(unsigned long long)(s.delay_thrashing_ns / 1000));
+	else
+		fputs("null", f);
 	jsonw_u64(f, "processes", s.last.total_procs, first);
 	jsonw_u64(f, "threads", s.last.total_threads, first);
 	jsonw_u64(f, "execs_count", s.total_execs, first);

@@ -48,6 +48,8 @@ const struct recdb_sql_field recdb_sql_sum_fields[] = {
 	SUM(mem_of_kib, U64, KIB), SUM(mem_min_left_kib, U64, KIB), SUM(mem_min_left_t_ns, TIME, 0),
 	SUM(mem_by_cgroup, INT, 1), SUM(mem_low, INT, 1), SUM(mem_low_first_ns, TIME, 0),
 	SUM(mem_low_ticks, U64, CNT), SUM(mem_eta_ms, U64, CNT), SUM(oom_kills, U64, CNT),
+	SUM(delayacct, INT, 2), SUM(delay_cpu_ns, U64, CNT), SUM(delay_blkio_ns, U64, CNT),
+	SUM(delay_swapin_ns, U64, CNT), SUM(delay_reclaim_ns, U64, CNT), SUM(delay_thrashing_ns, U64, CNT),
 	SUM(oom_t_ns[0], TIME, 0), SUM(oom_t_ns[1], TIME, 0), SUM(oom_t_ns[2], TIME, 0), SUM(oom_t_ns[3], TIME, 0),
 	SUM(ru_minflt, U64, CNT), SUM(ru_majflt, U64, CNT),
 	SUM(ru_nvcsw, U64, CNT), SUM(ru_nivcsw, U64, CNT), SUM(ru_inblock, U64, CNT),

@@ -178,6 +178,12 @@ struct store_summary {
 	 * (oomkill.h) */
 	uint64_t oom_kills;
 	uint64_t oom_t_ns[STORE_OOM_TIMES];
+	/* time the tree's tasks waited, from their taskstats exit records: for a
+	 * CPU, block I/O, swapping in, reclaim, thrashing (ns); delayacct: 2 the
+	 * kernel counted it (kernel.task_delayacct on), 1 it did not (off), 0
+	 * not known */
+	int delayacct;
+	uint64_t delay_cpu_ns, delay_blkio_ns, delay_swapin_ns, delay_reclaim_ns, delay_thrashing_ns;
 	uint64_t ru_minflt, ru_majflt, ru_nvcsw, ru_nivcsw, ru_inblock, ru_oublock;
 	struct sample peak;        /* the sample with the highest tree PSS: the highest
 				    * measured one, or the highest estimate while none

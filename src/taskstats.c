@@ -158,6 +158,13 @@ static int taskstats_fill(uint32_t id, const struct nlattr *stats, int aggr_tgid
 	e->write_bytes = ts.write_bytes;
 	e->nvcsw = ts.nvcsw;
 	e->nivcsw = ts.nivcsw;
+	e->cpu_delay_ns = ts.cpu_delay_total;
+	e->blkio_delay_ns = ts.blkio_delay_total;
+	e->swapin_delay_ns = ts.swapin_delay_total;
+	if (version >= 6 && have >= TS_END(thrashing_delay_total))
+		e->thrashing_delay_ns = ts.thrashing_delay_total;
+	if (have >= TS_END(freepages_delay_total))
+		e->reclaim_delay_ns = ts.freepages_delay_total;
 	return 0;
 }
 

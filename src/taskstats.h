@@ -35,6 +35,10 @@ struct taskstats_exit {
 						   * the whole mm, shared by its threads */
 	uint64_t read_bytes, write_bytes;        /* storage I/O bytes, rounded down to KiB */
 	uint64_t nvcsw, nivcsw;                  /* context switches */
+	/* time waited (ns), counted by the kernel only with delay accounting on
+	 * (kernel.task_delayacct): for a CPU, block I/O, swapping in, reclaim
+	 * (freepages), thrashing */
+	uint64_t cpu_delay_ns, blkio_delay_ns, swapin_delay_ns, reclaim_delay_ns, thrashing_delay_ns;
 	uint64_t seq;         /* the reader's: the record's rank on its socket (not parsed) */
 };
 

@@ -419,6 +419,24 @@ static void put_oom(FILE *f, struct store *st, const struct store_summary *s, in
 	free(p);
 }
 
+/* The time the tree's tasks waited (delay accounting, from their taskstats
+ * exit records): shown only where the kernel counted it; where it did not,
+ * one line says how to turn it on (spacetime changes no system setting). */
+static void put_delays(FILE *f, const struct store_summary *s)
+{
+	if (!s->delayacct)
+		return;
+	if (s->delayacct == 1) {
+		fprintf(f, "  time waiting    n/a: the kernel does not count it (sysctl kernel.task_delayacct=1 "
+			   "turns delay accounting on)\n");
+		return;
+	}
+	fprintf(f, "  time waiting    for a CPU %.3f s, block I/O %.3f s, swap-in %.3f s, reclaim %.3f s, "
+		   "thrashing %.3f s (the tree's tasks, summed)\n",
+		(double)s->delay_cpu_ns / 1e9, (double)s->delay_blkio_ns / 1e9, (double)s->delay_swapin_ns / 1e9,
+		(double)s->delay_reclaim_ns / 1e9, (double)s->delay_thrashing_ns / 1e9);
+}
+
 /* The times: wall, user, system, and the share of a core. */
 static void put_times(FILE *f, const struct store_summary *sp)
 {
@@ -570,6 +588,7 @@ static int report_put(FILE *f, struct store *st, char *const argv[], const struc
 	put_pressure(f, &s);
 	put_memleft(f, st, &s, o->utf8);
 	put_oom(f, st, &s, o->utf8);
+	put_delays(f, &s);
 	put_collection(f, &s);
 	if (o->notice)
 		fprintf(f, "  note            %s\n", o->notice);
