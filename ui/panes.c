@@ -571,6 +571,20 @@ static void panes_peak_mark(const struct panes *p, const struct rect *g)
 	term_cell(g->y, g->x + x, term_utf8() ? 0x25BC : 'v', ROLE_WARN);
 }
 
+/* A mark on the time axis under each column in which the tree took major
+ * faults (pages read from disk: it waited for I/O there). */
+static void panes_majflt_marks(struct panes *p, const struct rect *ta)
+{
+	size_t ncols = (size_t)ta->w;
+
+	if (!ncols || panes_cols(p, ncols))
+		return;
+	resample_rate(p->bk, p->nbk, p->t0_ns, p->t1_ns, ncols, RS_MAJFLT, p->rate_a, p->known_a);
+	for (size_t c = 0; c < ncols; c++)
+		if (p->known_a[c] && p->rate_a[c] > 0)
+			term_cell(ta->y, ta->x + (int)c, term_utf8() ? 0x25B4 : '^', ROLE_MAJOR);
+}
+
 void panes_mem(struct panes *p)
 {
 	const struct rect *g = &p->lay.mem_graph, *ya = &p->lay.mem_yaxis, *ta = &p->lay.mem_taxis;
@@ -643,10 +657,12 @@ void panes_mem(struct panes *p)
 		term_cell(ya->y + y, ya->x + ya->w - 1,
 			  lab[0] ? term_glyph()->tee : term_glyph()->vline, ROLE_DIM);
 	}
-	/* time axis: elapsed since the start */
+	/* time axis: elapsed since the start; marks where pages were read from
+	 * disk (major faults), under the labels */
 	struct graph_tick ticks[32];
 	int nt = graph_time_ticks(p->t0_ns, p->t1_ns, p->start_ns, ta->w, ticks, 32);
 	term_fill(ta->y, ta->x - 1, 1, term_glyph()->corner, ROLE_DIM);
+	panes_majflt_marks(p, ta);
 	for (int i = 0; i < nt; i++)
 		term_puts(ta->y, ta->x + ticks[i].x, ta->w - ticks[i].x, ticks[i].label, ROLE_DIM);
 }

@@ -176,3 +176,24 @@ selected_is_true() {
 	ui_keys q y
 	ui_wait '\[spacetime exited'
 }
+
+@test "major faults are marked on the time axis where pages were read from disk; a warm run has none" {
+	[ "$(id -u)" -eq 0 ] || skip "dropping the page cache needs root"
+	local f="$BATS_TEST_TMPDIR/cold.dat"
+	head -c $((16 << 20)) /dev/urandom >"$f"
+	# warm: nothing read from disk, no mark (the programs were just run)
+	"$WL/mapkinds" 0 0 - 0 10 >/dev/null
+	ui_start 100 30 -- --no-record -- sh -c "\"$WL/mapkinds\" 0 0 - 0 10; sleep 2"
+	ui_wait 'finished, exit 0'
+	! ui_rows 9 9 | grep -q '▴' || { ui_show; echo "a mark with nothing read from disk" >&2; false; }
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	# cold: 4,096 pages read from disk, marked under the graph
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	ui_start 100 30 -- --no-record -- sh -c "sleep 1; \"$WL/mapkinds\" 0 0 \"$f\" 0 10; sleep 1"
+	ui_wait 'finished, exit 0'
+	ui_rows 9 9 | grep -q '▴' || { ui_show; echo "no mark where pages were read from disk" >&2; false; }
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+}
