@@ -585,6 +585,33 @@ static void panes_majflt_marks(struct panes *p, const struct rect *ta)
 			term_cell(ta->y, ta->x + (int)c, term_utf8() ? 0x25B4 : '^', ROLE_MAJOR);
 }
 
+/* The memory graph's axes: y (top, middle and zero) and time (elapsed since
+ * the start; marks where pages were read from disk, under the labels). */
+static void panes_mem_axes(struct panes *p, double ymax)
+{
+	const struct rect *ya = &p->lay.mem_yaxis, *ta = &p->lay.mem_taxis;
+	char lab[16];
+
+	for (int y = 0; y < ya->h; y++) {
+		lab[0] = 0;
+		if (y == 0)
+			graph_fmt_kib(lab, sizeof(lab), ymax);
+		else if (y == ya->h - 1)
+			snprintf(lab, sizeof(lab), "0");
+		else if (ya->h >= 4 && y == ya->h / 2) /* the value at the row's top edge */
+			graph_fmt_kib(lab, sizeof(lab), ymax * (ya->h - y) / ya->h);
+		term_printf(ya->y + y, ya->x, ya->w - 1, ROLE_DIM, "%*s", ya->w - 1, lab);
+		term_cell(ya->y + y, ya->x + ya->w - 1,
+			  lab[0] ? term_glyph()->tee : term_glyph()->vline, ROLE_DIM);
+	}
+	struct graph_tick ticks[32];
+	int nt = graph_time_ticks(p->t0_ns, p->t1_ns, p->start_ns, ta->w, ticks, 32);
+	term_fill(ta->y, ta->x - 1, 1, term_glyph()->corner, ROLE_DIM);
+	panes_majflt_marks(p, ta);
+	for (int i = 0; i < nt; i++)
+		term_puts(ta->y, ta->x + ticks[i].x, ta->w - ticks[i].x, ticks[i].label, ROLE_DIM);
+}
+
 void panes_mem(struct panes *p)
 {
 	const struct rect *g = &p->lay.mem_graph, *ya = &p->lay.mem_yaxis, *ta = &p->lay.mem_taxis;
@@ -592,7 +619,6 @@ void panes_mem(struct panes *p)
 	size_t ncols = (size_t)g->w * (size_t)xres;
 	double ymax = 0, peak = 0, line_max = 0;
 	int est_in_view = 0;
-	char lab[16];
 
 	term_blank(ya->y, ya->x, ya->h, ya->w);
 	term_blank(ta->y, 0, 1, ta->x + ta->w);
@@ -644,27 +670,7 @@ void panes_mem(struct panes *p)
 	panes_peak_mark(p, g);
 	if (!p->have_data)
 		term_puts(g->y + g->h / 2, g->x + 2, g->w - 2, "waiting for the first sample", ROLE_DIM);
-	/* y axis: top, middle and zero */
-	for (int y = 0; y < ya->h; y++) {
-		lab[0] = 0;
-		if (y == 0)
-			graph_fmt_kib(lab, sizeof(lab), ymax);
-		else if (y == ya->h - 1)
-			snprintf(lab, sizeof(lab), "0");
-		else if (ya->h >= 4 && y == ya->h / 2) /* the value at the row's top edge */
-			graph_fmt_kib(lab, sizeof(lab), ymax * (ya->h - y) / ya->h);
-		term_printf(ya->y + y, ya->x, ya->w - 1, ROLE_DIM, "%*s", ya->w - 1, lab);
-		term_cell(ya->y + y, ya->x + ya->w - 1,
-			  lab[0] ? term_glyph()->tee : term_glyph()->vline, ROLE_DIM);
-	}
-	/* time axis: elapsed since the start; marks where pages were read from
-	 * disk (major faults), under the labels */
-	struct graph_tick ticks[32];
-	int nt = graph_time_ticks(p->t0_ns, p->t1_ns, p->start_ns, ta->w, ticks, 32);
-	term_fill(ta->y, ta->x - 1, 1, term_glyph()->corner, ROLE_DIM);
-	panes_majflt_marks(p, ta);
-	for (int i = 0; i < nt; i++)
-		term_puts(ta->y, ta->x + ticks[i].x, ta->w - ticks[i].x, ticks[i].label, ROLE_DIM);
+	panes_mem_axes(p, ymax);
 }
 
 void panes_output_title(struct panes *p, uint64_t lines, int eof, uint64_t unrecorded)
