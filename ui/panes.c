@@ -558,10 +558,13 @@ const struct bucket *panes_col(struct panes *p, size_t c, struct graph_col **gc)
 
 /* The run's peak marked over its column, in the graph's top row (above the
  * highest value but for the graph's own nice ceiling: P moves the cursor
- * there). */
-static void panes_peak_mark(const struct panes *p, const struct rect *g)
+ * there). A paused view keeps the peak it had when paused: a new peak
+ * since is after the view's end, and the mark must not leave it. */
+static void panes_peak_mark(struct panes *p, const struct rect *g)
 {
-	uint64_t t = p->sum.peak.t_ns;
+	if (!p->tl.paused)
+		p->peak_mark_ns = p->sum.peak.t_ns;
+	uint64_t t = p->peak_mark_ns;
 
 	if (!t || t < p->t0_ns || t > p->t1_ns || p->t1_ns <= p->t0_ns || g->w <= 0 || g->h < 3)
 		return;

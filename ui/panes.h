@@ -28,6 +28,7 @@ struct panes {
 	unsigned interval_ms;
 	int rss_off_scale; /* the RSS line in view goes above the PSS scale */
 	int line_kind;     /* the line over the PSS: 0 RSS, 1 swap, 2 huge pages, 3 locked (w) */
+	uint64_t peak_mark_ns; /* the peak the graph marks (as it was when the view paused) */
 	/* view state */
 	struct layout lay;
 	struct timeline tl;
