@@ -235,13 +235,41 @@ static void write_outlived(FILE *f, struct store *st, const struct store_summary
 
 /* The heaviest processes by peak PSS or CPU time: [{job, pid, peak_pss_kib,
  * cpu_us}], heaviest first, an unknown figure null. */
+/* Each of the n processes' memory-seconds (its PSS over its life), MiB-s. */
+static void top_mib_seconds(struct store *st, const struct proc_rec *top, long n, double *mib_s)
+{
+	uint64_t ids[EXPORT_TOP_JSON], ends[EXPORT_TOP_JSON];
+	double kib_s[EXPORT_TOP_JSON] = {0};
+	long order[EXPORT_TOP_JSON];
+
+	/* compare_kib_seconds takes the ids sorted */
+	for (long i = 0; i < n; i++)
+		order[i] = i;
+	for (long i = 1; i < n; i++)
+		for (long j = i; j > 0 && top[order[j - 1]].id > top[order[j]].id; j--) {
+			long x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	for (long i = 0; i < n; i++) {
+		ids[i] = top[order[i]].id;
+		ends[i] = top[order[i]].end_ns;
+	}
+	if (n > 0 && compare_kib_seconds(st, ids, ends, (size_t)n, kib_s) < 0)
+		memset(kib_s, 0, sizeof(kib_s));
+	for (long i = 0; i < n; i++)
+		mib_s[order[i]] = kib_s[i] / 1024;
+}
+
 static void write_top_jobs(FILE *f, struct store *st, enum export_top_by by)
 {
 	struct proc_rec top[EXPORT_TOP_JSON];
 	long n = export_top_procs(st, by, top, EXPORT_TOP_JSON);
 	char *buf = NULL, job[JOBNAME_MAX + 1];
 	size_t cap = 0;
+	double mib_s[EXPORT_TOP_JSON];
 
+	top_mib_seconds(st, top, n, mib_s);
 	fputc('[', f);
 	for (long i = 0; i < n; i++) {
 		const struct proc_rec *r = &top[i];
@@ -257,6 +285,8 @@ static void write_top_jobs(FILE *f, struct store *st, enum export_top_by by)
 		snap_u64(f, "peak_pss_kib", r->peak_pss_kib, r->valid & PROC_V_PSS, &first);
 		snap_u64(f, "cpu_us", r->utime_us + r->stime_us, r->valid & PROC_V_CPU, &first);
 		snap_u64(f, "majflt", r->majflt, r->valid & PROC_V_FAULTS, &first);
+		jsonw_key(f, "pss_mib_s", &first);
+		fprintf(f, "%.3f", mib_s[i]);
 		fputc('}', f);
 	}
 	fputc(']', f);

@@ -96,12 +96,15 @@ teardown() {
 
 # Memory-seconds (runner sizing): each program's processes' PSS over their
 # lives, summed. Truth: two fills holding 20 MiB for 1 s each: 40 MiB·s.
-@test "memory-seconds: two fills of 20 MiB held 1 s make 40 MiB-seconds within 15%, in the JSON and the summary" {
+@test "memory-seconds: two fills of 20 MiB held 1 s make 40 MiB-seconds within 15% (20 each), in the JSON and the summary" {
 	stj --no-record -- sh -c "\"$WL/fill\" 20 1000; \"$WL/fill\" 20 1000"
 	assert_status 0
 	assert_json_true '[.programs[] | select(.name == "fill")] | length == 1'
 	assert_json_true '(.programs[] | select(.name == "fill") | .processes) == 2'
 	assert_json_true '(.programs[] | select(.name == "fill") | .pss_mib_s) as $v | $v >= 40 * 0.85 and $v <= 40 * 1.15'
+	# and each job's: 20 MiB-seconds
+	assert_json_true '[.top_jobs_by_peak_pss[] | select(.job == "fill 20 1000") | .pss_mib_s] |
+		length == 2 and all(. >= 20 * 0.85 and . <= 20 * 1.15)'
 	[[ $stderr =~ programs\ by\ memory-seconds.*$'\n'\ +[0-9.]+\ MiB(·|\*)s\ +fill\ +\(2\ processes ]] ||
 		st_fail "the summary lacks fill's memory-seconds"
 }
