@@ -116,13 +116,15 @@ static int mem_left(struct collector *c, uint64_t *left, uint64_t *of)
 }
 
 /* The three live processes whose PSS grew fastest over COLL_MEM_GROW_NS,
- * into the summary (pid 0: none). Each process's growth is measured from a
- * base taken every COLL_MEM_GROW_NS. */
+ * into the summary while memory is low (kept from the last low tick after:
+ * the summary names them). Each process's growth is measured from a base
+ * taken every COLL_MEM_GROW_NS. */
 static void mem_growers(struct collector *c, uint64_t now, int low)
 {
 	size_t n = ptable_count(c->pt);
+	pid_t pid[STORE_MEM_GROWERS] = {0};
+	uint64_t kib[STORE_MEM_GROWERS] = {0};
 
-	memset(c->sum.mem_grow_pid, 0, sizeof(c->sum.mem_grow_pid));
 	for (size_t i = 0; i < n; i++) {
 		struct pentry *e = ptable_at(c->pt, i);
 		if (!e->grow_base_ns || now - e->grow_base_ns >= COLL_MEM_GROW_NS) {
@@ -132,18 +134,20 @@ static void mem_growers(struct collector *c, uint64_t now, int low)
 		}
 		if (!low || !e->grow_kib)
 			continue;
-		for (int k = 0; k < STORE_MEM_GROWERS; k++) {
-			if (c->sum.mem_grow_pid[k] && c->sum.mem_grow_kib[k] >= e->grow_kib)
-				continue;
-			memmove(&c->sum.mem_grow_pid[k + 1], &c->sum.mem_grow_pid[k],
-				(size_t)(STORE_MEM_GROWERS - 1 - k) * sizeof(c->sum.mem_grow_pid[0]));
-			memmove(&c->sum.mem_grow_kib[k + 1], &c->sum.mem_grow_kib[k],
-				(size_t)(STORE_MEM_GROWERS - 1 - k) * sizeof(c->sum.mem_grow_kib[0]));
-			c->sum.mem_grow_pid[k] = e->rec.pid;
-			c->sum.mem_grow_kib[k] = e->grow_kib;
-			break;
-		}
+		int k = 0; /* its place among the fastest, largest first */
+		while (k < STORE_MEM_GROWERS && pid[k] && kib[k] >= e->grow_kib)
+			k++;
+		if (k == STORE_MEM_GROWERS)
+			continue;
+		memmove(&pid[k + 1], &pid[k], (size_t)(STORE_MEM_GROWERS - 1 - k) * sizeof(pid[0]));
+		memmove(&kib[k + 1], &kib[k], (size_t)(STORE_MEM_GROWERS - 1 - k) * sizeof(kib[0]));
+		pid[k] = e->rec.pid;
+		kib[k] = e->grow_kib;
 	}
+	if (!low)
+		return;
+	memcpy(c->sum.mem_grow_pid, pid, sizeof(pid));
+	memcpy(c->sum.mem_grow_kib, kib, sizeof(kib));
 }
 
 /* The kernel's OOM kills since the last tick (/proc/vmstat oom_kill): each

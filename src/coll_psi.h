@@ -16,6 +16,8 @@ struct coll_psi {
 	struct pressure *pr;
 	struct pressure_line first[PRESSURE_NRES], last[PRESSURE_NRES];
 	uint64_t last_ns; /* the last read's instant (0: none yet) */
+	uint32_t pm[4];   /* the last shares (cpu, memory, memory full, io), for fast ticks */
+	int pm_ok;
 	char where[600];  /* "/proc/pressure", or "cgroup DIR" */
 };
 

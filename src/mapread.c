@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAPREAD_KEEP 16                       /* maps kept, of the processes last wanted */
 #define MAPREAD_MIN_EVERY_NS 1000000000ull    /* a wanted map read again at most once a second */
@@ -20,6 +21,7 @@
 struct slot {
 	uint64_t id;
 	pid_t pid;
+	int pidfd; /* on the process while its slot lasts (-1: none could be had) */
 	enum mapread_state state;
 	int err, reading, ended;
 	uint64_t read_ns, cost_ns, seq, used;
@@ -58,9 +60,12 @@ static struct slot *slot_take(struct mapread *mr, uint64_t id, pid_t pid)
 			if (mr->slots[i].used < old->used)
 				old = &mr->slots[i];
 		smaps_view_free(&old->view);
+		if (old->id && old->pidfd >= 0)
+			close(old->pidfd);
 		memset(old, 0, sizeof(*old));
 		old->id = id;
 		old->pid = pid;
+		old->pidfd = smaps_pid_open(pid);
 		old->state = MAPREAD_READING;
 		s = old;
 	}
@@ -68,13 +73,19 @@ static struct slot *slot_take(struct mapread *mr, uint64_t id, pid_t pid)
 	return s;
 }
 
-/* One read of the wanted process, outside the lock: its text parsed. */
-static int read_one(const struct mapread *mr, pid_t pid, struct smaps_view *v, uint64_t *cost_ns)
+/* One read of the wanted process, outside the lock: its text parsed. A
+ * process that exited before or while it was read (its pidfd says) gives no
+ * map: its text may end at any mapping, its pid may be another's. */
+static int read_one(const struct mapread *mr, pid_t pid, int pidfd, struct smaps_view *v, uint64_t *cost_ns)
 {
 	char *buf = NULL, exe[MAPREAD_EXE_MAX];
 	size_t len = 0;
 	uint64_t c0 = clockns_of(CLOCK_THREAD_CPUTIME_ID);
 	memset(v, 0, sizeof(*v));
+	if (smaps_pid_exited(pidfd)) {
+		*cost_ns = 0;
+		return -ESRCH;
+	}
 	int r = smaps_read(mr->root[0] ? mr->root : NULL, pid, &buf, &len, exe, sizeof(exe));
 
 	if (r == 0) {
@@ -84,6 +95,10 @@ static int read_one(const struct mapread *mr, pid_t pid, struct smaps_view *v, u
 			r = -ESRCH;
 		if (r > 0)
 			r = 0;
+		if (r == 0 && smaps_pid_exited(pidfd)) { /* ended as it was read */
+			smaps_view_free(v);
+			r = -ESRCH;
+		}
 	}
 	free(buf);
 	*cost_ns = clockns_of(CLOCK_THREAD_CPUTIME_ID) - c0;
@@ -152,8 +167,9 @@ static void *mapread_main(void *arg)
 		struct smaps_view v;
 
 		s->reading = 1;
+		int pidfd = s->pidfd;
 		pthread_mutex_unlock(&mr->lock);
-		int r = read_one(mr, pid, &v, &cost);
+		int r = read_one(mr, pid, pidfd, &v, &cost);
 		pthread_mutex_lock(&mr->lock);
 		/* the slot may have gone to another process meanwhile: only this
 		 * thread takes slots, so it is still id's */
@@ -205,8 +221,11 @@ void mapread_free(struct mapread *mr)
 	pthread_mutex_unlock(&mr->lock);
 	if (mr->started)
 		pthread_join(mr->thread, NULL);
-	for (int i = 0; i < MAPREAD_KEEP; i++)
+	for (int i = 0; i < MAPREAD_KEEP; i++) {
 		smaps_view_free(&mr->slots[i].view);
+		if (mr->slots[i].id && mr->slots[i].pidfd >= 0)
+			close(mr->slots[i].pidfd);
+	}
 	pthread_cond_destroy(&mr->cond);
 	pthread_mutex_destroy(&mr->lock);
 	free(mr);

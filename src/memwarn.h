@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MEMWARN_HIST 128          /* figures kept: the last ones, one a tick */
+#define MEMWARN_HIST 512          /* figures kept: the last ones, one a tick (fast ticks: 20 ms) */
 #define MEMWARN_WINDOW_NS 5000000000ull /* trends over the last 5 s */
 #define MEMWARN_LOW_SHARE 0.10    /* low: less than this share of the memory left */
 #define MEMWARN_FULL_SHARE 0.10   /* or every task stalled on memory this share of the time */

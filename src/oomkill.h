@@ -2,7 +2,7 @@
  * kernel counts its kills (/proc/vmstat oom_kill; the summary keeps when the
  * first ones came, coll_mem.h) but does not say whom to anyone but its log:
  * a process of the tree that ended by SIGKILL within OOMKILL_NEAR_NS of a
- * kill was its. Pure. */
+ * kill (of the interval before the tick that saw it) was its. Pure. */
 #ifndef SPACETIME_OOMKILL_H
 #define SPACETIME_OOMKILL_H
 

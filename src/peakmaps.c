@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct peakmaps {
 	pthread_t thread;
@@ -21,6 +22,7 @@ struct peakmaps {
 	/* the newest request not yet read */
 	int has;
 	struct peakmaps_proc req[PEAKMAPS_PROCS];
+	int req_fd[PEAKMAPS_PROCS]; /* pidfds taken with the request (-1: none) */
 	size_t nreq;
 	uint64_t due_ns; /* the budget's: the next read not before */
 	/* the maps kept */
@@ -30,18 +32,26 @@ struct peakmaps {
 };
 
 /* Reads one process's map into rows appended at *rows (grown); 0, or -errno
- * (a process gone, or one this user may not read, is left out). */
-static int read_proc(const struct peakmaps *pm, const struct peakmaps_proc *p, uint64_t t_ns,
+ * (a process gone, or one this user may not read, is left out: its pidfd,
+ * taken with the request, says whether it is still the process named and
+ * was not cut short by its end). */
+static int read_proc(const struct peakmaps *pm, const struct peakmaps_proc *p, int pidfd, uint64_t t_ns,
 		     struct peakmaps_row **rows, size_t *n)
 {
 	char *buf = NULL, exe[512];
 	size_t len = 0;
 	struct smaps_view v;
-	int r = smaps_read(pm->root[0] ? pm->root : NULL, p->pid, &buf, &len, exe, sizeof(exe));
 
+	if (smaps_pid_exited(pidfd))
+		return -ESRCH;
+	int r = smaps_read(pm->root[0] ? pm->root : NULL, p->pid, &buf, &len, exe, sizeof(exe));
 	if (r == 0)
 		r = smaps_parse(buf, len, exe, &v);
 	free(buf);
+	if (r > 0 && smaps_pid_exited(pidfd)) {
+		smaps_view_free(&v);
+		r = -ESRCH;
+	}
 	if (r <= 0)
 		return r < 0 ? r : -ESRCH;
 	struct peakmaps_row *g = realloc(*rows, (*n + v.n + 1) * sizeof(**rows));
@@ -81,16 +91,22 @@ static void *peakmaps_main(void *arg)
 	pthread_mutex_lock(&pm->lock);
 	while (wait_request(pm)) {
 		struct peakmaps_proc req[PEAKMAPS_PROCS];
+		int fd[PEAKMAPS_PROCS];
 		size_t n = pm->nreq, nrows = 0;
 		struct peakmaps_row *rows = NULL;
 
 		memcpy(req, pm->req, n * sizeof(*req));
+		memcpy(fd, pm->req_fd, n * sizeof(*fd));
+		pm->nreq = 0; /* the fds are this read's now */
 		pm->has = 0;
 		pm->busy = 1;
 		pthread_mutex_unlock(&pm->lock);
 		uint64_t c0 = clockns_of(CLOCK_THREAD_CPUTIME_ID), t = clockns_now();
-		for (size_t i = 0; i < n; i++)
-			read_proc(pm, &req[i], t, &rows, &nrows);
+		for (size_t i = 0; i < n; i++) {
+			read_proc(pm, &req[i], fd[i], t, &rows, &nrows);
+			if (fd[i] >= 0)
+				close(fd[i]);
+		}
 		uint64_t cost = clockns_of(CLOCK_THREAD_CPUTIME_ID) - c0;
 		pthread_mutex_lock(&pm->lock);
 		if (nrows) { /* the new peak's maps replace the last one's */
@@ -150,6 +166,9 @@ void peakmaps_free(struct peakmaps *pm)
 	pthread_mutex_unlock(&pm->lock);
 	if (pm->started)
 		pthread_join(pm->thread, NULL);
+	for (size_t i = 0; i < pm->nreq; i++)
+		if (pm->req_fd[i] >= 0)
+			close(pm->req_fd[i]);
 	free(pm->rows);
 	pthread_cond_destroy(&pm->cond);
 	pthread_mutex_destroy(&pm->lock);
@@ -177,12 +196,24 @@ void peakmaps_take(struct peakmaps *pm, uint64_t t_ns, const struct peakmaps_pro
 		}
 		top[j] = p[i];
 	}
+	/* pidfds now, while the collector knows them alive: what is read later
+	 * is these processes' or nothing */
+	int fd[PEAKMAPS_PROCS], old[PEAKMAPS_PROCS];
+	size_t nold;
+	for (size_t i = 0; i < k; i++)
+		fd[i] = pm->started ? smaps_pid_open(top[i].pid) : -1;
 	pthread_mutex_lock(&pm->lock);
+	nold = pm->nreq; /* a request not read yet: replaced, its fds closed */
+	memcpy(old, pm->req_fd, nold * sizeof(*old));
 	memcpy(pm->req, top, k * sizeof(*top));
+	memcpy(pm->req_fd, fd, k * sizeof(*fd));
 	pm->nreq = k;
 	pm->has = k > 0;
 	pthread_cond_broadcast(&pm->cond);
 	pthread_mutex_unlock(&pm->lock);
+	for (size_t i = 0; i < nold; i++)
+		if (old[i] >= 0)
+			close(old[i]);
 }
 
 int peakmaps_set(struct peakmaps *pm, const struct peakmaps_row *rows, size_t n)
@@ -268,15 +299,22 @@ int peakmaps_view(struct peakmaps *pm, uint64_t id, struct smaps_view *out, uint
 
 void peakmaps_drain(struct peakmaps *pm)
 {
+	uint64_t until = clockns_now() + PEAKMAPS_DRAIN_NS;
+
 	pthread_mutex_lock(&pm->lock);
-	while (pm->started && (pm->has || pm->busy) && !pm->stop) {
-		struct timespec ts;
-		uint64_t t = clockns_now() + 100000000ull;
-		ts.tv_sec = (time_t)(t / 1000000000ull);
-		ts.tv_nsec = (long)(t % 1000000000ull);
+	pm->due_ns = 0; /* the last peak's maps: read now, whatever the budget */
+	pthread_cond_broadcast(&pm->cond);
+	while (pm->started && (pm->has || pm->busy) && !pm->stop && clockns_now() < until) {
+		struct timespec ts = {(time_t)(until / 1000000000ull), (long)(until % 1000000000ull)};
 		pthread_cond_timedwait(&pm->cond, &pm->lock, &ts);
-		if (pm->has && !pm->busy && clockns_now() < pm->due_ns)
-			break; /* waiting for its budget: not to be waited for */
 	}
 	pthread_mutex_unlock(&pm->lock);
+}
+
+uint64_t peakmaps_gen(struct peakmaps *pm)
+{
+	pthread_mutex_lock(&pm->lock);
+	uint64_t g = pm->gen;
+	pthread_mutex_unlock(&pm->lock);
+	return g;
 }

@@ -49,7 +49,12 @@ ssize_t peakmaps_rows(struct peakmaps *pm, struct peakmaps_row **out, uint64_t *
 /* The map kept of process id as a view (smaps_view_free it), and when it was
  * taken. Returns 1 when there is one, 0 when not, -ENOMEM. */
 int peakmaps_view(struct peakmaps *pm, uint64_t id, struct smaps_view *out, uint64_t *t_ns);
-/* Waits until no request is pending or being read (tests, the run's end). */
+/* Reads a request still waiting for its budget at once, and waits until none
+ * is pending or being read, PEAKMAPS_DRAIN_NS at most (the run's end: the
+ * last peak's maps go into the recording; tests). */
 void peakmaps_drain(struct peakmaps *pm);
+#define PEAKMAPS_DRAIN_NS 2000000000ull
+/* The maps' generation (peakmaps_rows' gen) without copying them. */
+uint64_t peakmaps_gen(struct peakmaps *pm);
 
 #endif

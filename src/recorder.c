@@ -319,7 +319,7 @@ static int recorder_copy_maps(struct recorder *r)
 	uint64_t gen;
 	ssize_t n;
 
-	if (!r->cfg.peakmaps)
+	if (!r->cfg.peakmaps || peakmaps_gen(r->cfg.peakmaps) == r->pm_gen)
 		return 0;
 	n = peakmaps_rows(r->cfg.peakmaps, &r->pm_rows, &gen);
 	if (n < 0)

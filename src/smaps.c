@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char *const field_keys[SMAPS_FIELDS] = {
@@ -401,6 +403,22 @@ static int read_all(int fd, char **buf, size_t *len)
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+int smaps_pid_open(pid_t pid)
+{
+	int fd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+int smaps_pid_exited(int pidfd)
+{
+	struct pollfd p = {.fd = pidfd, .events = POLLIN};
+
+	return pidfd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR));
 }
 
 int smaps_read(const char *dir, pid_t pid, char **buf, size_t *len, char *exe, size_t cap)

@@ -75,6 +75,13 @@ void smaps_sort(struct smaps_view *v, enum smaps_field by);
 const char *smaps_kind_name(enum smaps_kind k);
 const char *smaps_field_name(enum smaps_field f);
 
+/* A pidfd on process pid (pidfd_open), or -1: held across a read, it says
+ * whether the process read is still the one asked for. */
+int smaps_pid_open(pid_t pid);
+/* Whether the process of pidfd has exited (then a map read of it may have
+ * been cut at any mapping, and its pid may be another's): 1, else 0. */
+int smaps_pid_exited(int pidfd);
+
 /* Reads dir/PID/smaps (dir: the /proc root, NULL for "/proc") whole into
  * *buf (malloc'd, *len bytes) and the program's path into exe (cap bytes;
  * "" when it cannot be read). Returns 0, or -errno: -ENOENT/-ESRCH when the

@@ -800,7 +800,7 @@ static const char *panes_help_extra[] = {
 #define PANES_HELP_W 88    /* paragraphs no wider than this */
 
 struct help_line {
-	char s[160];
+	char s[256];
 	enum role r;
 };
 
@@ -854,7 +854,9 @@ static size_t panes_help_lines(const struct panes *p, int cols, struct help_line
 		hang = d ? (int)(d - line) : hang;
 		if (hang > (cols - 1) / 2)
 			hang = 4;
-		panes_help_wrap(line, 0, hang, cols - 1, ROLE_NORMAL, out, &n, max);
+		/* (no wider than a line holds: a wide screen wraps it too) */
+		int kw = cols - 1 < (int)sizeof(out[0].s) - 1 ? cols - 1 : (int)sizeof(out[0].s) - 1;
+		panes_help_wrap(line, 0, hang, kw, ROLE_NORMAL, out, &n, max);
 	}
 	for (size_t k = 0; k < sizeof(panes_help_extra) / sizeof(panes_help_extra[0]); k++)
 		panes_help_wrap(panes_help_extra[k], 2, 2, w, ROLE_NORMAL, out, &n, max);

@@ -797,6 +797,27 @@ static void act_redraw(struct tui *t, enum key_action a, uint64_t now)
 	t->dirty |= D_ALL;
 }
 
+/* The selected process as it is now: the list at the cursor's instant holds
+ * it as it was then (alive, its flags then), and what m reads and z signals
+ * must be the process's present. Returns 1 when a row is selected. */
+static int tui_selected_now(struct tui *t, struct proc_rec *rec, char *job, size_t cap)
+{
+	if (!plist_selected(t->pl, t->p.st, rec, job, cap))
+		return 0;
+	if (!tui_at_instant(t) || t->recorded)
+		return 1;
+	size_t n = store_procs(t->p.st, STORE_PROCS_ALL, NULL, 0);
+	struct proc_rec *all = n ? calloc(n, sizeof(*all)) : NULL;
+	n = all ? store_procs(t->p.st, STORE_PROCS_ALL, all, n) : 0;
+	for (size_t i = 0; i < n; i++)
+		if (all[i].id == rec->id) {
+			*rec = all[i];
+			break;
+		}
+	free(all);
+	return 1;
+}
+
 /* z: asks whether to pause (SIGSTOP) the selected process, or resume
  * (SIGCONT) it when it is stopped; y sends it (tui_ask_key). Only a command
  * spacetime started: attached processes are never signalled. */
@@ -811,7 +832,7 @@ static void act_pause_job(struct tui *t, enum key_action a, uint64_t now)
 							: "attached: spacetime never signals processes it did not start");
 		return;
 	}
-	if (!plist_selected(t->pl, t->p.st, &rec, job, sizeof(job)) || rec.end_ns) {
+	if (!tui_selected_now(t, &rec, job, sizeof(job)) || rec.end_ns) {
 		panes_message(&t->p, "no live process selected: Up/Down select one, z pauses it");
 		return;
 	}
@@ -864,7 +885,7 @@ static void act_maps(struct tui *t, enum key_action a, uint64_t now)
 	char job[128];
 	(void)a, (void)now;
 
-	if (!plist_selected(t->pl, t->p.st, &rec, job, sizeof(job))) {
+	if (!tui_selected_now(t, &rec, job, sizeof(job))) {
 		panes_message(&t->p, "no process selected: Up/Down select one, m shows its memory map");
 		return;
 	}

@@ -145,6 +145,15 @@ static void test_coll_mem(void **state)
 	assert_int_equal(f->c->sum.mem_grow_pid[0], FP_PID);
 	assert_true(f->c->sum.mem_grow_kib[0] >= 1000 * MIB);
 	assert_int_equal(f->c->sum.mem_grow_pid[1], 0);
+	/* memory back: no longer low, the ones named while it was are kept */
+	for (int i = 0; i < 30; i++) {
+		meminfo(f, total, 6000 * MIB);
+		memset(&s, 0, sizeof(s));
+		coll_mem_tick(f->c, &s, f->now_ns);
+		f->now_ns += 100 * MS;
+	}
+	assert_false(f->c->sum.mem_low);
+	assert_int_equal(f->c->sum.mem_grow_pid[0], FP_PID);
 	fp_free(f);
 }
 

@@ -79,6 +79,16 @@ static void test_coll_psi(void **state)
 	assert_int_equal(s.psi_mem_pm, 200);
 	assert_int_equal(s.psi_mem_full_pm, 50);
 	assert_int_equal(s.psi_io_pm, 0);
+	/* a fast tick 20 ms on, memory stalled all of it: noise over so short
+	 * a time, the last shares stand (the totals take it) */
+	f->now_ns += 20 * MS;
+	psi_files(f, 1050000, 540000, 105000, 7000);
+	memset(&s, 0, sizeof(s));
+	coll_psi_tick(f->c, &s, f->now_ns);
+	assert_int_equal(s.psi_mem_pm, 200);
+	assert_int_equal(f->c->sum.psi_mem_us, 40000);
+	f->now_ns -= 20 * MS;
+	psi_files(f, 1050000, 520000, 105000, 7000);
 	/* 200 ms more: memory stalled 10 ms; a counter past the interval is 100% */
 	f->now_ns += 200 * MS;
 	psi_files(f, 1050000 + 900000, 530000, 105000, 7000);
