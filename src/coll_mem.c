@@ -1,7 +1,7 @@
 /* coll_mem.c: memory left, each tick (see coll_mem.h). */
 #include "collector_int.h"
 
-#include "pressure.h"
+#include "cglimit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,67 +18,19 @@ static ssize_t read_fd(int fd, char *buf, size_t cap)
 	return n;
 }
 
-/* The cgroup v1 memory controller's directory of pid ("N:memory:/path"). */
-static int v1_dir(const char *proc_root, pid_t pid, char *dir, size_t cap)
-{
-	char path[256], line[1024];
-	FILE *f;
-	int r = -ENOENT;
-
-	snprintf(path, sizeof(path), "%s/%d/cgroup", proc_root ? proc_root : "/proc", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return -errno;
-	while (r && fgets(line, sizeof(line), f)) {
-		char *c = strstr(line, ":memory:/");
-		if (!c)
-			continue;
-		c[strcspn(c, "\n")] = '\0';
-		snprintf(dir, cap, "/sys/fs/cgroup/memory%s", c + 8);
-		r = 0;
-	}
-	fclose(f);
-	return r;
-}
-
-/* The cgroup's limit (KiB) and an fd on its usage: v2 first, then v1; none
- * when there is no limit. */
-static void open_cgroup(struct collector *c, pid_t pid)
-{
-	static const char *const files[2][2] = {{"memory.max", "memory.current"},
-						 {"memory.limit_in_bytes", "memory.usage_in_bytes"}};
-	char dir[512], path[640], b[64];
-
-	for (int v = 0; v < 2 && c->mem.cg_usage_fd < 0; v++) {
-		int r = v ? v1_dir(c->cfg.proc_root, pid, dir, sizeof(dir))
-			  : pressure_cgroup_dir(c->cfg.proc_root, (int)pid, NULL, dir, sizeof(dir));
-		if (r < 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, files[v][0]);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = read_fd(fd, b, sizeof(b));
-		uint64_t limit;
-		if (fd >= 0)
-			close(fd);
-		/* no limit ("max", or v1's page-rounded 2^63) */
-		if (n <= 0 || memwarn_parse_bytes(b, (size_t)n, &limit) < 0 || limit >= (1ull << 60))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, files[v][1]);
-		c->mem.cg_usage_fd = open(path, O_RDONLY | O_CLOEXEC);
-		c->mem.cg_limit_kib = limit / 1024;
-	}
-}
-
 void coll_mem_start(struct collector *c, pid_t pid)
 {
 	char path[256];
 
-	c->mem.cg_usage_fd = -1;
 	snprintf(path, sizeof(path), "%s/meminfo", c->cfg.proc_root ? c->cfg.proc_root : "/proc");
 	c->mem.meminfo_fd = open(path, O_RDONLY | O_CLOEXEC);
 	snprintf(path, sizeof(path), "%s/vmstat", c->cfg.proc_root ? c->cfg.proc_root : "/proc");
 	c->mem.vmstat_fd = open(path, O_RDONLY | O_CLOEXEC);
-	open_cgroup(c, pid ? pid : getpid());
-	c->sum.mem_by_cgroup = c->mem.cg_usage_fd >= 0;
+	/* the limits of the cgroups the command runs in (spacetime's: the
+	 * command inherits them) */
+	/* (a test's fake /proc holds its cgroups too) */
+	c->mem.cg = cglimit_open(c->cfg.proc_root, c->cfg.proc_root ? c->cfg.proc_root : NULL, pid ? pid : getpid());
+	c->sum.mem_by_cgroup = c->mem.cg != NULL;
 	/* whether the kernel counts the time tasks wait (their taskstats
 	 * records carry it): only with taskstats is it ours to sum */
 	snprintf(path, sizeof(path), "%s/sys/kernel/task_delayacct", c->cfg.proc_root ? c->cfg.proc_root : "/proc");
@@ -91,10 +43,11 @@ void coll_mem_start(struct collector *c, pid_t pid)
 }
 
 /* Memory left now, and of how much: the lesser of the machine's available
- * memory and the cgroup's room. Returns 0, or -1 when neither is known. */
+ * memory and the room its cgroups leave (cglimit.h). Returns 0, or -1 when
+ * neither is known. */
 static int mem_left(struct collector *c, uint64_t *left, uint64_t *of)
 {
-	uint64_t total = 0, avail = 0, usage;
+	uint64_t total = 0, avail = 0, room, limit;
 	ssize_t n = read_fd(c->mem.meminfo_fd, c->mem.buf, sizeof(c->mem.buf));
 	int have = n > 0 && memwarn_parse_meminfo(c->mem.buf, (size_t)n, &total, &avail) == 0;
 
@@ -103,12 +56,10 @@ static int mem_left(struct collector *c, uint64_t *left, uint64_t *of)
 		*left = avail;
 		*of = total;
 	}
-	n = read_fd(c->mem.cg_usage_fd, c->mem.buf, 64);
-	if (n > 0 && memwarn_parse_bytes(c->mem.buf, (size_t)n, &usage) == 0) {
-		uint64_t room = c->mem.cg_limit_kib > usage / 1024 ? c->mem.cg_limit_kib - usage / 1024 : 0;
+	if (c->mem.cg && cglimit_room(c->mem.cg, &room, &limit) == 0) {
 		if (!have || room < *left) {
 			*left = room;
-			*of = c->mem.cg_limit_kib;
+			*of = limit;
 		}
 		have = 1;
 	}
@@ -200,9 +151,9 @@ void coll_mem_free(struct collector *c)
 {
 	if (c->mem.meminfo_fd >= 0)
 		close(c->mem.meminfo_fd);
-	if (c->mem.cg_usage_fd >= 0)
-		close(c->mem.cg_usage_fd);
+	cglimit_close(c->mem.cg);
+	c->mem.cg = NULL;
 	if (c->mem.vmstat_fd >= 0)
 		close(c->mem.vmstat_fd);
-	c->mem.meminfo_fd = c->mem.cg_usage_fd = c->mem.vmstat_fd = -1;
+	c->mem.meminfo_fd = c->mem.vmstat_fd = -1;
 }

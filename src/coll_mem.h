@@ -1,6 +1,6 @@
 /* coll_mem: the collector's job that watches the memory left (memwarn.h):
- * the machine's MemAvailable and, where the command's cgroup has a limit
- * (v2 memory.max, v1 memory.limit_in_bytes), what the limit leaves; each tick
+ * the machine's MemAvailable and, where the command's cgroups have a limit
+ * (cglimit.h), the room they leave; each tick
  * the lesser into the sample, and whether the run is running out (with the
  * processes growing fastest) into the summary. */
 #ifndef SPACETIME_COLL_MEM_H
@@ -11,16 +11,17 @@
 
 #include "memwarn.h"
 
+struct cglimit;
 struct collector;
 struct sample;
 
 #define COLL_MEM_GROW_NS 2000000000ull /* a process's growth is measured over this */
 
 struct coll_mem {
-	int meminfo_fd, cg_usage_fd, vmstat_fd;
+	int meminfo_fd, vmstat_fd;
+	struct cglimit *cg; /* the command's cgroups with a limit (NULL: none) */
 	uint64_t oom_seen; /* /proc/vmstat's oom_kill at the last tick */
 	int oom_known;
-	uint64_t cg_limit_kib; /* the cgroup's limit (0: none) */
 	struct memwarn_hist hist;
 	char buf[8192];
 };

@@ -73,7 +73,7 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 	c->ep_fd = c->wake_fd = c->notify_fd = c->pidfd = -1;
 	/* (a failure below frees the collector: no fd of a job not started yet
 	 * may read as 0, stdin) */
-	c->mem.meminfo_fd = c->mem.cg_usage_fd = c->mem.vmstat_fd = -1;
+	c->mem.meminfo_fd = c->mem.vmstat_fd = -1;
 	c->cost_ns_per_kib = PSSCHED_COST_NS_PER_KIB;
 	c->shared_ratio = 1.0;
 	c->pt = ptable_new();
