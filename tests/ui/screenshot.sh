@@ -126,6 +126,10 @@ start 100 30 LC_ALL=C.UTF-8
 wait_for 'module14\.c'
 wait_for '└─.*fill'
 shot dashboard-running "spacetime -- make -j4 (running)"
+tm resize-window -x 132 -y 34
+wait_for 'Pressure'
+shot dashboard-wide "132 columns: the pressure box (stalls for memory, CPU, I/O)"
+tm resize-window -x 100 -y 30
 tm send-keys Space + c '<' '<' ',' ',' ','
 wait_for 'PAUSED'
 shot dashboard-paused-cursor "paused, zoomed in, cursor readout"
@@ -180,7 +184,11 @@ shot replay-peak "spacetime replay 1 --at peak: the processes that made up the p
 tm send-keys '\' f i l l Enter
 wait_for 'filter: fill'
 shot replay-filter "\\ fill: only the processes holding fill (/ searches, x folds a subtree)"
-tm send-keys q
+# m: the heaviest fill's memory map, as taken at the peak
+tm send-keys m
+wait_for 'at the peak: taken at'
+shot replay-map "m in a replay: the heaviest process's memory map, taken at the peak"
+tm send-keys m q
 
 # the same build with 2 jobs (the last run), replayed against the make -j4
 # (run 1): run 1's PSS as a ghost line, its peak marked
