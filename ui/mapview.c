@@ -1,6 +1,8 @@
 /* mapview.c: the memory-map screen. Columns by priority: the narrower the
  * terminal, the fewer (PSS and RSS always, then private, swap, huge pages,
- * locked, size, shared, anonymous), the group's name taking what is left. */
+ * locked, size, shared, anonymous, and on wide screens private and shared
+ * split clean / dirty, huge pages by kind, swap's PSS), the group's name
+ * taking what is left. */
 #include "mapview.h"
 
 #include "term.h"
@@ -34,6 +36,14 @@ static const struct mv_col mv_cols[] = {
 	{"Size", {SMAPS_SIZE}, 1},
 	{"Shared", {SMAPS_SHARED_CLEAN, SMAPS_SHARED_DIRTY}, 2},
 	{"Anon", {SMAPS_ANONYMOUS}, 1},
+	/* wide screens: private and shared split clean / dirty, huge pages by kind */
+	{"Priv cln", {SMAPS_PRIVATE_CLEAN}, 1},
+	{"Priv drt", {SMAPS_PRIVATE_DIRTY}, 1},
+	{"Shr cln", {SMAPS_SHARED_CLEAN}, 1},
+	{"Shr drt", {SMAPS_SHARED_DIRTY}, 1},
+	{"THP anon", {SMAPS_ANON_HUGE}, 1},
+	{"THP file", {SMAPS_FILE_PMD}, 1},
+	{"Swap PSS", {SMAPS_SWAP_PSS}, 1},
 };
 #define MV_NCOLS (int)(sizeof(mv_cols) / sizeof(mv_cols[0]))
 
@@ -292,7 +302,9 @@ static void mv_row(const struct mapview *mv, int y, int cols, const struct smaps
 	}
 	x++;
 	if (cols - x >= MV_NAME_MIN + MV_KIND_W) {
-		term_puts(y, x, MV_KIND_W, total ? "" : smaps_kind_name(g->kind), ROLE_DIM);
+		static const char *const shortk[SMAPS_KINDS] = {"binary", "library", "heap", "stack",
+								 "anon", "shmem", "file", "kernel"};
+		term_puts(y, x, MV_KIND_W, total || (unsigned)g->kind >= SMAPS_KINDS ? "" : shortk[g->kind], ROLE_DIM);
 		x += MV_KIND_W + 1;
 	}
 	if (total)
