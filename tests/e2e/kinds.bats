@@ -108,3 +108,26 @@ teardown() {
 	[[ $stderr =~ programs\ by\ memory-seconds.*$'\n'\ +[0-9.]+\ MiB(·|\*)s\ +fill\ +\(2\ processes ]] ||
 		st_fail "the summary lacks fill's memory-seconds"
 }
+
+# Short lives unprivileged: no taskstats record tells a process's high-water
+# mark, so a process that lived less than an interval is marked as not
+# measured (null), never a 0 nor a high-water mark it does not have.
+@test "short lives, unprivileged: each short process is short_lived, and what was not measured is null, not 0" {
+	local d
+	d=$(st_world_dir) || st_fail "cannot make a world-readable directory"
+	st_as_nobody "$d" || st_fail "cannot run as nobody"
+	mkdir -p "$d/out/x" && chmod 1777 "$d/out/x"
+	st -s -o /dev/null --no-record --export "$d/out/x" --export-format json -- \
+		sh -c "for i in 1 2 3 4 5 6; do \"$WL/fill\" 8 0; done"
+	assert_status 0
+	local snap
+	snap=$(ls "$d"/out/x/*.json)
+	jq -e '[.processes[] | select(.comm == "fill")] | length == 6 and all(.short_lived)' "$snap" >/dev/null ||
+		st_fail "the fills are not all short_lived"
+	# no taskstats: no figure says 0 where nothing was read
+	jq -e '[.processes[] | select(.comm == "fill") | .peak_pss_kib] | all(. == null or . > 0)' "$snap" >/dev/null ||
+		st_fail "a fill's unmeasured peak PSS reads 0"
+	jq -e '[.processes[] | select(.comm == "fill") | select(.peak_pss_kib == null)] | length >= 1' "$snap" >/dev/null ||
+		st_fail "every fill was read: nothing here is unmeasured"
+	rm -rf "$d"
+}
