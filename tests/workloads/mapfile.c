@@ -16,24 +16,6 @@ struct mapping {
 	size_t bytes;
 };
 
-/* Writes mib MiB of non-zero bytes to fd. Returns 0 or -1 (errno set). */
-static int write_file(int fd, long mib)
-{
-	static char buf[1 << 20];
-	memset(buf, 1, sizeof(buf));
-	for (long i = 0; i < mib; i++) {
-		for (size_t done = 0; done < sizeof(buf);) {
-			ssize_t n = write(fd, buf + done, sizeof(buf) - done);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				return -1;
-			done += (size_t)n;
-		}
-	}
-	return 0;
-}
-
 /* A child's work: maps the file and reads every page. */
 static int child(void *arg)
 {
@@ -64,7 +46,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mapfile: cannot create %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	if (write_file(m.fd, mib) < 0) {
+	if (workload_write_ones(m.fd, mib) < 0) {
 		fprintf(stderr, "mapfile: cannot write %s: %s\n", path, strerror(errno));
 		unlink(path);
 		return 1;

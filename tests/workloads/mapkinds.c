@@ -19,24 +19,11 @@
 
 #define HUGE (2ul << 20)
 
-/* Writes mib MiB of non-zero bytes to a new file path; returns its fd. */
+/* A new file at path of mib MiB of 1s; returns its fd, or -1. */
 static int make_file(const char *path, long mib)
 {
-	static char buf[1 << 20];
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	memset(buf, 1, sizeof(buf)); /* workload_read_pages checks for 1s */
-	for (long i = 0; i < mib; i++)
-		for (size_t done = 0; done < sizeof(buf);) {
-			ssize_t n = write(fd, buf + done, sizeof(buf) - done);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				return -1;
-			done += (size_t)n;
-		}
-	return fd;
+	return fd >= 0 && workload_write_ones(fd, mib) == 0 ? fd : -1;
 }
 
 /* Anonymous memory of bytes aligned to 2 MiB, asked for as huge pages, touched. */

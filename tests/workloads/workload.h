@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -65,6 +66,24 @@ static inline volatile char *workload_fill(size_t bytes, int share)
 	for (size_t off = 0; off < bytes; off += WORKLOAD_PAGE)
 		p[off] = 1;
 	return p;
+}
+
+/* Writes mib MiB of bytes 1 to fd (what workload_read_pages reads back).
+ * Returns 0, or -1 (errno set). */
+static inline int workload_write_ones(int fd, long mib)
+{
+	static char buf[1 << 20];
+	memset(buf, 1, sizeof(buf));
+	for (long i = 0; i < mib; i++)
+		for (size_t done = 0; done < sizeof(buf);) {
+			ssize_t n = write(fd, buf + done, sizeof(buf) - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return -1;
+			done += (size_t)n;
+		}
+	return 0;
 }
 
 /* Reads one byte of every page of a region workload_fill wrote; returns 0 if each read 1, else -1. */
