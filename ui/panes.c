@@ -737,8 +737,8 @@ void panes_status(struct panes *p)
 		term_puts(r->y, r->x, r->w, ask[k], ROLE_PAUSED);
 		return;
 	}
-	if (p->ask[0]) {
-		panes_status_text(r, p->ask, ROLE_PAUSED);
+	if (p->ask[0]) { /* whole, or its short form: never a question cut off */
+		panes_status_text(r, (int)strlen(p->ask) <= r->w - 1 ? p->ask : p->ask_short, ROLE_PAUSED);
 		return;
 	}
 	if (p->prompt) {

@@ -48,6 +48,7 @@ struct panes {
 	char msg[200];   /* a transient status message */
 	char memlow[300]; /* running out of memory: the warning the status bar keeps ("": none) */
 	char ask[200];    /* a question waiting for y (z: pause a process), "": none */
+	char ask_short[64]; /* the same in a few words, for a narrow status bar */
 	uint64_t msg_until_ns;
 	/* this frame */
 	struct store_summary sum;

@@ -841,6 +841,8 @@ static void act_pause_job(struct tui *t, enum key_action a, uint64_t now)
 	snprintf(t->p.ask, sizeof(t->p.ask), " %s %s (pid %d) with %s? y: yes; any other key: no ",
 		 t->ask_sig == SIGSTOP ? "Pause" : "Resume", job[0] ? job : rec.comm, (int)rec.pid,
 		 t->ask_sig == SIGSTOP ? "SIGSTOP" : "SIGCONT");
+	snprintf(t->p.ask_short, sizeof(t->p.ask_short), "%s pid %d? y/n", t->ask_sig == SIGSTOP ? "Pause" : "Resume",
+		 (int)rec.pid);
 	t->dirty |= D_STATUS;
 }
 

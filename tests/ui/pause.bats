@@ -69,3 +69,17 @@ not_state() {
 	ui_keys q
 	ui_wait '\[spacetime exited'
 }
+
+@test "z at 40 columns: the question in its short form, whole" {
+	ui_start 40 12 -- --no-record -- "$WL/fill" 8 30000
+	ui_wait 'fill 8 30000'
+	ui_keys Tab
+	local pid
+	pid=$(pgrep -n -f "fill 8 30000" -P "$(ui_pid)")
+	ui_keys z
+	ui_wait "Pause pid $pid\\? y/n"
+	ui_keys n
+	ui_wait_gone 'y/n'
+	ui_keys q y
+	ui_wait '\[spacetime exited'
+}
