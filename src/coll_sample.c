@@ -299,6 +299,11 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 		}
 		if (e->ts_hiwater_kib > e->rec.peak_rss_kib)
 			e->rec.peak_rss_kib = e->ts_hiwater_kib;
+		if (c->sum.delayacct == 2) { /* the kernel counted its waits */
+			e->rec.wait_cpu_us = e->ts_wait_cpu_ns / 1000;
+			e->rec.wait_io_us = e->ts_wait_io_ns / 1000;
+			e->rec.valid |= PROC_V_WAIT;
+		}
 		if (!e->rec.comm[0])
 			memcpy(e->rec.comm, e->ts_comm, sizeof(e->rec.comm));
 		/* gone before its command line was read: the kernel names it now */

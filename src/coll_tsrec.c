@@ -39,6 +39,8 @@ void coll_tsrec_add(struct collector *c, struct pentry *e, const struct taskstat
 	c->sum.delay_swapin_ns += x->swapin_delay_ns;
 	c->sum.delay_reclaim_ns += x->reclaim_delay_ns;
 	c->sum.delay_thrashing_ns += x->thrashing_delay_ns;
+	e->ts_wait_cpu_ns += x->cpu_delay_ns;
+	e->ts_wait_io_ns += x->blkio_delay_ns + x->swapin_delay_ns + x->reclaim_delay_ns + x->thrashing_delay_ns;
 	if (x->hiwater_rss_kib > e->ts_hiwater_kib)
 		e->ts_hiwater_kib = x->hiwater_rss_kib;
 	/* it went above what the ticks saw of it, with the tree near enough to

@@ -652,6 +652,9 @@ static void snap_proc(FILE *f, const struct export_snap *sn, const struct proc_r
 	snap_u64(f, "stime_us", p->stime_us, p->valid & PROC_V_CPU, &first);
 	snap_u64(f, "minflt", p->minflt, p->valid & PROC_V_FAULTS, &first);
 	snap_u64(f, "majflt", p->majflt, p->valid & PROC_V_FAULTS, &first);
+	/* what its tasks waited (delay accounting on, at its exit) */
+	snap_u64(f, "wait_cpu_us", p->wait_cpu_us, p->valid & PROC_V_WAIT, &first);
+	snap_u64(f, "wait_io_us", p->wait_io_us, p->valid & PROC_V_WAIT, &first);
 	fputc('}', f);
 }
 

@@ -23,6 +23,7 @@ struct pentry {
 	uint64_t rd_private_kib, rd_faults; /* Private_* of the read; minflt + majflt then */
 	uint64_t rd_swap, rd_thp, rd_locked; /* Swap, AnonHugePages, Locked of the read */
 	uint64_t grow_base_kib, grow_base_ns, grow_kib; /* PSS growth over the last COLL_MEM_GROW_NS */
+	uint64_t ts_wait_cpu_ns, ts_wait_io_ns; /* its tasks' delays, from their records */
 	int rd_ok;                /* the rd_ fields hold a successful read */
 	uint64_t rd_t_ns;         /* when it was made */
 	/* what the rest of the tree did since the read (pssmodel.h): the

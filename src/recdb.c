@@ -51,8 +51,8 @@ static const char *const recdb_stmt_sql[RS_N] = {
 	[RS_PROC] = "INSERT INTO processes (run_id, id, seq, pid, ppid, start_ns, end_ns, comm,"
 		    " argv, exit_status, threads, nexec, pss_kib, rss_kib, peak_pss_kib,"
 		    " peak_pss_t_ns, peak_rss_kib, pss_age_ns, utime_us, stime_us, minflt,"
-		    " majflt, valid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-		    " ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
+		    " majflt, valid, wait_cpu_us, wait_io_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+		    " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)"
 		    " ON CONFLICT (run_id, id) DO UPDATE SET seq = excluded.seq,"
 		    " pid = excluded.pid, ppid = excluded.ppid, start_ns = excluded.start_ns,"
 		    " end_ns = excluded.end_ns, comm = excluded.comm,"
@@ -62,7 +62,8 @@ static const char *const recdb_stmt_sql[RS_N] = {
 		    " peak_pss_kib = excluded.peak_pss_kib, peak_pss_t_ns = excluded.peak_pss_t_ns,"
 		    " peak_rss_kib = excluded.peak_rss_kib, pss_age_ns = excluded.pss_age_ns,"
 		    " utime_us = excluded.utime_us, stime_us = excluded.stime_us,"
-		    " minflt = excluded.minflt, majflt = excluded.majflt, valid = excluded.valid",
+		    " minflt = excluded.minflt, majflt = excluded.majflt, valid = excluded.valid,"
+		    " wait_cpu_us = excluded.wait_cpu_us, wait_io_us = excluded.wait_io_us",
 	[RS_EXEC] = "INSERT INTO execs (run_id, idx, t_ns, pid, ppid, comm, argv)"
 		    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
 		    " ON CONFLICT (run_id, idx) DO UPDATE SET t_ns = excluded.t_ns,"
@@ -531,6 +532,8 @@ static int recdb_write_proc(struct recdb *db, int64_t run_id, uint64_t base,
 	sqlite3_bind_int64(s, 21, (int64_t)r->minflt);
 	sqlite3_bind_int64(s, 22, (int64_t)r->majflt);
 	sqlite3_bind_int64(s, 23, r->valid);
+	sqlite3_bind_int64(s, 24, (int64_t)r->wait_cpu_us);
+	sqlite3_bind_int64(s, 25, (int64_t)r->wait_io_us);
 	return recdb_sql_step(db, s, "writing processes");
 }
 

@@ -78,7 +78,7 @@ static int recdb_follow_proc(sqlite3_stmt *s, void *arg)
 	struct proc_rec r;
 
 	recdb_read_proc(&c->rd, s, c->base, c->st, &r);
-	int64_t seq = recdb_rd_int(&c->rd, s, 21, 0, INT64_MAX, 0, NULL);
+	int64_t seq = recdb_rd_int(&c->rd, s, 23, 0, INT64_MAX, 0, NULL);
 	if (c->rd.bad)
 		return -EBADMSG;
 	if (seq > c->f->seq)
@@ -178,7 +178,8 @@ static int recdb_follow_read(struct recdb *db, int64_t run_id, struct store *st,
 	if ((k = recdb_follow_q(db, run_id,
 				"SELECT id, pid, ppid, start_ns, end_ns, comm, argv, exit_status,"
 				" threads, nexec, pss_kib, rss_kib, peak_pss_kib, peak_pss_t_ns,"
-				" peak_rss_kib, pss_age_ns, utime_us, stime_us, minflt, majflt, valid, seq"
+				" peak_rss_kib, pss_age_ns, utime_us, stime_us, minflt, majflt, valid,"
+				" wait_cpu_us, wait_io_us, seq"
 				" FROM processes WHERE run_id = ?1 AND (seq > ?2 OR end_ns IS NULL OR"
 				" end_ns >= ?3) ORDER BY seq",
 				f->seq, t_prev - RECDB_FOLLOW_SETTLE_NS, recdb_follow_proc, &c,

@@ -346,8 +346,9 @@ static int recdb_load_procs(struct recdb *db, int64_t run_id, uint64_t base, str
 	int rc = recdb_read_prep(db,
 				"SELECT id, pid, ppid, start_ns, end_ns, comm, argv, exit_status,"
 				" threads, nexec, pss_kib, rss_kib, peak_pss_kib, peak_pss_t_ns,"
-				" peak_rss_kib, pss_age_ns, utime_us, stime_us, minflt, majflt, valid"
-				" FROM processes WHERE run_id = ?1 ORDER BY seq", run_id, &s);
+				" peak_rss_kib, pss_age_ns, utime_us, stime_us, minflt, majflt, valid,"
+				" wait_cpu_us, wait_io_us FROM processes WHERE run_id = ?1 ORDER BY seq",
+				run_id, &s);
 
 	if (rc < 0)
 		return rc;
@@ -548,7 +549,9 @@ void recdb_read_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct
 	r->stime_us = (uint64_t)recdb_rd_int(rd, s, 17, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
 	r->minflt = (uint64_t)recdb_rd_int(rd, s, 18, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
 	r->majflt = (uint64_t)recdb_rd_int(rd, s, 19, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
-	r->valid = (uint32_t)recdb_rd_int(rd, s, 20, 0, 0xff, 0, NULL);
+	r->valid = (uint32_t)recdb_rd_int(rd, s, 20, 0, 0x1ff, 0, NULL);
+	r->wait_cpu_us = (uint64_t)recdb_rd_int(rd, s, 21, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
+	r->wait_io_us = (uint64_t)recdb_rd_int(rd, s, 22, 0, RECDB_SQL_COUNT_MAX, 1, NULL);
 	if (r->end_ns && r->end_ns < r->start_ns)
 		r->end_ns = r->start_ns; /* an exit before the start: at the start */
 	if (!rd->bad)

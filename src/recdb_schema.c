@@ -141,6 +141,8 @@ static const char recdb_schema_v2[] =
 	"ALTER TABLE samples ADD COLUMN psi_mem_full_pm INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE samples ADD COLUMN psi_io_pm INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE samples ADD COLUMN mem_left_kib INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE processes ADD COLUMN wait_cpu_us INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE processes ADD COLUMN wait_io_us INTEGER NOT NULL DEFAULT 0;\n"
 	"CREATE TABLE peak_maps (\n" /* the memory maps of the peak's largest processes (peakmaps.h) */
 	"  run_id INTEGER NOT NULL,\n"
 	"  proc_id INTEGER NOT NULL,\n" /* processes.id */

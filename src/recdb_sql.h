@@ -161,7 +161,7 @@ void recdb_read_exec(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct
 		     struct store_exec *x);
 /* id, pid, ppid, start_ns, end_ns, comm, argv, exit_status, threads, nexec,
  * pss_kib, rss_kib, peak_pss_kib, peak_pss_t_ns, peak_rss_kib, pss_age_ns,
- * utime_us, stime_us, minflt, majflt, valid */
+ * utime_us, stime_us, minflt, majflt, valid, wait_cpu_us, wait_io_us */
 void recdb_read_proc(struct recdb_rd *rd, sqlite3_stmt *s, uint64_t base, struct store *st,
 		     struct proc_rec *r);
 /* The run's summary into st (the written one, or what its samples tell). */

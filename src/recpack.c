@@ -22,6 +22,8 @@ enum {
 	RP_STIME,
 	RP_MINFLT,
 	RP_MAJFLT,
+	RP_WAIT_CPU,
+	RP_WAIT_IO,
 	RP_NFIELDS
 };
 
@@ -88,6 +90,8 @@ size_t recpack_encode(const struct proc_rec *r, uint32_t comm_id, uint64_t base_
 	f[RP_STIME] = r->stime_us;
 	f[RP_MINFLT] = r->minflt;
 	f[RP_MAJFLT] = r->majflt;
+	f[RP_WAIT_CPU] = r->wait_cpu_us;
+	f[RP_WAIT_IO] = r->wait_io_us;
 	memcpy(v, f, sizeof(v));
 	v[RP_PID] = recpack_zig(f[RP_PID]);
 	v[RP_PPID] = recpack_zig(f[RP_PPID]);
@@ -134,5 +138,7 @@ size_t recpack_decode(const uint8_t *in, uint64_t base_ns, struct proc_rec *r,
 	r->stime_us = v[RP_STIME];
 	r->minflt = v[RP_MINFLT];
 	r->majflt = v[RP_MAJFLT];
+	r->wait_cpu_us = v[RP_WAIT_CPU];
+	r->wait_io_us = v[RP_WAIT_IO];
 	return pos;
 }

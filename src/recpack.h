@@ -18,8 +18,8 @@
 
 #include "store.h"
 
-/* The longest packed record: a 3-byte header and 17 fields of at most 10 bytes. */
-#define RECPACK_MAX 173
+/* The longest packed record: a 3-byte header and 19 fields of at most 10 bytes. */
+#define RECPACK_MAX 193
 
 /* Packs r (with comm_id instead of r->comm) into out, which holds RECPACK_MAX
  * bytes; returns the length. */

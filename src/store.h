@@ -97,6 +97,7 @@ enum {
 	PROC_V_ARGV = 1u << 5,   /* argv_id names the real command line */
 	PROC_V_PSS_EST = 1u << 6, /* pss_kib scaled from RSS since last smaps_rollup */
 	PROC_V_STOPPED = 1u << 7, /* stopped (SIGSTOP, z) at its last stat read */
+	PROC_V_WAIT = 1u << 8,    /* wait_cpu_us, wait_io_us: its tasks' delays were counted */
 };
 
 /* What the UI and the exports know of one process, live or exited.
@@ -118,6 +119,9 @@ struct proc_rec {
 	uint64_t peak_pss_kib, peak_pss_t_ns, peak_rss_kib;
 	uint64_t pss_age_ns;       /* how old the last smaps_rollup read is */
 	uint64_t utime_us, stime_us, minflt, majflt;
+	/* time its tasks waited (delay accounting, at its exit): for a CPU; for
+	 * block I/O, swapping in, reclaim and thrashing together */
+	uint64_t wait_cpu_us, wait_io_us;
 	uint32_t valid;
 };
 

@@ -46,3 +46,21 @@ teardown() {
 	assert_json_true ".waiting.blkio_us > 0"
 	[[ $stderr =~ time\ waiting\ +for\ a\ CPU\ [0-9.]+\ s,\ block\ I/O ]] || st_fail "the summary lacks the time waited"
 }
+
+@test "waiting per process: the burners' own waits for a CPU, in the exported processes" {
+	echo 1 >/proc/sys/kernel/task_delayacct
+	local n dir="$BATS_TEST_TMPDIR/x"
+	n=$(nproc)
+	mkdir -p "$dir"
+	st -s -o /dev/null --no-record --export "$dir" --export-format json -- \
+		sh -c "for i in 1 2 3 4; do \"$WL/burn\" 1 1000 1 & done; wait"
+	assert_status 0
+	local snap
+	snap=$(ls "$dir"/*.json)
+	# each burner's child burned 1 s among 4 on n cores: their waits add up
+	# to at least half of (4 - n) s, and none is null (it was counted)
+	jq -e --argjson n "$n" '[.processes[] | select(.comm == "burn") | .wait_cpu_us] |
+		all(. != null) and (add >= ((4 - $n) * 1000000 / 2))' "$snap" >/dev/null ||
+		st_fail "the burners' own waits are missing or too small"
+	jq -e '[.processes[] | .wait_io_us] | all(. != null)' "$snap" >/dev/null || st_fail "a process's I/O wait is null"
+}

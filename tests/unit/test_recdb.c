@@ -143,7 +143,9 @@ static struct proc_rec mk_proc(struct store *st, uint64_t id, uint64_t start, ui
 	r.valid = PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS | (argv ? PROC_V_ARGV : 0);
 	if (end) {
 		r.exit_status = (int)(id << 8);
-		r.valid |= PROC_V_EXIT;
+		r.valid |= PROC_V_EXIT | PROC_V_WAIT;
+		r.wait_cpu_us = 1500 + id;
+		r.wait_io_us = 1600 + id;
 	}
 	return r;
 }
@@ -186,6 +188,8 @@ static void assert_proc_equal(struct store *sa, const struct proc_rec *a, struct
 	assert_int_equal(a->stime_us, b->stime_us);
 	assert_int_equal(a->minflt, b->minflt);
 	assert_int_equal(a->majflt, b->majflt);
+	assert_int_equal(a->wait_cpu_us, b->wait_cpu_us);
+	assert_int_equal(a->wait_io_us, b->wait_io_us);
 	assert_int_equal(a->valid, b->valid);
 }
 
@@ -1259,6 +1263,7 @@ static void test_bounds(void **state)
 		{"UPDATE events SET type = 99 WHERE rowid = 1", "events.type", "out of bounds"},
 		{"UPDATE events SET pid = -3 WHERE rowid = 1", "events.pid", "out of bounds"},
 		{"UPDATE processes SET valid = 4096 WHERE seq = 0", "processes.valid", NULL},
+		{"UPDATE processes SET wait_io_us = -1 WHERE seq = 0", "processes.wait_io_us", NULL},
 		{"UPDATE processes SET comm = 'abcdefghijklmnopqrstuvwxyz' WHERE seq = 0",
 		 "processes.comm", "26 bytes long (at most 16)"},
 		{"UPDATE processes SET exit_status = 70000 WHERE seq = 0", "processes.exit_status", NULL},

@@ -158,6 +158,8 @@ static void test_random(void **state)
 		r.stime_us = rnd_val(&s);
 		r.minflt = rnd_val(&s);
 		r.majflt = rnd_val(&s);
+		r.wait_cpu_us = rnd_val(&s);
+		r.wait_io_us = rnd_val(&s);
 		r.valid = (uint32_t)rnd_val(&s);
 		roundtrip(&r, (uint32_t)rnd_val(&s), rnd_val(&s));
 	}
