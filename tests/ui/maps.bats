@@ -56,14 +56,14 @@ open_map() {
 	ui_wait 'total, [0-9]+ mappings'
 }
 
-@test "memory map: 16 MiB mlocked and a 32 MiB file (deleted, its name with a space) within 3%; s sorts" {
-	[ "$(id -u)" -eq 0 ] || skip "mlock of 16 MiB needs root (the default memlock limit is 8 MiB)"
-	ui_start 100 30 -- --no-record -- "$WL/mapkinds" 16 0 "$FILE" 32 20000
+@test "memory map: 64 MiB mlocked and a 32 MiB file (deleted, its name with a space) within 3%; s sorts" {
+	[ "$(id -u)" -eq 0 ] || skip "mlock of 64 MiB needs root (the default memlock limit is 8 MiB)"
+	ui_start 100 30 -- --no-record -- "$WL/mapkinds" 64 0 "$FILE" 32 20000
 	open_map
 	local v
-	v=$(cell 'total, ' Locked) && within "$v" 16 3
+	v=$(cell 'total, ' Locked) && within "$v" 64 3
 	v=$(cell 'map kinds\.dat \(deleted\)' RSS) && within "$v" 32 3
-	v=$(cell '\[anon\]' Locked) && within "$v" 16 3
+	v=$(cell '\[anon\]' Locked) && within "$v" 64 3
 	# the groups pmap shows: the program, libc, the heap, the stack
 	ui_cap | grep -qE 'libc\.so' || { ui_show; false; }
 	ui_cap | grep -qE '\[stack\]' || { ui_show; false; }
@@ -120,9 +120,9 @@ open_map() {
 }
 
 @test "memory map in a replay: the peak's largest process's map as taken at the peak; one not at the peak has none" {
-	[ "$(id -u)" -eq 0 ] || skip "mlock of 16 MiB needs root (the default memlock limit is 8 MiB)"
+	[ "$(id -u)" -eq 0 ] || skip "mlock of 64 MiB needs root (the default memlock limit is 8 MiB)"
 	local db="$BATS_TEST_TMPDIR/r.db"
-	"$SPACETIME" -s -o /dev/null --record "$db" -- sh -c "/bin/true; \"$WL/mapkinds\" 16 0 \"$FILE\" 32 1500" \
+	"$SPACETIME" -s -o /dev/null --record "$db" -- sh -c "/bin/true; \"$WL/mapkinds\" 64 0 \"$FILE\" 32 1500" \
 		</dev/null >/dev/null 2>&1
 	ui_start 100 30 -- replay last --db "$db"
 	ui_wait 'replay of run'
@@ -135,7 +135,7 @@ open_map() {
 	ui_wait 'Memory map of [0-9]+ mapkinds'
 	ui_wait 'at the peak: taken at [0-9.]+ s'
 	local v
-	v=$(cell 'total, ' Locked) && within "$v" 16 3
+	v=$(cell 'total, ' Locked) && within "$v" 64 3
 	v=$(cell 'map kinds\.dat \(deleted\)' RSS) && within "$v" 32 3
 	ui_keys m
 	ui_wait_gone 'Memory map of'
@@ -161,10 +161,10 @@ selected_is_true() {
 }
 
 @test "w: the line over the PSS is the swap, the huge pages, the locked memory, then RSS again" {
-	[ "$(id -u)" -eq 0 ] || skip "mlock of 16 MiB needs root (the default memlock limit is 8 MiB)"
+	[ "$(id -u)" -eq 0 ] || skip "mlock of 64 MiB needs root (the default memlock limit is 8 MiB)"
 	grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
 		skip "transparent huge pages are off here (never)"
-	ui_start 120 30 -- --no-record -- "$WL/mapkinds" 16 64 - 0 20000
+	ui_start 120 30 -- --no-record -- "$WL/mapkinds" 64 64 - 0 20000
 	ui_wait '^ready'
 	ui_wait '─RSS [0-9.]+ MiB'
 	ui_keys w
@@ -172,7 +172,7 @@ selected_is_true() {
 	ui_keys w
 	ui_wait '─huge pages 6[2-5]\.[0-9] MiB'
 	ui_keys w
-	ui_wait '─locked 1[56]\.[0-9] MiB'
+	ui_wait '─locked 6[2-5]\.[0-9] MiB'
 	ui_keys w
 	ui_wait '─RSS [0-9.]+ MiB'
 	ui_keys q y
