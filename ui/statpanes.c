@@ -126,6 +126,9 @@ static void statpanes_faults(struct panes *p, const struct layout_box *bx, const
 		snprintf(note, sizeof(note), bx->title.w >= 48 ? "%.1f%% of faults served from memory" : "%.0f%% from memory",
 			 pct);
 	}
+	/* no pressure box (a narrower screen): tasks stalled on memory say so here */
+	if (p->lay.nboxes < 4 && at->ok && (at->s.valid & SAMPLE_PSI) && at->s.psi_mem_pm >= 5)
+		snprintf(note, sizeof(note), "memory stalled %.0f%%", at->s.psi_mem_pm / 10.0);
 	statpanes_box_title(&bx->title, "Faults", note);
 	term_blank(t->y, t->x, t->h, t->w);
 	if (at->ok && (at->s.valid & SAMPLE_FAULTS)) {
