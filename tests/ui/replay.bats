@@ -247,3 +247,21 @@ PY
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'
 }
+
+@test "replay: tasks stalled on memory show in the pressure box (wide) and the Faults title (narrower)" {
+	local db="$BATS_TEST_TMPDIR/r.db"
+	"$SPACETIME" -s -o /dev/null --record "$db" -- "$WL/fill" 8 1500 </dev/null >/dev/null 2>&1
+	# as a machine short of memory would record it (this one is not): 20% of
+	# each interval some task stalled, 5% all of them
+	sqlite3 "$db" "UPDATE samples SET psi_mem_pm = 200, psi_mem_full_pm = 50, valid = valid | 64"
+	ui_start 130 34 -- replay last --at 1 --db "$db"
+	ui_wait '─ Pressure'
+	ui_wait 'memory 20\.0%, all 5\.0%'
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+	ui_start 100 30 -- replay last --at 1 --db "$db"
+	ui_wait 'memory stalled 20%'
+	! ui_cap | grep -q '─ Pressure' || { ui_show; false; }
+	ui_keys q
+	ui_wait '\[spacetime exited 0\]'
+}
