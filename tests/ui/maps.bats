@@ -155,9 +155,10 @@ open_map() {
 	ui_wait '\[spacetime exited 0\]'
 }
 
-# selected_is_true: the selected row (reverse video) is true's.
+# selected_is_true: the selected row (reverse video) is true's (its job
+# "true" after the EXIT column's figure, not sh's "sh true").
 selected_is_true() {
-	ui_cap_colour | grep -E $'^\e\\[30m\e\\[46m' | grep -q ' true *$'
+	ui_cap_colour | grep -E $'^\e\\[30m\e\\[46m' | sed 's/\x1b\[[0-9;]*m//g' | grep -qE '[0-9] +true *$'
 }
 
 @test "w: the line over the PSS is the swap, the huge pages, the locked memory, then RSS again" {
