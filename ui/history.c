@@ -2,7 +2,6 @@
 #include "history.h"
 
 #include "compare_ui.h"
-#include "push.h"
 
 #include "exitcode.h"
 #include "export.h"
@@ -564,8 +563,6 @@ int history_main(int argc, char **argv, const struct config *cfg)
 
 	if (!strcmp(argv[0], "compare"))
 		return compare_main(argc, argv);
-	if (!strcmp(argv[0], "push"))
-		return push_main(argc, argv);
 	int r = history_parse(argc, argv, &o);
 
 	if (r)

@@ -962,6 +962,10 @@ int main(int argc, char **argv)
 		run_sockets_close(&m.socks, 0);
 		if (m.env_fd >= 0)
 			close(m.env_fd);
+		/* push reads a run through history's helpers: called from here,
+		 * not from history, so that the two do not call each other */
+		if (!strcmp(argv[1], "push"))
+			return push_main(argc - 1, argv + 1);
 		return history_main(argc - 1, argv + 1, &m.cfg);
 	}
 	if ((r = options_phase(&m, argc, argv)) >= 0 || (r = outputs_phase(&m)) >= 0)
