@@ -43,7 +43,9 @@ cut_labels() {
 	grep -oE '(user|sys) [0-9]+($|[^.0-9])' <<<"$1" | sed 's/^/cores cut: /'
 	grep -oE '(anon|file|shmem|RSS|PSS) [0-9.]+($|[^0-9. ]| [^BKMG])' <<<"$1" | sed 's/^/size without unit: /'
 	# a figure's name with no figure after it at the line's end ("minflt")
-	grep -oE '(procs|threads|cores|faults|major|minor|minflt|majflt|cpu|thr) *$' <<<"$1" | sed 's/^/name without figure: /'
+	# (a figure before it is its: "graph to 2 cores")
+	grep -oE '(^|[^0-9] +|[^0-9 ])(procs|threads|cores|faults|major|minor|minflt|majflt|cpu|thr) *$' <<<"$1" |
+		sed 's/^/name without figure: /'
 	grep -oE '(procs|threads) +([^0-9 ]|$)' <<<"$1" | sed 's/^/count name without figure: /'
 	return 0
 }
