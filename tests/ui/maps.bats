@@ -119,10 +119,10 @@ open_map() {
 	ui_wait '\[spacetime exited 0\]'
 }
 
-@test "memory map in a replay: the peak's largest process's map as taken at the peak; one not at the peak has none" {
+@test "memory map in a replay: the peak's largest process's map as taken at the peak; one ended before it has none" {
 	[ "$(id -u)" -eq 0 ] || skip "mlock of 64 MiB needs root (the default memlock limit is 8 MiB)"
 	local db="$BATS_TEST_TMPDIR/r.db"
-	"$SPACETIME" -s -o /dev/null --record "$db" -- sh -c "/bin/true; \"$WL/mapkinds\" 64 0 \"$FILE\" 32 1500" \
+	"$SPACETIME" -s -o /dev/null --record "$db" -- sh -c "sleep 0.3; \"$WL/mapkinds\" 64 0 \"$FILE\" 32 1500" \
 		</dev/null >/dev/null 2>&1
 	ui_start 100 30 -- replay last --db "$db"
 	ui_wait 'replay of run'
@@ -139,15 +139,16 @@ open_map() {
 	v=$(cell 'map kinds\.dat \(deleted\)' RSS) && within "$v" 32 3
 	ui_keys m
 	ui_wait_gone 'Memory map of'
-	# true ended before the peak: no map of it was kept
+	# sleep 0.3 ended before the peak: no map of it was kept
 	ui_keys End
-	ui_wait 'true'
+	ui_wait 'sleep 0\.3'
 	local n
 	for n in 1 2 3 4 5 6; do
-		selected_is_true && break
+		selected_is_sleep && break
 		ui_keys Down
 		sleep 0.2
 	done
+	selected_is_sleep || { ui_show; echo "sleep 0.3's row not found to select" >&2; false; }
 	ui_keys m
 	ui_wait 'no map was recorded of this process'
 	ui_keys m
@@ -155,10 +156,9 @@ open_map() {
 	ui_wait '\[spacetime exited 0\]'
 }
 
-# selected_is_true: the selected row (reverse video) is true's (its job
-# "true" after the EXIT column's figure, not sh's "sh true").
-selected_is_true() {
-	ui_cap_colour | grep -E $'^\e\\[30m\e\\[46m' | sed 's/\x1b\[[0-9;]*m//g' | grep -qE '[0-9] +true *$'
+# selected_is_sleep: the selected row (reverse video) is sleep 0.3's.
+selected_is_sleep() {
+	ui_cap_colour | grep -E $'^\e\\[30m\e\\[46m' | sed 's/\x1b\[[0-9;]*m//g' | grep -qE ' sleep 0\.3 *$'
 }
 
 @test "w: the line over the PSS is the swap, the huge pages, the locked memory, then RSS again" {
