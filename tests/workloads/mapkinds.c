@@ -6,6 +6,8 @@
  *  - FILE (created, FILE_MIB MiB of non-zero bytes) mapped read-only, then
  *    unlinked (the mapping shows as "FILE (deleted)") and read whole (file
  *    pages in the page cache, freed at exit).
+ * Prints "huge: N kB", the huge pages the kernel gave (from its own
+ * smaps_rollup: it may give fewer, or none, on fragmented memory).
  * A size of 0 leaves that kind out (FILE "-" too), but for FILE_MIB 0 with a
  * FILE that exists: it is mapped whole as it is, without readahead
  * (MADV_RANDOM), and every page read: one major fault a page when the page
@@ -97,6 +99,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* the huge pages the kernel gave (it may give none: fragmented memory) */
+	FILE *r = fopen("/proc/self/smaps_rollup", "re");
+	char line[256];
+	unsigned long huge = 0;
+	while (r && fgets(line, sizeof(line), r))
+		if (sscanf(line, "AnonHugePages: %lu kB", &huge) == 1)
+			break;
+	if (r)
+		fclose(r);
+	printf("huge: %lu kB\n", huge);
 	printf("ready\n");
 	fflush(stdout);
 	workload_sleep_ms(hold_ms);
