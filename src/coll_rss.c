@@ -2,6 +2,8 @@
  * (rsstrace.h, rssspan.h): a floor at the instant the tree was highest, and
  * the interval's bound. */
 #include "collector_int.h"
+#include "clockns.h"
+#include "procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,36 +67,95 @@ static int live_list(struct collector *c, uint64_t now, size_t *n, uint64_t *lo_
 	return 0;
 }
 
+/* Takes the records up to now into the interval's walk (opening it with
+ * the last tick's figures at the first call). Returns 0, or -1 when records
+ * were lost or memory ran out (the walk is reset: nothing until the tick). */
+static int take(struct collector *c, uint64_t now)
+{
+	const struct rsstrace_rec *r;
+	uint64_t lost = 0;
+	size_t n = rsstrace_read(c->rss, now, c->self, &r, &lost);
+	int e = -1;
+
+	c->sum.rss_records += n;
+	c->sum.rss_lost += lost;
+	c->rt.lost += lost;
+	if (!lost && !c->rt.open) {
+		struct rssspan_in in = {.open_ns = c->last_tick_ns, .close_ns = now,
+					.prev_lo_ok = c->rt.prev_lo_ok, .lo_prev_kib = c->rt.prev_lo_kib,
+					.prev_hi_ok = c->rt.prev_hi_ok, .hi_prev_kib = c->rt.prev_hi_kib,
+					.over_kib = coll_pss_peak_kib(c)};
+		e = rssspan_forward(c->rt.span, r, n, &in, &c->rt.exits);
+		c->rt.open = 1;
+	} else if (!lost) {
+		e = rssspan_more(c->rt.span, r, n, &c->rt.exits);
+	}
+	if (e < 0) {
+		/* the counters' last values are not the kernel's any more */
+		rssspan_reset(c->rt.span);
+		c->rt.skip = 2;
+		c->rt.exits = (struct rssspan_exits){0, 0, 0, 0};
+		c->rt.broken = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the private pages of the processes whose file pages grew, when
+ * the tree may be above its peak now: the walk counts them from the read
+ * on (rssspan_read). */
+static void read_wanted(struct collector *c)
+{
+	int32_t pids[RSSSPAN_WANT_MAX];
+	size_t n = rssspan_wants(c->rt.span, pids, RSSSPAN_WANT_MAX);
+
+	c->rt.recheck_ns = 0;
+	if (!n || rssspan_hi_now(c->rt.span) <= coll_pss_peak_kib(c))
+		return;
+	c->rt.recheck_ns = clockns_now() + COLL_RSS_RECHECK_NS;
+	for (size_t i = 0; i < n; i++) {
+		struct procfs_rollup ro;
+		int fd = procfs_open_at(c->proc_root, pids[i], 0, "smaps_rollup");
+		if (fd < 0)
+			continue;
+		uint64_t t0 = coll_base_clock(c);
+		ssize_t got = procfs_pread_once(fd, c->rbuf, sizeof(c->rbuf));
+		uint64_t t1 = coll_base_clock(c);
+		close(fd);
+		c->sum.rss_reads++;
+		if (got > 0 && procfs_parse_smaps_rollup(c->rbuf, (size_t)got, &ro) == 0 &&
+		    (ro.valid & PROCFS_ROLLUP_PRIVATE))
+			rssspan_read(c->rt.span, t0, t1, pids[i], ro.private_kib);
+	}
+}
+
+void coll_rss_wake(struct collector *c)
+{
+	if (!c->rss || !c->last_tick_ns || c->rt.broken)
+		return;
+	rsstrace_woken(c->rss);
+	if (take(c, coll_base_clock(c)) == 0)
+		read_wanted(c);
+}
+
 /* The interval's records, taken in with the opening tick's figures, before
  * the tick reads: an end with the tree above its peak may have been a top,
  * and then the tick reads the others (coll_pss_tick) so that the floor
  * before it holds what they had. */
 void coll_rss_begin(struct collector *c, uint64_t now)
 {
-	uint64_t lost = 0;
-
-	c->rt.exits = (struct rssspan_exits){0, 0, 0, 0};
 	c->rt.fwd = 0;
-	if (!c->rss)
+	if (!c->rss) {
+		c->rt.exits = (struct rssspan_exits){0, 0, 0, 0};
 		return;
+	}
 	/* the kernel's own reclaim and swap move the tree's pages with no
 	 * record: an interval with any bounds nothing */
 	uint64_t moved = reclaim_count(c);
 	c->rt.reclaim = moved != c->rt.reclaim_seen;
 	c->rt.reclaim_seen = moved;
-	c->rt.n = rsstrace_read(c->rss, now, c->self, &c->rt.r, &lost);
-	c->rt.lost = lost;
-	c->sum.rss_records += c->rt.n;
-	c->sum.rss_lost += lost;
 	c->sum.rss_intervals++;
-	struct rssspan_in in = {.open_ns = c->last_tick_ns, .close_ns = now,
-				.prev_lo_ok = c->rt.prev_lo_ok, .lo_prev_kib = c->rt.prev_lo_kib,
-				.prev_hi_ok = c->rt.prev_hi_ok, .hi_prev_kib = c->rt.prev_hi_kib,
-				.over_kib = coll_pss_peak_kib(c)};
-	if (lost || rssspan_forward(c->rt.span, c->rt.r, c->rt.n, &in, &c->rt.exits) < 0) {
-		/* the counters' last values are not the kernel's any more */
-		rssspan_reset(c->rt.span);
-		c->rt.skip = 2;
+	if (c->rt.broken || take(c, now) < 0) {
 		c->rt.exits = (struct rssspan_exits){0, 0, 0, 0};
 		return;
 	}
@@ -114,13 +175,26 @@ void coll_rss_ends(const struct collector *c, struct coll_rss_ends *x)
 	x->top_t_ns = ex->top_t_ns;
 }
 
+static void tick_interval(struct collector *c, const struct sample *s, uint64_t now);
+
 void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 {
-	size_t nlive = 0;
-
 	c->rss_covered = 0;
 	if (!c->rss)
 		return;
+	tick_interval(c, s, now);
+	/* the next interval's walk opens at its first wakeup */
+	c->rt.open = c->rt.broken = 0;
+	c->rt.recheck_ns = 0;
+	c->rt.lost = 0;
+	c->rt.exits = (struct rssspan_exits){0, 0, 0, 0};
+}
+
+/* The interval the tick closes: its floor and bound. */
+static void tick_interval(struct collector *c, const struct sample *s, uint64_t now)
+{
+	size_t nlive = 0;
+
 	int has_pss = (s->valid & SAMPLE_PSS) != 0;
 	struct rssspan_in in = {
 		.open_ns = c->last_tick_ns, .close_ns = now,
@@ -139,7 +213,7 @@ void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now)
 		size_t n2 = rsstrace_read(c->rss, coll_base_clock(c), c->self, &r2, &lost);
 		c->sum.rss_records += n2;
 		c->sum.rss_lost += lost;
-		if (lost || rssspan_more(c->rt.span, r2, n2) < 0) {
+		if (lost || rssspan_more(c->rt.span, r2, n2, NULL) < 0) {
 			rssspan_reset(c->rt.span);
 			c->rt.skip = 2;
 			c->rt.lost += lost ? lost : 1;

@@ -9,6 +9,13 @@
 #include <stdint.h>
 
 #include "rssspan.h"
+
+/* After a read for a process's growth, the walk looks again this soon: the
+ * end of a burst of pages wakes nobody. */
+#define COLL_RSS_RECHECK_NS 2000000ull
+/* The trace's wake events the collector waits on (one per CPU, the first
+ * so many; the others' bursts wait for a tick or another wakeup). */
+#define COLL_RSS_WAKE_RINGS 64
 #include "rsstrace.h"
 
 struct collector;
@@ -22,10 +29,12 @@ struct coll_rss {
 	uint64_t prev_lo_kib, prev_hi_kib;
 	int skip;                      /* intervals left before the trace's counters are whole
 					* again (records were lost) */
-	const struct rsstrace_rec *r;  /* the interval's records (coll_rss_begin) */
-	size_t n;
 	uint64_t lost;
 	int fwd;                       /* taken in with the opening tick's figures */
+	int open;                      /* the interval's walk began (at a wakeup, or its tick) */
+	int broken;                    /* records lost in it: no walk until its tick */
+	uint64_t recheck_ns;           /* a wakeup due then (clockns_now): a process
+					* read for its growth may grow on (0: none) */
 	struct rssspan_exits exits;    /* its ends (none when not taken in) */
 	int reclaim;                   /* the kernel reclaimed or swapped pages in it */
 	uint64_t reclaim_seen;         /* /proc/vmstat's count of those at the last tick */
@@ -43,6 +52,10 @@ struct coll_rss_ends {
 /* The interval since the last tick, from its traced RSS changes (before
  * coll_pss_exit_sample closes it). */
 void coll_rss_begin(struct collector *c, uint64_t now);
+/* Between ticks (any wakeup): the records so far taken in, and the
+ * processes whose file pages grew read, when the tree may be above its
+ * peak now (their private pages count in the interval's floors). */
+void coll_rss_wake(struct collector *c);
 void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now);
 void coll_rss_ends(const struct collector *c, struct coll_rss_ends *x);
 int coll_rss_start(struct collector *c);

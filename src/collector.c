@@ -164,6 +164,8 @@ static int wait_events(struct collector *c, struct epoll_event *evs, int max)
 {
 	uint64_t now = collector_now_ns();
 	uint64_t at = c->top_due && c->top_due_ns < c->next_tick_ns ? c->top_due_ns : c->next_tick_ns;
+	if (c->rt.recheck_ns && c->rt.recheck_ns < at)
+		at = c->rt.recheck_ns;
 	uint64_t left = at > now ? at - now : 0;
 	struct timespec ts = {.tv_sec = (time_t)(left / 1000000000ull),
 			      .tv_nsec = (long)(left % 1000000000ull)};
@@ -533,6 +535,7 @@ static void *collector_main(void *arg)
 		 * other wakeup; any other wakeup arms them again */
 		c->ts_quiet = by_ts && !by_other && !c->ts_useful;
 		coll_ts_arm(c);
+		coll_rss_wake(c);
 		tick_if_due(c, n, nl_empty);
 		end_if_over(c);
 	}
@@ -705,6 +708,12 @@ static int start_thread(struct collector *c)
 	}
 	if ((r = ep_add(c->ep_fd, c->nl_fd)) < 0 || (r = ep_add(c->ep_fd, c->pidfd)) < 0 || (r = ep_add(c->ep_fd, c->wake_fd)) < 0)
 		return r;
+	/* a burst of file pages mapped in the tree wakes us between ticks */
+	int rfd[COLL_RSS_WAKE_RINGS];
+	size_t nr = rsstrace_fds(c->rss, rfd, COLL_RSS_WAKE_RINGS);
+	for (size_t i = 0; i < nr; i++)
+		if ((r = ep_add(c->ep_fd, rfd[i])) < 0)
+			return r;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	r = -pthread_create(&c->th, NULL, collector_main, c);

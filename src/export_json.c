@@ -406,10 +406,10 @@ static void write_peak(FILE *f, const struct store_summary *sp, int *first)
 	jsonw_key(f, "rss_trace", first);
 	if (s.rss_traced)
 		fprintf(f, "{\"records\": %llu, \"lost\": %llu, \"intervals\": %llu, \"bounded\": %llu, "
-			   "\"conflicts\": %llu}",
+			   "\"conflicts\": %llu, \"reads\": %llu}",
 			(unsigned long long)s.rss_records, (unsigned long long)s.rss_lost,
 			(unsigned long long)s.rss_intervals, (unsigned long long)s.rss_complete,
-			(unsigned long long)s.rss_conflicts);
+			(unsigned long long)s.rss_conflicts, (unsigned long long)s.rss_reads);
 	else
 		fputs("null", f);
 	snap_u64(f, "peak_pss_estimated_bytes", s.peak.pss_est_kib * 1024, pss, first);

@@ -26,6 +26,7 @@ struct mmst {
 	uint8_t blind;    /* first seen after records were lost: it may be older */
 	uint8_t counted;  /* its pages are in rss_kib (the tree's; not spacetime's own,
 			   * until a process of the tree makes it its own) */
+	uint64_t want_kib; /* its file and shared-memory pages when last asked to be read */
 };
 
 /* A process: its own mm, and whether it forked since that mm became its. */
@@ -43,6 +44,7 @@ struct pidst {
 			     * program it has) */
 	uint64_t exec_ns;   /* when it took an mm it made itself (an exec; 0: none seen) */
 	uint64_t win;       /* pages it mapped and let go of as the closing tick read */
+	uint64_t fbonus, fbonus_iv; /* what a read added to the forward floor in that interval */
 };
 
 struct table {
@@ -66,6 +68,8 @@ struct rssspan {
 		uint64_t t_ns;
 		int32_t pid;
 		uint8_t exit;
+		int32_t rd_pid;   /* a read's process whose private pages are known then */
+		uint64_t rd_left; /* at least so many (rssmark.h) */
 	} *st;
 	size_t stcap, nst;
 	int64_t f_run;      /* the forward floor and bound so far in the interval */
@@ -77,6 +81,10 @@ struct rssspan {
 	uint64_t rss_open_kib; /* that at the interval's opening */
 	int fwd_hi_ok;         /* the opening tick's bound holds (the forward one does) */
 	uint64_t over_kib;     /* an end with the tree above this is a top */
+	uint64_t open_ns;
+	struct rssmarks marks; /* the interval's reads between ticks */
+	int32_t want[RSSSPAN_WANT_MAX]; /* processes whose file pages grew: worth a read */
+	size_t nwant;
 };
 
 static uint64_t hash64(uint64_t k)
@@ -337,6 +345,26 @@ static void step_exit(struct rssspan *s, const struct rsstrace_rec *r, struct pi
 		ex->most_kib = x->drop;
 }
 
+/* Asks for a read of a process whose own file and shared-memory pages grew
+ * by a step since it was last asked for: the floors count them only from a
+ * read (anonymous ones they count as they come). */
+static void want_of(struct rssspan *s, const struct rsstrace_rec *r, struct mmst *m)
+{
+	if (!r->curr || m->user != r->pid || !m->counted || m->known != 0xf || m->blind ||
+	    (r->member != RSSTRACE_FILE && r->member != RSSTRACE_SHMEM))
+		return;
+	uint64_t kib = (uint64_t)(m->size[RSSTRACE_FILE] > 0 ? m->size[RSSTRACE_FILE] : 0) +
+		       (uint64_t)(m->size[RSSTRACE_SHMEM] > 0 ? m->size[RSSTRACE_SHMEM] : 0);
+	if (kib < m->want_kib + RSSSPAN_WANT_STEP_KIB)
+		return;
+	m->want_kib = kib;
+	for (size_t i = 0; i < s->nwant; i++)
+		if (s->want[i] == r->pid)
+			return;
+	if (s->nwant < RSSSPAN_WANT_MAX)
+		s->want[s->nwant++] = r->pid;
+}
+
 /* The mm a record is of, its counter moved to the record's value (x->d the
  * change): a new one made now (unless records were lost), a counter met
  * before it was known (the baseline: the interval bounds nothing), the
@@ -375,6 +403,7 @@ static struct mmst *step_mm(struct rssspan *s, const struct rsstrace_rec *r, str
 	m->size[r->member] = r->size_kib;
 	if (m->counted && r->member != RSSTRACE_SWAP)
 		s->rss_kib += x->d;
+	want_of(s, r, m);
 	return m;
 }
 
@@ -434,6 +463,59 @@ static void step_bounds(struct rssspan *s, const struct rsstrace_rec *r, struct 
 	x->inc = x->d > 0 && x->own;
 }
 
+/* A read's process, when the forward floor may count its private pages: it
+ * made its own mm in this interval and the opening tick did not count it
+ * (what it added to the floor since is no more than its own anonymous
+ * pages); NULL otherwise. */
+static struct pidst *mark_fwd_pid(struct rssspan *s, int32_t pid)
+{
+	struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)pid + 1, 0);
+	if (!p || !p->has_mm || p->exit_iv || !p->exec_ns || p->exec_ns <= s->open_ns ||
+	    (p->lo_last_iv + 1 == s->iv && p->lo_last))
+		return NULL;
+	const struct mmst *m = get(&s->mm, (uint64_t)p->mm + 1, 0);
+	return m && m->user == pid && m->known == 0xf && !m->blind ? p : NULL;
+}
+
+/* The reads whose span ended before t: from then on the forward floor holds
+ * the process's private pages past its own anonymous ones, and the step
+ * before (its state lasted until t) says what is left of the read. */
+static void marks_due(struct rssspan *s, uint64_t t, struct run *w, size_t k)
+{
+	struct rssmark *m;
+	while ((m = rssmark_due(&s->marks, t))) {
+		struct pidst *p = mark_fwd_pid(s, m->pid);
+		uint64_t left = rssmark_left(m), a = p ? own_anon(s, p) : 0;
+		if (p && p->fbonus_iv != s->iv)
+			p->fbonus = 0, p->fbonus_iv = s->iv;
+		/* a later read of it replaces the one before */
+		if (p && left > a + p->fbonus) {
+			w->f += (int64_t)(left - a - p->fbonus);
+			p->fbonus = left - a;
+			if (k > 0)
+				s->st[k - 1].f_fwd = w->f > 0 ? (uint64_t)w->f : 0;
+		}
+		if (k > 0 && left > s->st[k - 1].rd_left) {
+			s->st[k - 1].rd_pid = m->pid;
+			s->st[k - 1].rd_left = left;
+		}
+	}
+}
+
+/* The reads as a record moves what may be their private pages; the best
+ * one left after it. */
+static void marks_step(struct rssspan *s, const struct rsstrace_rec *r, struct step *x)
+{
+	if (!s->marks.n)
+		return;
+	rssmark_step(&s->marks, r->t_ns, x->pid, x->own, r->member, x->d, x->exit || x->switched);
+	const struct rssmark *b = rssmark_best(&s->marks);
+	if (b) {
+		x->rd_pid = b->pid;
+		x->rd_left = rssmark_left(b);
+	}
+}
+
 /* Forward: each record's change, what kind, and the forward floor and
  * bound after it. Returns 0 or -ENOMEM. */
 static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, struct rssspan_exits *ex)
@@ -443,6 +525,7 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, st
 	for (size_t i = 0; i < n; i++) {
 		struct step *x = &s->st[s->nst + i];
 		struct pidst *p = NULL;
+		marks_due(s, r[i].t_ns, &w, s->nst + i);
 		memset(x, 0, sizeof(*x));
 		x->t_ns = r[i].t_ns;
 		x->pid = r[i].pid;
@@ -469,6 +552,7 @@ static int forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, st
 		x->f_fwd = w.f > 0 ? (uint64_t)w.f : 0;
 		x->b_fwd = w.b;
 		x->rss_after = s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0;
+		marks_step(s, &r[i], x);
 	}
 	s->f_run = w.f;
 	s->b_run = w.b;
@@ -516,12 +600,23 @@ static void prune_pids(struct rssspan *s)
 	}
 }
 
+/* An interval that met counters it did not know bounds nothing. */
+static void blind_exits(const struct rssspan *s, struct rssspan_exits *ex)
+{
+	if (s->iv_blind && ex->hi_kib) {
+		ex->hi_kib = UINT64_MAX;
+		ex->top = 1;
+	}
+}
+
 int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
 		    struct rssspan_exits *ex)
 {
 	*ex = (struct rssspan_exits){0, 0, 0, 0};
 	s->fwd_hi_ok = in->prev_hi_ok;
 	s->over_kib = in->over_kib;
+	s->open_ns = in->open_ns;
+	s->marks.n = 0;
 	s->iv++;
 	s->iv_blind = 0;
 	s->nst = 0;
@@ -541,21 +636,43 @@ int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, c
 	if (room(s, n) < 0)
 		return -ENOMEM;
 	int e = forward(s, r, n, ex);
-	/* an interval that met counters it did not know bounds nothing */
-	if (s->iv_blind && ex->hi_kib) {
-		ex->hi_kib = UINT64_MAX;
-		ex->top = 1;
-	}
+	blind_exits(s, ex);
 	return e;
 }
 
-int rssspan_more(struct rssspan *s, const struct rsstrace_rec *r, size_t n)
+int rssspan_more(struct rssspan *s, const struct rsstrace_rec *r, size_t n, struct rssspan_exits *ex)
 {
 	struct rssspan_exits x = {0, 0, 0, 0};
 
+	if (!ex)
+		ex = &x;
 	if (room(s, n) < 0)
 		return -ENOMEM;
-	return forward(s, r, n, &x);
+	int e = forward(s, r, n, ex);
+	blind_exits(s, ex);
+	return e;
+}
+
+int rssspan_read(struct rssspan *s, uint64_t t0_ns, uint64_t t1_ns, int32_t pid, uint64_t priv_kib)
+{
+	return rssmark_add(&s->marks, t0_ns, t1_ns, pid, priv_kib);
+}
+
+size_t rssspan_wants(struct rssspan *s, int32_t *pids, size_t max)
+{
+	size_t n = s->nwant < max ? s->nwant : max;
+	for (size_t i = 0; i < n; i++)
+		pids[i] = s->want[i];
+	s->nwant = 0;
+	return n;
+}
+
+uint64_t rssspan_hi_now(const struct rssspan *s)
+{
+	uint64_t hi = s->blind ? UINT64_MAX : (s->rss_kib > 0 ? (uint64_t)s->rss_kib : 0) + RSSSPAN_SLACK_KIB;
+	if (s->fwd_hi_ok && s->b_run < hi)
+		hi = s->b_run;
+	return hi;
 }
 
 int rssspan_interval(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
@@ -711,6 +828,17 @@ static void walk_back(struct rssspan *s, const struct rssspan_in *in, const stru
 		s->carry_kib += (uint64_t)x->d;
 }
 
+/* What a read adds to the backward floor at step x's instant: what is left
+ * of it past its process's part there. */
+static uint64_t mark_back(struct rssspan *s, const struct step *x)
+{
+	if (!x->rd_pid)
+		return 0;
+	const struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)x->rd_pid + 1, 0);
+	uint64_t part = p && p->iv == s->iv ? back_part(p) : 0;
+	return sub0(x->rd_left, part);
+}
+
 /* The interval's bound with its two ends (the opening instant is the last
  * tick's, the closing one this tick's), d the pages let go of in it; then
  * whether its floor and bound stand: a floor above the bound at its own
@@ -752,9 +880,11 @@ int rssspan_backward(struct rssspan *s, const struct rssspan_in *in_given, struc
 	out->lo_now_kib = live_lo;
 	int any = in->prev_lo_ok || in->now_lo_ok;
 	uint64_t w = read_window_moves(s, in);
+	struct run wr = {s->f_run, s->b_run};
+	marks_due(s, UINT64_MAX, &wr, s->nst); /* the reads no record came after */
 	for (size_t k = s->nst; k-- > 0;) {
 		const struct step *x = &s->st[k];
-		uint64_t fb = in->now_lo_ok ? live_lo + sb : 0;
+		uint64_t fb = in->now_lo_ok ? live_lo + sb + mark_back(s, x) : 0;
 		uint64_t fl = in->prev_lo_ok && x->f_fwd > fb ? x->f_fwd : fb;
 		uint64_t bnd = bound_at(s, in, x, d, w);
 		if (x->t_ns > in->open_ns) {

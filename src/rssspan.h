@@ -34,9 +34,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rssmark.h"
 #include "rsstrace.h"
 
 #define RSSSPAN_EXEC_ARGS_KIB 512
+/* A process whose file and shared-memory pages grew by this much since it
+ * was last asked for is worth a read between ticks (rssspan_wants): the
+ * floors count those pages only from a read (rssspan_read). */
+#define RSSSPAN_WANT_STEP_KIB (4 * 1024)
+#define RSSSPAN_WANT_MAX 8
 /* The ticks read the counters over a few milliseconds: changes in that time
  * can count on either side; the bound allows this much for them. */
 #define RSSSPAN_SLACK_KIB 512
@@ -129,7 +135,27 @@ struct rssspan_exits {
  * of its records. */
 int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, const struct rssspan_in *in,
 		    struct rssspan_exits *ex);
-int rssspan_more(struct rssspan *s, const struct rsstrace_rec *r, size_t n);
+int rssspan_more(struct rssspan *s, const struct rsstrace_rec *r, size_t n, struct rssspan_exits *ex);
+
+/* Between ticks: after rssspan_forward, the records that come are taken in
+ * by rssspan_more (ex: the interval's exits so far, added to). A read of
+ * process pid's smaps_rollup over [t0_ns, t1_ns] (after every record taken
+ * in), its private pages priv_kib, counts in the floors from t1_ns on:
+ * - forward, when pid made its own mm in this interval (an exec) and the
+ *   opening tick did not count it: the tree then holds at least what it held
+ *   without pid plus pid's private pages (pid's own anonymous pages, counted
+ *   already, taken off), and from there on as the records move it;
+ * - backward, pid's part at an instant is at least what is left of the read
+ *   then (rssmark.h).
+ * Returns 0, or -ENOSPC (too many this interval), -EINVAL. */
+int rssspan_read(struct rssspan *s, uint64_t t0_ns, uint64_t t1_ns, int32_t pid, uint64_t priv_kib);
+/* The processes whose own file and shared-memory pages grew by
+ * RSSSPAN_WANT_STEP_KIB since they were last asked for (at most max; each
+ * asked for once a step), taken out. */
+size_t rssspan_wants(struct rssspan *s, int32_t *pids, size_t max);
+/* The most the tree can hold now: its mms' resident pages, each once, or
+ * the forward bound, the lesser (UINT64_MAX: unknown). */
+uint64_t rssspan_hi_now(const struct rssspan *s);
 int rssspan_backward(struct rssspan *s, const struct rssspan_in *in, struct rssspan_out *out);
 
 /* Forgets every counter (records were lost: the next values are not deltas

@@ -37,7 +37,19 @@ struct ring {
 	size_t len;      /* of the mapping: a header page, then data_size */
 	uint64_t size;   /* data bytes, a power of two */
 	unsigned char *data;
+	/* the wake event: rss_stat again, filtered to a process's own file
+	 * and shared-memory pages, its records thrown away (-1: none) */
+	int wfd;
+	void *wbase;
+	size_t wlen;
 };
+
+/* The wake event's filter (the tracepoint's own fields: a process's own
+ * file or shared-memory pages, once it has many, not spacetime's) and its
+ * ring. */
+#define RSSTRACE_WAKE_FILTER "curr == 1 && (member == 0 || member == 3) && size >= %llu && common_pid != %d"
+#define RSSTRACE_WAKE_MIN_BYTES (8ull << 20)
+#define RSSTRACE_WAKE_PAGES 1
 
 /* sched_process_exit's fields: the whole group's end when group_dead is there */
 struct exit_fmt {
@@ -192,6 +204,41 @@ static int event_open(long id, int cpu)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The wake event of a CPU (r->wfd -1 when the kernel takes no filter:
+ * the ticks alone read the rings then). */
+static void wake_open(struct ring *r, long id, int cpu)
+{
+	struct perf_event_attr a;
+	long pg = sysconf(_SC_PAGESIZE);
+
+	r->wfd = -1;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_TID;
+	a.inherit = 1;
+	a.wakeup_events = RSSTRACE_WAKE_RECORDS;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return;
+	size_t len = (RSSTRACE_WAKE_PAGES + 1) * (size_t)pg;
+	/* not spacetime's own: its libraries pass the size */
+	char filter[160];
+	snprintf(filter, sizeof(filter), RSSTRACE_WAKE_FILTER, RSSTRACE_WAKE_MIN_BYTES, (int)getpid());
+	void *m = ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0
+			  ? MAP_FAILED
+			  : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	r->wfd = fd;
+	r->wbase = m;
+	r->wlen = len;
+}
+
 static int ring_open(struct ring *r, long id, long xid, int cpu)
 {
 	int fd = event_open(id, cpu);
@@ -226,6 +273,7 @@ static int ring_open(struct ring *r, long id, long xid, int cpu)
 			return e;
 		}
 		r->xfd = x;
+		wake_open(r, id, cpu);
 		return 0;
 	}
 	int e = -errno;
@@ -440,11 +488,35 @@ size_t rsstrace_read(struct rsstrace *t, uint64_t until_ns, pid_t self, const st
 	return n;
 }
 
+size_t rsstrace_fds(const struct rsstrace *t, int *fds, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; t && i < t->nrings && n < max; i++)
+		if (t->rings[i].wfd >= 0)
+			fds[n++] = t->rings[i].wfd;
+	return n;
+}
+
+void rsstrace_woken(struct rsstrace *t)
+{
+	for (size_t i = 0; t && i < t->nrings; i++) {
+		struct perf_event_mmap_page *h = t->rings[i].wbase;
+		if (t->rings[i].wfd < 0)
+			continue;
+		uint64_t head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&h->data_tail, head, __ATOMIC_RELEASE);
+	}
+}
+
 void rsstrace_close(struct rsstrace *t)
 {
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->nrings; i++) {
+		if (t->rings[i].wfd >= 0) {
+			munmap(t->rings[i].wbase, t->rings[i].wlen);
+			close(t->rings[i].wfd);
+		}
 		munmap(t->rings[i].base, t->rings[i].len);
 		close(t->rings[i].xfd);
 		close(t->rings[i].fd);

@@ -54,6 +54,8 @@ int rsstrace_decode(const struct rsstrace_fmt *f, const unsigned char *raw, size
 
 struct rsstrace;
 
+#define RSSTRACE_WAKE_RECORDS 128
+
 /* Opens the trace for the calling thread and every task it creates from now
  * on. Returns it, or NULL with errno: EACCES/EPERM (not privileged: no
  * CAP_PERFMON), ENOENT (no tracefs, or no such tracepoint), ENOMEM. */
@@ -65,6 +67,15 @@ struct rsstrace *rsstrace_open(void);
  * room here: an interval with any is not complete. Returns how many. */
 size_t rsstrace_read(struct rsstrace *t, uint64_t until_ns, pid_t self, const struct rsstrace_rec **out,
 		     uint64_t *lost);
+/* The wake events' fds (at most max; one per CPU where the kernel takes
+ * a tracepoint filter) into *fds: each is readable once
+ * RSSTRACE_WAKE_RECORDS records of a process's own file or shared-memory
+ * pages came on its CPU since the last (a burst of them, as a program maps
+ * a large library, wakes the collector between ticks; anonymous pages and
+ * a fork's copies wake nobody). Returns how many. */
+size_t rsstrace_fds(const struct rsstrace *t, int *fds, size_t max);
+/* Empties the wake events' rings (their records tell nothing more). */
+void rsstrace_woken(struct rsstrace *t);
 /* Stops tracing (every inherited copy with it) and frees t. NULL is fine. */
 void rsstrace_close(struct rsstrace *t);
 /* Why the trace could not be opened, in words a user can act on. */

@@ -228,6 +228,8 @@ struct store_summary {
 	uint64_t rss_intervals, rss_complete; /* intervals, and those the trace bounded */
 	uint64_t rss_conflicts;    /* intervals whose floor came out above their bound: neither
 				    * taken (the model's figures, or pages moved unseen) */
+	uint64_t rss_reads;        /* reads between ticks of a process whose file pages grew
+				    * (their private pages count in the floors: rssspan_read) */
 	struct sample last;        /* the newest sample */
 	uint64_t lost_events;      /* netlink ENOBUFS occurrences */
 	uint64_t rescans;

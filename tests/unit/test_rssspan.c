@@ -337,7 +337,7 @@ static void test_read_window(void **state)
 	assert_int_equal(rssspan_forward(s, x.r, x.n, &in, &ex), 0);
 	x.n = 0;
 	climb(&x, 800, 80, 50, 60, 40 * MIB + 4, 50 * MIB + 4);
-	assert_int_equal(rssspan_more(s, x.r, x.n), 0);
+	assert_int_equal(rssspan_more(s, x.r, x.n, NULL), 0);
 	struct rssspan_live l[] = {{800, 50 * MIB + 4, 0}};
 	in.now_lo_ok = in.now_hi_ok = 1;
 	in.lo_now_kib = in.hi_now_kib = 50 * MIB + 4;
@@ -558,7 +558,7 @@ static void test_moved_reads_count_own(void **state)
 		assert_int_equal(rssspan_forward(s, x.r, x.n, &in, &ex), 0);
 		x.n = 0;
 		bye(&x, 101, 970); /* as the tick read */
-		assert_int_equal(rssspan_more(s, x.r, x.n), 0);
+		assert_int_equal(rssspan_more(s, x.r, x.n, NULL), 0);
 		/* 970 read at 30 MiB (its 20, and 10 it shared with 971 then),
 		 * 971 read after 970's end at its 10 */
 		struct rssspan_live l[] = {{970, 30 * MIB, 0}, {971, 10 * MIB, 0}};
@@ -604,7 +604,7 @@ static void test_read_window_bound(void **state)
 	x.n = 0;
 	climb(&x, 981, 82, 101, 102, 0, 1 * MIB); /* as the tick read: 1 MiB of its own */
 	x.r[0].member = RSSTRACE_ANON;
-	assert_int_equal(rssspan_more(s, x.r, x.n), 0);
+	assert_int_equal(rssspan_more(s, x.r, x.n, NULL), 0);
 	struct rssspan_live l[] = {{980, 15 * MIB, 0}, {981, 16 * MIB, 0}};
 	in.now_lo_ok = in.now_hi_ok = 1;
 	in.lo_now_kib = in.hi_now_kib = 31 * MIB;
@@ -648,7 +648,7 @@ static void test_moved_reads_window(void **state)
 	put(&x, 101, 991, 91, 1, RSSTRACE_FILE, 0);       /* B lets go, after its read */
 	put(&x, 102, 993, 95, 0, RSSTRACE_ANON, 64);      /* C's exec: its arguments */
 	put(&x, 103, 993, 95, 1, RSSTRACE_ANON, 128);     /* and its new program's page */
-	assert_int_equal(rssspan_more(s, x.r, x.n), 0);
+	assert_int_equal(rssspan_more(s, x.r, x.n, NULL), 0);
 	struct rssspan_live l[] = {{990, 40 * MIB + 4, 1 * MS}, {991, 20 * MIB, 1 * MS},
 				   {992, 20 * MIB, 1 * MS}, {993, 10 * MIB, 2 * MS}};
 	in.now_lo_ok = in.now_hi_ok = 1;
@@ -662,6 +662,116 @@ static void test_moved_reads_window(void **state)
 	assert_true(o.floor_kib <= 60 * MIB + 4 + 128);
 	assert_true(o.floor_kib >= 60 * MIB);
 	assert_int_equal(o.lo_now_kib, 60 * MIB + 4);
+	rssspan_free(s);
+}
+
+
+/* pid's file counter climbing from `from` to `to` KiB, a MiB a record. */
+static void map_file(struct recs *x, int pid, uint32_t mm, uint64_t t0, uint64_t t1, int64_t from, int64_t to)
+{
+	int64_t steps = (to - from) / MIB;
+	for (int64_t i = 1; i <= steps; i++)
+		put(x, t0 + (t1 - t0) * (uint64_t)i / (uint64_t)steps, pid, mm, 1, RSSTRACE_FILE, from + i * MIB);
+}
+
+/* The interval of the read tests: 101 holds 40 MiB of its own at both
+ * ticks; 102 execs at 10 ms (an mm of its own), takes 2 MiB of anonymous
+ * memory and maps 30 MiB of a file no other process maps (an archiver's
+ * plugin) by 40 ms; the walk is fed up to 41 ms, as a wakeup would. */
+static void read_setup(struct rssspan *s, struct recs *x)
+{
+	struct rssspan_out o;
+	put(x, 1, 101, 11, 1, RSSTRACE_ANON, 40 * MIB);
+	struct rssspan_live l0[] = {{101, 40 * MIB, 0}};
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 40 * MIB,
+				 .hi_now_kib = 40 * MIB, .live = l0, .nlive = 1};
+	assert_int_equal(rssspan_interval(s, x->r, x->n, &in0, &o), 0);
+	x->n = 0;
+	put(x, 10, 102, 12, 1, RSSTRACE_ANON, 2 * MIB);
+	map_file(x, 102, 12, 11, 40, 0, 30 * MIB);
+	struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.lo_prev_kib = 40 * MIB, .hi_prev_kib = 40 * MIB};
+	struct rssspan_exits ex;
+	assert_int_equal(rssspan_forward(s, x->r, x->n, &in, &ex), 0);
+	x->n = 0;
+}
+
+/* The interval's close: 101 read at 40 MiB again, 102 gone. */
+static void read_close(struct rssspan *s, struct recs *x, struct rssspan_out *o, int also_103)
+{
+	struct rssspan_live live[] = {{101, 40 * MIB, 0}, {103, 30 * MIB, 0}};
+	struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.lo_prev_kib = 40 * MIB, .hi_prev_kib = 40 * MIB, .now_lo_ok = 1, .now_hi_ok = 1,
+				.lo_now_kib = (also_103 ? 70 : 40) * MIB, .hi_now_kib = (also_103 ? 70 : 40) * MIB,
+				.live = live, .nlive = also_103 ? 2 : 1};
+	sorted(x);
+	assert_int_equal(rssspan_more(s, x->r, x->n, NULL), 0);
+	assert_int_equal(rssspan_backward(s, &in, o), 0);
+}
+
+/* A process that maps a file of its own and exits at its top between two
+ * ticks: its file pages count only once it is read. A burst of its file
+ * pages asks for the read; its private pages (30 MiB of file, 2 of its own
+ * anonymous ones) then make the floor the tree's truth, 72 MiB, within the
+ * bound; a second read of it replaces the first (not added to it). */
+static void test_read_private_file(void **state)
+{
+	(void)state;
+	for (int reads = 0; reads <= 2; reads++) {
+		struct rssspan *s = rssspan_new();
+		struct recs x = {.n = 0};
+		struct rssspan_out o;
+		int32_t pids[RSSSPAN_WANT_MAX];
+		read_setup(s, &x);
+		size_t nw = rssspan_wants(s, pids, RSSSPAN_WANT_MAX);
+		assert_int_equal(nw, 1);
+		assert_int_equal(pids[0], 102);
+		assert_int_equal(rssspan_wants(s, pids, RSSSPAN_WANT_MAX), 0); /* taken out */
+		assert_true(rssspan_hi_now(s) >= 72 * MIB);
+		if (reads >= 1)
+			assert_int_equal(rssspan_read(s, 42 * MS, 43 * MS, 102, 32 * MIB), 0);
+		put(&x, 44, 102, 12, 1, RSSTRACE_ANON, 2 * MIB + 4);
+		if (reads >= 2) {
+			assert_int_equal(rssspan_more(s, x.r, x.n, NULL), 0);
+			x.n = 0;
+			assert_int_equal(rssspan_read(s, 45 * MS, 46 * MS, 102, 32 * MIB + 4), 0);
+		}
+		put(&x, 50, 101, 11, 1, RSSTRACE_ANON, 40 * MIB); /* a record after the read */
+		bye(&x, 60, 102);
+		read_close(s, &x, &o, 0);
+		assert_true(o.floor_ok);
+		assert_false(o.conflict);
+		if (reads)
+			assert_true(o.floor_kib >= 72 * MIB && o.floor_kib <= 72 * MIB + 8);
+		else
+			assert_true(o.floor_kib <= 42 * MIB + 8); /* its anonymous pages alone */
+		assert_true(o.bound_kib >= o.floor_kib);
+		rssspan_free(s);
+	}
+}
+
+/* After the read another process of the tree maps 30 MiB of a file (it
+ * may be the same file: the tree holds no more then) before the read one
+ * exits, and stays: the read counts only until pages are mapped that may
+ * be its own, so no instant's floor passes the most the tree can hold,
+ * 72 MiB. */
+static void test_read_then_shared(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	struct rssspan_out o;
+	read_setup(s, &x);
+	assert_int_equal(rssspan_read(s, 42 * MS, 43 * MS, 102, 32 * MIB), 0);
+	put(&x, 50, 103, 13, 1, RSSTRACE_ANON, 4);
+	map_file(&x, 103, 13, 51, 56, 0, 30 * MIB);
+	bye(&x, 60, 102);
+	read_close(s, &x, &o, 1);
+	assert_true(o.floor_ok);
+	assert_false(o.conflict);
+	/* at 43-50 ms: 101's 40, 102's 32 */
+	assert_true(o.floor_kib >= 72 * MIB && o.floor_kib <= 72 * MIB + 8);
 	rssspan_free(s);
 }
 
@@ -684,6 +794,8 @@ int main(void)
 		cmocka_unit_test(test_read_window_bound),
 		cmocka_unit_test(test_moved_reads_window),
 		cmocka_unit_test(test_fmt_parse),
+		cmocka_unit_test(test_read_private_file),
+		cmocka_unit_test(test_read_then_shared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
