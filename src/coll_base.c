@@ -5,6 +5,7 @@
 
 #include "clockns.h"
 
+#include <stdlib.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -73,4 +74,15 @@ void coll_base_quiet_wake(struct collector *c)
 	struct epoll_event ev = {.events = EPOLLIN, .data.fd = c->nl_quiet_fd};
 	if (epoll_ctl(c->ep_fd, EPOLL_CTL_MOD, c->nl_quiet_fd, &ev) == 0)
 		c->quiet_polled = 1;
+}
+
+void coll_base_ps_room(struct collector *c, size_t n)
+{
+	if (n <= c->ps_cap)
+		return;
+	struct store_proc_sample *p = realloc(c->ps, n * 2 * sizeof(*p));
+	if (p) {
+		c->ps = p;
+		c->ps_cap = n * 2;
+	}
 }

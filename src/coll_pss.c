@@ -1003,25 +1003,28 @@ static void peak_maps_ask(struct collector *c, uint64_t t_ns, size_t n)
 	peakmaps_take(c->cfg.peakmaps, t_ns, p, k);
 }
 
-/* The peak moved to this tick's sample: the processes the model counted in
- * it, with the PSS and RSS they had in it, go to the store (a replay's
- * process list at the peak shows them). */
+/* The peak moved to t_ns: the processes the model counted in it, with the
+ * PSS and RSS they had in it, join the tick's per-process samples (a
+ * process list at the peak, live or replayed, shows them), each one only
+ * where a reader at t_ns would not see those figures already. */
 void coll_pss_peak_procs(struct collector *c, uint64_t t_ns)
 {
 	size_t n = c->mp_n;
 
-	if (n > c->pm.peak_cap) {
-		struct store_peak_proc *p = realloc(c->peak_procs, n * sizeof(*p));
-		if (!p)
-			return; /* kept as it was: the previous peak's */
-		c->peak_procs = p;
-		c->pm.peak_cap = n;
+	coll_base_ps_room(c, c->ps_n + n);
+	for (size_t j = 0; j < n && c->ps_n < c->ps_cap; j++) {
+		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
+		if (e->ps_t_ns && e->ps_t_ns <= t_ns && e->ps_pss_kib == e->rec.pss_kib &&
+		    e->ps_rss_kib == e->rec.rss_kib)
+			continue;
+		c->ps[c->ps_n++] = (struct store_proc_sample){.id = e->rec.id, .t_ns = t_ns, .pss_kib = e->rec.pss_kib,
+							      .rss_kib = e->rec.rss_kib, .valid = PROC_V_PSS | PROC_V_RSS};
+		if (t_ns >= e->ps_t_ns) {
+			e->ps_t_ns = t_ns;
+			e->ps_pss_kib = e->rec.pss_kib;
+			e->ps_rss_kib = e->rec.rss_kib;
+		}
 	}
-	for (size_t j = 0; j < n; j++) {
-		const struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
-		c->peak_procs[j] = (struct store_peak_proc){e->rec.id, e->rec.pss_kib, e->rec.rss_kib};
-	}
-	store_peak_procs_set(c->st, t_ns, c->peak_procs, n);
 	if (c->cfg.peakmaps)
 		peak_maps_ask(c, t_ns, n);
 }

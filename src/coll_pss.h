@@ -44,7 +44,6 @@ struct coll_pss {
 	uint64_t top_ghost_prev_est, top_ghost_prev_hi; /* the same at the tick before */
 	uint64_t top_live_hi;  /* its bound, unread (exiting) processes at their last */
 	size_t mp_cap;
-	size_t peak_cap;
 	struct prog_ratio progs[COLLECTOR_PROGS];
 	struct sample peak_meas;  /* the highest measured sample */
 	struct sample peak_exit;  /* the highest exit sample (have_exit) */

@@ -108,34 +108,22 @@ struct collector *collector_new(struct store *st, const struct collector_config 
 /* Appends to c->ps a per-process sample of e at now when it is live and new
  * to the store, its PSS or RSS moved, or its last one is STORE_PS_EVERY_NS
  * old (store.h). */
-static void proc_sample(struct collector *c, struct pentry *e, uint64_t now, size_t *n)
+static void proc_sample(struct collector *c, struct pentry *e, uint64_t now)
 {
 	uint32_t v = e->rec.valid & (PROC_V_PSS | PROC_V_RSS | PROC_V_CPU | PROC_V_FAULTS);
 
-	if (e->rec.end_ns || !v || *n >= c->ps_cap)
+	if (e->rec.end_ns || !v || c->ps_n >= c->ps_cap)
 		return;
 	if (e->ps_t_ns && now - e->ps_t_ns < STORE_PS_EVERY_NS &&
 	    !store_ps_moved(e->ps_pss_kib, e->rec.pss_kib) && !store_ps_moved(e->ps_rss_kib, e->rec.rss_kib))
 		return;
-	c->ps[(*n)++] = (struct store_proc_sample){
+	c->ps[c->ps_n++] = (struct store_proc_sample){
 		.id = e->rec.id, .t_ns = now, .pss_kib = e->rec.pss_kib, .rss_kib = e->rec.rss_kib,
 		.cpu_us = e->rec.utime_us + e->rec.stime_us, .minflt = e->rec.minflt,
 		.majflt = e->rec.majflt, .valid = v};
 	e->ps_t_ns = now;
 	e->ps_pss_kib = e->rec.pss_kib;
 	e->ps_rss_kib = e->rec.rss_kib;
-}
-
-/* Room in c->ps for n samples (none kept when there is not). */
-static void proc_samples_room(struct collector *c, size_t n)
-{
-	if (n <= c->ps_cap)
-		return;
-	struct store_proc_sample *p = realloc(c->ps, n * 2 * sizeof(*p));
-	if (p) {
-		c->ps = p;
-		c->ps_cap = n * 2;
-	}
 }
 
 /* Sets when the next tick comes (the epoll wait's deadline, on the real
@@ -229,14 +217,12 @@ static void tick_cheap(struct collector *c, uint64_t now)
  * store, with per-process samples. */
 static void tick_totals(struct collector *c, struct sample *s, uint64_t now, int due)
 {
-	size_t nps = 0;
-
 	s->minflt = c->gone_minflt;
 	s->majflt = c->gone_majflt;
 	s->utime_us = c->gone_utime_us;
 	s->stime_us = c->gone_stime_us;
 	if (due && c->cfg.proc_samples)
-		proc_samples_room(c, ptable_count(c->pt));
+		coll_base_ps_room(c, c->ps_n + ptable_count(c->pt));
 	for (size_t i = 0; i < ptable_count(c->pt); i++) {
 		struct pentry *e = ptable_at(c->pt, i);
 		s->minflt += coll_base_since(e->rec.minflt, e->base_minflt);
@@ -255,10 +241,32 @@ static void tick_totals(struct collector *c, struct sample *s, uint64_t now, int
 		if (due) {
 			coll_base_publish(c, e);
 			if (c->cfg.proc_samples)
-				proc_sample(c, e, now, &nps);
+				proc_sample(c, e, now);
 		}
 	}
-	store_push_proc_samples(c->st, c->ps, nps);
+}
+
+static int cmp_ps_time(const void *x, const void *y)
+{
+	const struct store_proc_sample *a = x, *b = y;
+	if (a->t_ns != b->t_ns)
+		return (a->t_ns > b->t_ns) - (a->t_ns < b->t_ns);
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The tick's per-process samples to the store, in time order (the peak's,
+ * between ticks, come before the tick's own): each process's in the order
+ * a recording gives them back. */
+static void tick_proc_samples(struct collector *c, uint64_t now)
+{
+	int sorted = 1;
+
+	for (size_t i = 0; i < c->ps_n && sorted; i++)
+		sorted = c->ps[i].t_ns == now;
+	if (!sorted)
+		qsort(c->ps, c->ps_n, sizeof(*c->ps), cmp_ps_time);
+	store_push_proc_samples(c->st, c->ps, c->ps_n);
+	c->ps_n = 0;
 }
 
 /* How many cores the tree kept busy since the last tick, the counts, and
@@ -359,6 +367,7 @@ void collector_tick(struct collector *c)
 	coll_psi_tick(c, &s, now);
 	coll_mem_tick(c, &s, now); /* after the pressure: it weighs memory stalls */
 	int push = tick_peak(c, &s, sure, now, every);
+	tick_proc_samples(c, now);
 	if (push) {
 		store_push_sample(c->st, &s);
 		c->last_push_ns = now;
@@ -760,7 +769,6 @@ void collector_free(struct collector *c)
 	free(c->mp_idx);
 	free(c->mp_pick);
 	free(c->top_live);
-	free(c->peak_procs);
 	coll_rss_free(c);
 	coll_psi_free(c);
 	coll_mem_free(c);

@@ -137,14 +137,13 @@ struct collector {
 	size_t wpend_n;
 	struct coll_events ev;  /* the events' job's own (coll_events.h) */
 	struct coll_sample sm;  /* the sampling job's own (coll_sample.h) */
-	struct store_proc_sample *ps; /* a tick's per-process samples */
-	size_t ps_cap;
+	struct store_proc_sample *ps; /* a tick's per-process samples, pushed at its end */
+	size_t ps_n, ps_cap;
 	struct coll_top top;    /* the peak between samples (coll_top.h) */
 	struct coll_top_live *top_live; /* the counted processes at the last tick (mp_cap) */
 	struct pssmodel_proc *mp;
 	uint32_t *mp_idx, *mp_pick;
 	size_t mp_n;        /* processes the last tick's model counted (mp_idx) */
-	struct store_peak_proc *peak_procs; /* scratch for store_peak_procs_set */
 	struct sample peak_any;            /* the highest estimated sample */
 	uint64_t tick_lo_kib;              /* the last tick's floor (coll_pss_tick; 0: none) */
 	int tick_moved;                    /* its sweep's processes moved as it read them */
@@ -212,6 +211,8 @@ uint64_t coll_base_since(uint64_t v, uint64_t base);
 uint64_t coll_base_early_ns(const struct collector *c);
 void coll_base_notify(struct collector *c);
 void coll_base_publish(struct collector *c, struct pentry *e);
+/* Room in c->ps for n samples (the room there is when there cannot be more). */
+void coll_base_ps_room(struct collector *c, size_t n);
 /* Wakes for fork|exit events until the next tick's adjustment. */
 void coll_base_quiet_wake(struct collector *c);
 

@@ -33,8 +33,6 @@
 #define RECORDER_OUTPUT_FIRST ((size_t)256 << 10) /* each buffer's first size: grown as needed */
 #define RECORDER_DEF_SETTLE_NS 5000000000ull
 #define RECORDER_CHUNK 1024 /* samples, events, per-process samples copied per store call */
-/* The peak's processes written at most (one lock hold of the store). */
-#define RECORDER_PEAK_MAX 4096
 /* Process records copied per store call: 256 (~40 KiB) reused chunk by chunk;
  * a buffer for 4096 had each final pass, which looks at them all, touch a
  * fresh page every 27 processes (a fault, ~16 us here). */
@@ -86,8 +84,6 @@ struct recorder {
 	struct recorder_vec pending_execs; /* uint64_t exec indexes written without a comm */
 	struct recorder_vec samples, events, procs, psamples, execs, lines, owned;
 	struct proc_rec *chunk;
-	struct store_peak_proc *peak;  /* RECORDER_PEAK_MAX: the peak's processes */
-	uint64_t peak_t;               /* the peak whose processes were written */
 	struct peakmaps_row *pm_rows;  /* the peak's maps this batch writes (NULL: none) */
 	size_t pm_n;
 	uint64_t pm_gen, pm_next_gen;  /* the maps' generation written, and this batch's */
@@ -282,33 +278,6 @@ static int recorder_add_proc(struct recorder *r, size_t i, const struct proc_rec
 	*dig = d;
 	if (p->argv)
 		*aid = rec->argv_id;
-	return 0;
-}
-
-/* When the peak moved: a per-process sample at the peak's instant of each
- * process that made it up, with the PSS and RSS it had in that sample, so a
- * replay's process list at the peak is exact. */
-static int recorder_copy_peak(struct recorder *r)
-{
-	uint64_t t;
-	size_t n = store_peak_procs(r->st, &t, r->peak, RECORDER_PEAK_MAX);
-
-	if (!t || t == r->peak_t)
-		return 0;
-	if (n > RECORDER_PEAK_MAX)
-		n = RECORDER_PEAK_MAX;
-	for (size_t i = 0; i < n; i++) {
-		struct store_proc_sample *ps = recorder_vec_push(&r->psamples);
-		if (!ps)
-			return -ENOMEM;
-		memset(ps, 0, sizeof(*ps));
-		ps->id = r->peak[i].id;
-		ps->t_ns = t;
-		ps->pss_kib = r->peak[i].pss_kib;
-		ps->rss_kib = r->peak[i].rss_kib;
-		ps->valid = PROC_V_PSS | PROC_V_RSS;
-	}
-	r->peak_t = t;
 	return 0;
 }
 
@@ -550,8 +519,6 @@ static int recorder_flush(struct recorder *r, int final, int end)
 	if (rc == 0 && !failed)
 		rc = recorder_copy_execs(r);
 	if (rc == 0 && !failed)
-		rc = recorder_copy_peak(r);
-	if (rc == 0 && !failed)
 		rc = recorder_copy_maps(r);
 	drain = recorder_take_output(r);
 	store_summary_get(r->st, &sum);
@@ -705,7 +672,6 @@ static void recorder_release(struct recorder *r)
 	free(r->lines.p);
 	free(r->owned.p);
 	free(r->chunk);
-	free(r->peak);
 	pthread_cond_destroy(&r->cond);
 	pthread_mutex_destroy(&r->lock);
 	if (r->done_fd >= 0)
@@ -757,8 +723,7 @@ struct recorder *recorder_start(struct store *st, struct recdb *db, int64_t run_
 		r->qbuf[i] = malloc(r->qcap[i]);
 	}
 	r->chunk = malloc(RECORDER_PROCS_CHUNK * sizeof(*r->chunk));
-	r->peak = malloc(RECORDER_PEAK_MAX * sizeof(*r->peak));
-	if (!r->qbuf[0] || !r->qbuf[1] || !r->chunk || !r->peak || r->done_fd < 0) {
+	if (!r->qbuf[0] || !r->qbuf[1] || !r->chunk || r->done_fd < 0) {
 		recorder_release(r);
 		errno = ENOMEM;
 		return NULL;

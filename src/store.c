@@ -92,9 +92,6 @@ struct store {
 
 	struct store_summary summary;
 	/* the processes that made up the peak sample, at it */
-	struct store_peak_proc *peak_procs;
-	size_t npeak_procs;
-	uint64_t peak_procs_t_ns;
 };
 
 static uint64_t store_key_id(const void *elem)
@@ -130,7 +127,6 @@ void store_free(struct store *st)
 		free(st->chunks);
 		st->chunks = next;
 	}
-	free(st->peak_procs);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
 }
@@ -871,37 +867,6 @@ void store_summary_set(struct store *st, const struct store_summary *sum)
 	pthread_mutex_lock(&st->lock);
 	st->summary = *sum;
 	pthread_mutex_unlock(&st->lock);
-}
-
-int store_peak_procs_set(struct store *st, uint64_t t_ns, const struct store_peak_proc *v, size_t n)
-{
-	/* allocated before the lock, swapped under it, the old one freed after */
-	struct store_peak_proc *p = malloc((n ? n : 1) * sizeof(*p)), *old;
-
-	if (!p)
-		return -ENOMEM;
-	if (n)
-		memcpy(p, v, n * sizeof(*p));
-	pthread_mutex_lock(&st->lock);
-	old = st->peak_procs;
-	st->peak_procs = p;
-	st->npeak_procs = n;
-	st->peak_procs_t_ns = t_ns;
-	pthread_mutex_unlock(&st->lock);
-	free(old);
-	return 0;
-}
-
-size_t store_peak_procs(struct store *st, uint64_t *t_ns, struct store_peak_proc *out, size_t max)
-{
-	pthread_mutex_lock(&st->lock);
-	size_t n = st->npeak_procs;
-	if (out && max && n)
-		memcpy(out, st->peak_procs, (n < max ? n : max) * sizeof(*out));
-	if (t_ns)
-		*t_ns = st->peak_procs_t_ns;
-	pthread_mutex_unlock(&st->lock);
-	return n;
 }
 
 void store_summary_get(struct store *st, struct store_summary *out)

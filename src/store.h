@@ -316,18 +316,6 @@ size_t store_push_exec(struct store *st, const struct store_exec *ex);
  * the kernel told its name at the exit). */
 void store_exec_set_comm(struct store *st, size_t idx, const char comm[16]);
 
-/* One process's part in the peak sample: its PSS and RSS at that tick. */
-struct store_peak_proc {
-	uint64_t id; /* proc_rec.id */
-	uint64_t pss_kib, rss_kib;
-};
-/* Collector side: the processes that made up the peak sample (t_ns), set
- * when the peak moves. Returns 0 or -ENOMEM. */
-int store_peak_procs_set(struct store *st, uint64_t t_ns, const struct store_peak_proc *v, size_t n);
-/* Copies up to max of them into out and the peak's time into *t_ns (0:
- * none yet); returns how many there are. */
-size_t store_peak_procs(struct store *st, uint64_t *t_ns, struct store_peak_proc *out, size_t max);
-
 /* A live process's figures at a tick (a per-process sample): the collector
  * pushes one when a process is first published, when its PSS or RSS moved by
  * more than STORE_PS_MOVE of itself (and STORE_PS_MOVE_KIB), and at least every

@@ -199,7 +199,9 @@ static void test_sample_clock(void **state)
 /* The per-process samples pushed at ticks (collector_config.proc_samples):
  * every live process at its first tick, then only one whose RSS moved by more
  * than STORE_PS_MOVE (and STORE_PS_MOVE_KIB), and each at least every
- * STORE_PS_EVERY_NS, with the figures its record had then. */
+ * STORE_PS_EVERY_NS, with the figures its record had then; and when the
+ * peak moves, the PSS and RSS of each process in it that a sample does not
+ * hold yet (a process list at the peak shows them). */
 static void test_sample_proc_samples(void **state)
 {
 	(void)state;
@@ -207,11 +209,12 @@ static void test_sample_proc_samples(void **state)
 	struct store_proc_sample ps[16];
 	uint64_t cur = 0, pk = (uint64_t)procfs_page_kib(), t0 = f->now_ns;
 	uint64_t id2 = ptable_get(f->c->pt, P2)->rec.id;
-	/* P2 at 20000 pages, then 1% more (past STORE_PS_MOVE_KIB, short of
-	 * STORE_PS_MOVE), then 10% more */
-	const uint64_t rss[3] = {20000, 20200, 22000};
+	/* P2 at 20000 pages, then 1% less (past STORE_PS_MOVE_KIB, short of
+	 * STORE_PS_MOVE: the peak stays), then 10% more (a new peak), then 1%
+	 * more (a new peak too) */
+	const uint64_t rss[4] = {20000, 19800, 22000, 22200};
 
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		fp_stat(f, P2, &(struct fp_stat){.ppid = P1, .comm = "cc1", .minflt = 500 + (uint64_t)k,
 						  .majflt = 1, .utime_ticks = 20, .stime_ticks = 10,
 						  .threads = 3, .start_ticks = 20, .rss_pages = rss[k]});
@@ -237,15 +240,22 @@ static void test_sample_proc_samples(void **state)
 			assert_int_equal(store_proc_samples(f->st, &cur, ps, 16, NULL), 0);
 			continue;
 		}
+		/* a sample of its own (the figures at the peak are its) */
 		assert_int_equal(store_proc_samples(f->st, &cur, ps, 16, NULL), 1);
 		assert_int_equal(ps[0].id, id2);
 		assert_int_equal(ps[0].t_ns, f->now_ns);
-		assert_int_equal(ps[0].rss_kib, rss[2] * pk);
-		assert_int_equal(ps[0].minflt, 502);
+		assert_int_equal(ps[0].rss_kib, rss[k] * pk);
+		if (k == 2) {
+			assert_int_equal(ps[0].minflt, 502);
+			assert_true(ps[0].valid & PROC_V_CPU);
+		} else { /* moved too little for one: the peak's figures alone */
+			assert_int_equal(ps[0].valid, PROC_V_PSS | PROC_V_RSS);
+			assert_int_equal(ps[0].minflt, 0);
+		}
 	}
 	/* a second after its last one, each has one more, moved or not: P1
 	 * now, P2 (sampled later) not yet */
-	f->now_ns = t0 + 1000000000ull;
+	f->now_ns = t0 + 1000000000ull + 100000000;
 	collector_tick(f->c);
 	assert_int_equal(store_proc_samples(f->st, &cur, ps, 16, NULL), 1);
 	assert_int_equal(ps[0].id, ptable_get(f->c->pt, P1)->rec.id);

@@ -162,39 +162,6 @@ static void test_defaults_and_empty(void **state)
 
 /* The peak's processes: none at first, then exactly what was set last,
  * copied (the caller's array may change), cut to the reader's room. */
-static void test_peak_procs(void **state)
-{
-	(void)state;
-	struct store *st = store_new(NULL);
-	struct store_peak_proc v[3] = {{7, 100, 120}, {9, 2048, 2100}, {12, 5, 6}}, out[3];
-	uint64_t t = 1;
-
-	assert_non_null(st);
-	assert_int_equal(store_peak_procs(st, &t, out, 3), 0);
-	assert_int_equal(t, 0);
-	assert_int_equal(store_peak_procs_set(st, 5000, v, 3), 0);
-	v[0].pss_kib = 1; /* a copy was kept */
-	memset(out, 0, sizeof(out));
-	assert_int_equal(store_peak_procs(st, &t, out, 3), 3);
-	assert_int_equal(t, 5000);
-	assert_int_equal(out[0].id, 7);
-	assert_int_equal(out[0].pss_kib, 100);
-	assert_int_equal(out[1].id, 9);
-	assert_int_equal(out[1].rss_kib, 2100);
-	assert_int_equal(out[2].pss_kib, 5);
-	/* a new peak replaces it; a short reader gets the first ones and the count */
-	assert_int_equal(store_peak_procs_set(st, 9000, &v[1], 2), 0);
-	memset(out, 0, sizeof(out));
-	assert_int_equal(store_peak_procs(st, &t, out, 1), 2);
-	assert_int_equal(t, 9000);
-	assert_int_equal(out[0].id, 9);
-	assert_int_equal(out[1].id, 0);
-	assert_int_equal(store_peak_procs_set(st, 9500, NULL, 0), 0);
-	assert_int_equal(store_peak_procs(st, &t, out, 3), 0);
-	assert_int_equal(t, 9500);
-	store_free(st);
-}
-
 static void test_bad_config(void **state)
 {
 	(void)state;
@@ -1319,7 +1286,6 @@ int main(void)
 		cmocka_unit_test(test_summary_and_mem),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_two_writers),
-		cmocka_unit_test(test_peak_procs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
