@@ -1014,11 +1014,17 @@ void coll_pss_peak_procs(struct collector *c, uint64_t t_ns)
 	coll_base_ps_room(c, c->ps_n + n);
 	for (size_t j = 0; j < n && c->ps_n < c->ps_cap; j++) {
 		struct pentry *e = ptable_at(c->pt, c->mp_idx[j]);
-		if (e->ps_t_ns && e->ps_t_ns <= t_ns && e->ps_pss_kib == e->rec.pss_kib &&
-		    e->ps_rss_kib == e->rec.rss_kib)
+		uint32_t v = e->rec.valid & (PROC_V_PSS | PROC_V_RSS);
+		if (!v || (e->ps_t_ns && e->ps_t_ns <= t_ns && e->ps_pss_kib == e->rec.pss_kib &&
+			   e->ps_rss_kib == e->rec.rss_kib))
+			continue;
+		/* the store may hold a later sample of it (an earlier tick's
+		 * peak after its own instant): a sample goes in after its
+		 * process's last one, as a recording gives them back */
+		if (t_ns < c->ps_pushed_ns && e->ps_t_ns > t_ns)
 			continue;
 		c->ps[c->ps_n++] = (struct store_proc_sample){.id = e->rec.id, .t_ns = t_ns, .pss_kib = e->rec.pss_kib,
-							      .rss_kib = e->rec.rss_kib, .valid = PROC_V_PSS | PROC_V_RSS};
+							      .rss_kib = e->rec.rss_kib, .valid = v};
 		if (t_ns >= e->ps_t_ns) {
 			e->ps_t_ns = t_ns;
 			e->ps_pss_kib = e->rec.pss_kib;

@@ -115,6 +115,9 @@ static void read_wanted(struct collector *c)
 	c->rt.recheck_ns = clockns_now() + COLL_RSS_RECHECK_NS;
 	for (size_t i = 0; i < n; i++) {
 		struct procfs_rollup ro;
+		const struct pentry *e = ptable_get(c->pt, pids[i]);
+		if (!e || e->rec.end_ns || e->mm_gone)
+			continue; /* not the tree's, or gone: the walk's exit record may be on its way */
 		int fd = procfs_open_at(c->proc_root, pids[i], 0, "smaps_rollup");
 		if (fd < 0)
 			continue;
@@ -129,12 +132,31 @@ static void read_wanted(struct collector *c)
 	}
 }
 
+/* Reads the records up to now and lets them go: the interval's walk is
+ * broken (nothing until the tick), but the rings must not fill. */
+static void drain(struct collector *c, uint64_t now)
+{
+	const struct rsstrace_rec *r;
+	uint64_t lost = 0;
+	size_t n = rsstrace_read(c->rss, now, c->self, &r, &lost);
+
+	c->sum.rss_records += n;
+	c->sum.rss_lost += lost;
+	c->rt.lost += lost;
+}
+
 void coll_rss_wake(struct collector *c)
 {
-	if (!c->rss || !c->last_tick_ns || c->rt.broken)
+	if (!c->rss || !c->last_tick_ns)
 		return;
-	rsstrace_woken(c->rss);
-	if (take(c, coll_base_clock(c)) == 0)
+	/* a wake event's records, or a read's recheck due: else nothing new */
+	int due = rsstrace_woken(c->rss) || (c->rt.recheck_ns && clockns_now() >= c->rt.recheck_ns);
+	if (!due)
+		return;
+	c->rt.recheck_ns = 0;
+	if (c->rt.broken)
+		drain(c, coll_base_clock(c));
+	else if (take(c, coll_base_clock(c)) == 0)
 		read_wanted(c);
 }
 
@@ -155,6 +177,8 @@ void coll_rss_begin(struct collector *c, uint64_t now)
 	c->rt.reclaim = moved != c->rt.reclaim_seen;
 	c->rt.reclaim_seen = moved;
 	c->sum.rss_intervals++;
+	if (c->rt.broken)
+		drain(c, now);
 	if (c->rt.broken || take(c, now) < 0) {
 		c->rt.exits = (struct rssspan_exits){0, 0, 0, 0};
 		return;

@@ -265,6 +265,8 @@ static void tick_proc_samples(struct collector *c, uint64_t now)
 		sorted = c->ps[i].t_ns == now;
 	if (!sorted)
 		qsort(c->ps, c->ps_n, sizeof(*c->ps), cmp_ps_time);
+	if (c->ps_n && c->ps[c->ps_n - 1].t_ns > c->ps_pushed_ns)
+		c->ps_pushed_ns = c->ps[c->ps_n - 1].t_ns;
 	store_push_proc_samples(c->st, c->ps, c->ps_n);
 	c->ps_n = 0;
 }

@@ -139,6 +139,7 @@ struct collector {
 	struct coll_sample sm;  /* the sampling job's own (coll_sample.h) */
 	struct store_proc_sample *ps; /* a tick's per-process samples, pushed at its end */
 	size_t ps_n, ps_cap;
+	uint64_t ps_pushed_ns; /* the latest instant of a per-process sample pushed */
 	struct coll_top top;    /* the peak between samples (coll_top.h) */
 	struct coll_top_live *top_live; /* the counted processes at the last tick (mp_cap) */
 	struct pssmodel_proc *mp;

@@ -71,7 +71,7 @@ const struct recdb_sql_field recdb_sql_sum_fields[] = {
 	SUM(peak_bound_unknown, INT, 1), SUM(peak_exit_pid, INT, RECDB_SQL_PID_MAX),
 	SUM(peak_exit_tops, U32, U32M), SUM(rss_traced, INT, 1), SUM(peak_traced, INT, 1),
 	SUM(rss_records, U64, CNT), SUM(rss_lost, U64, CNT), SUM(rss_intervals, U64, CNT),
-	SUM(rss_complete, U64, CNT), SUM(rss_conflicts, U64, CNT),
+	SUM(rss_complete, U64, CNT), SUM(rss_conflicts, U64, CNT), SUM(rss_reads, U64, CNT),
 };
 const size_t recdb_sql_nsum_fields = sizeof(recdb_sql_sum_fields) / sizeof(recdb_sql_sum_fields[0]);
 

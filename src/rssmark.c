@@ -11,7 +11,15 @@ int rssmark_add(struct rssmarks *k, uint64_t t0_ns, uint64_t t1_ns, int32_t pid,
 		return -EINVAL;
 	if (k->n >= RSSMARK_MAX)
 		return -ENOSPC;
-	k->m[k->n++] = (struct rssmark){t0_ns, t1_ns, pid, priv_kib, 0, RSSMARK_PENDING};
+	k->m[k->n++] = (struct rssmark){t0_ns, t1_ns, pid, priv_kib, 0, RSSMARK_PENDING, 0};
+	return 0;
+}
+
+int rssmark_forked(const struct rssmarks *k, int32_t pid)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->m[i].pid == pid && k->m[i].forked)
+			return 1;
 	return 0;
 }
 
@@ -19,14 +27,22 @@ void rssmark_step(struct rssmarks *k, uint64_t t_ns, int32_t pid, int own, int m
 {
 	for (size_t i = 0; i < k->n; i++) {
 		struct rssmark *m = &k->m[i];
+		if (m->pid == pid && ended == RSSMARK_EXIT) {
+			/* its end, even one traced before the read: then the read
+			 * was of another process (its pid reused) */
+			m->state = RSSMARK_DONE;
+			continue;
+		}
 		if (m->state == RSSMARK_DONE || (m->state == RSSMARK_PENDING && t_ns <= m->t0_ns))
 			continue;
 		if (m->pid == pid && (ended || (!own && d > 0))) {
 			/* gone, or its pages now shared with a fork's child */
 			if (ended)
 				m->state = RSSMARK_DONE;
-			else
+			else {
 				m->dec_kib += (uint64_t)d;
+				m->forked = 1;
+			}
 		} else if (m->pid == pid && own) {
 			if (d < 0)
 				m->dec_kib += (uint64_t)-d;

@@ -19,6 +19,8 @@
 #define RSSMARK_MAX 16
 
 enum { RSSMARK_PENDING = 0, RSSMARK_ACTIVE = 1, RSSMARK_DONE = 2 };
+/* How a change ends a process's mm (rssmark_step's ended). */
+enum { RSSMARK_KEPT = 0, RSSMARK_EXEC = 1, RSSMARK_EXIT = 2 };
 
 struct rssmark {
 	uint64_t t0_ns, t1_ns;
@@ -26,6 +28,9 @@ struct rssmark {
 	uint64_t priv_kib;
 	uint64_t dec_kib; /* what may have left its private pages since t0 */
 	uint8_t state;
+	/* it forked after the read: a child of its pages met at no record of
+	 * its own would count them twice in a backward floor before the fork */
+	uint8_t forked;
 };
 
 struct rssmarks {
@@ -37,9 +42,13 @@ struct rssmarks {
  * RSSMARK_MAX of them (the read is not used), -EINVAL for a bad span. */
 int rssmark_add(struct rssmarks *k, uint64_t t0_ns, uint64_t t1_ns, int32_t pid, uint64_t priv_kib);
 /* A traced change at t_ns: by process pid (own: in its own mm; member the
- * counter, d its change), or its mm gone (ended: an exit, or an exec's
- * switch to a new mm). */
+ * counter, d its change), or its mm gone (ended: RSSMARK_EXIT, or
+ * RSSMARK_EXEC, an exec's switch to a new mm). An exit ends its process's
+ * reads taken after it too (of another process given its pid). */
 void rssmark_step(struct rssmarks *k, uint64_t t_ns, int32_t pid, int own, int member, int64_t d, int ended);
+/* Whether pid's reads are of no use to a backward floor (it forked after
+ * one). */
+int rssmark_forked(const struct rssmarks *k, int32_t pid);
 /* The pending read whose span ended before t_ns (made active by the call),
  * or NULL when none. */
 struct rssmark *rssmark_due(struct rssmarks *k, uint64_t t_ns);

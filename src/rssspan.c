@@ -508,7 +508,8 @@ static void marks_step(struct rssspan *s, const struct rsstrace_rec *r, struct s
 {
 	if (!s->marks.n)
 		return;
-	rssmark_step(&s->marks, r->t_ns, x->pid, x->own, r->member, x->d, x->exit || x->switched);
+	rssmark_step(&s->marks, r->t_ns, x->pid, x->own, r->member, x->d,
+		     x->exit ? RSSMARK_EXIT : x->switched ? RSSMARK_EXEC : RSSMARK_KEPT);
 	const struct rssmark *b = rssmark_best(&s->marks);
 	if (b) {
 		x->rd_pid = b->pid;
@@ -564,7 +565,7 @@ static int room(struct rssspan *s, size_t n)
 {
 	if (s->nst + n <= s->stcap)
 		return 0;
-	size_t cap = s->nst + n;
+	size_t cap = (s->nst + n) * 2;
 	struct step *st = realloc(s->st, cap * sizeof(*st));
 	if (!st)
 		return -ENOMEM;
@@ -617,6 +618,7 @@ int rssspan_forward(struct rssspan *s, const struct rsstrace_rec *r, size_t n, c
 	s->over_kib = in->over_kib;
 	s->open_ns = in->open_ns;
 	s->marks.n = 0;
+	s->nwant = 0;
 	s->iv++;
 	s->iv_blind = 0;
 	s->nst = 0;
@@ -655,6 +657,10 @@ int rssspan_more(struct rssspan *s, const struct rsstrace_rec *r, size_t n, stru
 
 int rssspan_read(struct rssspan *s, uint64_t t0_ns, uint64_t t1_ns, int32_t pid, uint64_t priv_kib)
 {
+	/* of a process the walk has alive: one it saw end was not read */
+	const struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)pid + 1, 0);
+	if (!p || p->exit_iv)
+		return -ESRCH;
 	return rssmark_add(&s->marks, t0_ns, t1_ns, pid, priv_kib);
 }
 
@@ -832,7 +838,7 @@ static void walk_back(struct rssspan *s, const struct rssspan_in *in, const stru
  * of it past its process's part there. */
 static uint64_t mark_back(struct rssspan *s, const struct step *x)
 {
-	if (!x->rd_pid)
+	if (!x->rd_pid || rssmark_forked(&s->marks, x->rd_pid))
 		return 0;
 	const struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)x->rd_pid + 1, 0);
 	uint64_t part = p && p->iv == s->iv ? back_part(p) : 0;

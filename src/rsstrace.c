@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,8 +48,10 @@ struct ring {
 };
 
 /* The wake event's filter (the tracepoint's own fields: a process's own
- * file or shared-memory pages, once it has many, not spacetime's) and its
- * ring. */
+ * file or shared-memory pages, once it has many, not spacetime's main
+ * thread; common_pid is a thread's id, and the threads spacetime starts
+ * later inherit the event: a page fault of theirs in a file mapping past
+ * the size is a record too, a spurious wakeup at worst) and its ring. */
 #define RSSTRACE_WAKE_FILTER "curr == 1 && (member == 0 || member == 3) && size >= %llu && common_pid != %d"
 #define RSSTRACE_WAKE_MIN_BYTES (8ull << 20)
 #define RSSTRACE_WAKE_PAGES 1
@@ -154,6 +159,63 @@ int rsstrace_decode(const struct rsstrace_fmt *f, const unsigned char *raw, size
 	return 0;
 }
 
+/* Copies file path to fd (a child's: system calls only). */
+static void copy_to(const char *path, int fd, char *buf, size_t cap)
+{
+	int in = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (in < 0)
+		return;
+	while ((n = read(in, buf, cap)) > 0)
+		if (write(fd, buf, (size_t)n) != n)
+			break;
+	close(in);
+}
+
+/* The same from a tracefs no one else sees, where none is mounted (a
+ * container's /sys): a child in a mount namespace of its own (root's
+ * CAP_SYS_ADMIN) mounts it, writes the id and the format down a pipe and
+ * ends; the machine's mounts stay as they were. */
+static int tp_read_private(const char *name, char *fmt, size_t cap, long *id)
+{
+	char idp[160], fp[160], buf[512], *all = malloc(cap + 32);
+	int pfd[2];
+	size_t got = 0;
+	ssize_t n;
+
+	snprintf(idp, sizeof(idp), "/sys/kernel/tracing/events/%s/id", name);
+	snprintf(fp, sizeof(fp), "/sys/kernel/tracing/events/%s/format", name);
+	if (!all || pipe2(pfd, O_CLOEXEC) < 0) {
+		free(all);
+		return -ENOENT;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+		    mount("tracefs", "/sys/kernel/tracing", "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) {
+			copy_to(idp, pfd[1], buf, sizeof(buf));
+			copy_to(fp, pfd[1], buf, sizeof(buf));
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	while (pid > 0 && got < cap + 31 && (n = read(pfd[0], all + got, cap + 31 - got)) > 0)
+		got += (size_t)n;
+	close(pfd[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	all[got] = '\0';
+	char *end = NULL;
+	*id = strtol(all, &end, 10);
+	int ok = end && end != all && *end == '\n' && *id > 0 && strlen(end + 1) > 0;
+	if (ok)
+		snprintf(fmt, cap, "%s", end + 1);
+	free(all);
+	return ok ? 0 : -ENOENT;
+}
+
 /* A tracepoint's id and its format ("kmem/rss_stat"), from tracefs. */
 static int tp_read(const char *name, char *fmt, size_t cap, long *id)
 {
@@ -184,6 +246,8 @@ static int tp_read(const char *name, char *fmt, size_t cap, long *id)
 		fmt[n] = '\0';
 		return 0;
 	}
+	if (err == -ENOENT && tp_read_private(name, fmt, cap, id) == 0)
+		return 0;
 	return err;
 }
 
@@ -497,15 +561,19 @@ size_t rsstrace_fds(const struct rsstrace *t, int *fds, size_t max)
 	return n;
 }
 
-void rsstrace_woken(struct rsstrace *t)
+int rsstrace_woken(struct rsstrace *t)
 {
+	int any = 0;
+
 	for (size_t i = 0; t && i < t->nrings; i++) {
 		struct perf_event_mmap_page *h = t->rings[i].wbase;
 		if (t->rings[i].wfd < 0)
 			continue;
 		uint64_t head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
+		any |= head != h->data_tail;
 		__atomic_store_n(&h->data_tail, head, __ATOMIC_RELEASE);
 	}
+	return any;
 }
 
 void rsstrace_close(struct rsstrace *t)

@@ -74,8 +74,9 @@ size_t rsstrace_read(struct rsstrace *t, uint64_t until_ns, pid_t self, const st
  * a large library, wakes the collector between ticks; anonymous pages and
  * a fork's copies wake nobody). Returns how many. */
 size_t rsstrace_fds(const struct rsstrace *t, int *fds, size_t max);
-/* Empties the wake events' rings (their records tell nothing more). */
-void rsstrace_woken(struct rsstrace *t);
+/* Empties the wake events' rings (their records tell nothing more);
+ * returns whether any held records. */
+int rsstrace_woken(struct rsstrace *t);
 /* Stops tracing (every inherited copy with it) and frees t. NULL is fine. */
 void rsstrace_close(struct rsstrace *t);
 /* Why the trace could not be opened, in words a user can act on. */

@@ -332,8 +332,8 @@ static void read_store(struct store *st)
 	struct sample smp[64];
 	struct store_event ev[64];
 	struct bucket bk[128];
-	struct store_peak_proc pk[16];
-	uint64_t cur = 0, dropped, t0, t1, pt;
+	struct store_proc_sample ps[16];
+	uint64_t cur = 0, dropped, t0, t1;
 	size_t n, total;
 
 	store_summary_get(st, &sum);
@@ -347,7 +347,9 @@ static void read_store(struct store *st)
 	cur = 0;
 	while ((n = store_events(st, &cur, ev, 64, &dropped)) > 0)
 		FUZZ_CHECK(n <= 64);
-	store_peak_procs(st, &pt, pk, 16);
+	cur = 0;
+	while ((n = store_proc_samples(st, &cur, ps, 16, &dropped)) > 0)
+		FUZZ_CHECK(n <= 16);
 
 	for (int which = STORE_PROCS_ALL; which <= STORE_PROCS_EXITED; which++) {
 		total = store_procs(st, which, NULL, 0);

@@ -775,6 +775,102 @@ static void test_read_then_shared(void **state)
 	rssspan_free(s);
 }
 
+/* The opening interval of the two tests below: 101 at 40 MiB of its own. */
+static void open_101(struct rssspan *s, struct recs *x)
+{
+	struct rssspan_out o;
+	put(x, 1, 101, 11, 1, RSSTRACE_ANON, 40 * MIB);
+	struct rssspan_live l0[] = {{101, 40 * MIB, 0}};
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 40 * MIB,
+				 .hi_now_kib = 40 * MIB, .live = l0, .nlive = 1};
+	assert_int_equal(rssspan_interval(s, x->r, x->n, &in0, &o), 0);
+	x->n = 0;
+}
+
+/* 102 (2 MiB of its own, 30 of a file) exits at 41 ms; a read at 42-43 ms
+ * of its pid finds 60 MiB: another process's (the pid reused), not the
+ * tree's. Its exit's record taken in after the read ends the read; taken in
+ * before, the read is refused. 101 forked 103 and 105 with no record of
+ * their own (the tree's RSS sum is three times its PSS, so the bound does
+ * not catch it). The floor never passes the truth, 72 MiB. */
+static void test_read_of_pid_gone(void **state)
+{
+	(void)state;
+	for (int exit_first = 0; exit_first <= 1; exit_first++) {
+		struct rssspan *s = rssspan_new();
+		struct recs x = {.n = 0};
+		struct rssspan_out o;
+		struct rssspan_exits ex;
+		open_101(s, &x);
+		put(&x, 5, 101, 13, 0, RSSTRACE_ANON, 40 * MIB);
+		put(&x, 5, 101, 15, 0, RSSTRACE_ANON, 40 * MIB);
+		put(&x, 10, 102, 12, 1, RSSTRACE_ANON, 2 * MIB);
+		map_file(&x, 102, 12, 11, 40, 0, 30 * MIB);
+		struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 0,
+					.lo_prev_kib = 40 * MIB, .hi_prev_kib = 40 * MIB};
+		if (exit_first)
+			bye(&x, 41, 102);
+		assert_int_equal(rssspan_forward(s, x.r, x.n, &in, &ex), 0);
+		x.n = 0;
+		assert_int_equal(rssspan_read(s, 42 * MS, 43 * MS, 102, 60 * MIB), exit_first ? -ESRCH : 0);
+		if (!exit_first)
+			bye(&x, 41, 102); /* before the read, taken in after it */
+		put(&x, 50, 101, 11, 1, RSSTRACE_ANON, 40 * MIB + 4);
+		assert_int_equal(rssspan_more(s, x.r, x.n, NULL), 0);
+		struct rssspan_live live[] = {{101, 14 * MIB, 0}, {103, 13 * MIB, 0}, {105, 13 * MIB, 0}};
+		in.now_lo_ok = 1;
+		in.lo_now_kib = 40 * MIB;
+		in.live = live;
+		in.nlive = 3;
+		assert_int_equal(rssspan_backward(s, &in, &o), 0);
+		if (o.floor_ok)
+			assert_true(o.floor_kib <= 72 * MIB + 8);
+		rssspan_free(s);
+	}
+}
+
+/* 102 read at 42-43 ms (32 MiB private: 30 of a file, 2 anonymous) forks
+ * 104 at 50 ms, which makes no record of its own; the closing tick counts
+ * 102 and 104 at 16 MiB each. Before the fork, a backward floor would count
+ * 104's share of 102's pages and the read's whole 32 MiB: the read is of
+ * no use to it. The tree holds 72 MiB from 40 ms on: the floor stays
+ * within it, with the read or without. */
+static void test_read_then_fork(void **state)
+{
+	(void)state;
+	for (int rd = 0; rd <= 1; rd++) {
+		struct rssspan *s = rssspan_new();
+		struct recs x = {.n = 0};
+		struct rssspan_out o;
+		struct rssspan_exits ex;
+		open_101(s, &x);
+		put(&x, 5, 101, 13, 0, RSSTRACE_ANON, 40 * MIB);
+		put(&x, 10, 102, 12, 1, RSSTRACE_ANON, 2 * MIB);
+		map_file(&x, 102, 12, 11, 40, 0, 30 * MIB);
+		struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 0,
+					.lo_prev_kib = 40 * MIB, .hi_prev_kib = 40 * MIB};
+		assert_int_equal(rssspan_forward(s, x.r, x.n, &in, &ex), 0);
+		x.n = 0;
+		if (rd)
+			assert_int_equal(rssspan_read(s, 42 * MS, 43 * MS, 102, 32 * MIB), 0);
+		put(&x, 50, 102, 14, 0, RSSTRACE_FILE, 30 * MIB); /* the fork's copies */
+		put(&x, 50, 102, 14, 0, RSSTRACE_ANON, 2 * MIB);
+		put(&x, 60, 101, 11, 1, RSSTRACE_ANON, 40 * MIB + 4);
+		assert_int_equal(rssspan_more(s, x.r, x.n, NULL), 0);
+		struct rssspan_live live[] = {
+			{101, 20 * MIB, 0}, {103, 20 * MIB, 0}, {102, 16 * MIB, 0}, {104, 16 * MIB, 0}};
+		in.now_lo_ok = 1;
+		in.lo_now_kib = 72 * MIB;
+		in.live = live;
+		in.nlive = 4;
+		assert_int_equal(rssspan_backward(s, &in, &o), 0);
+		if (o.floor_ok)
+			assert_true(o.floor_kib <= 72 * MIB + 8);
+		rssspan_free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -796,6 +892,8 @@ int main(void)
 		cmocka_unit_test(test_fmt_parse),
 		cmocka_unit_test(test_read_private_file),
 		cmocka_unit_test(test_read_then_shared),
+		cmocka_unit_test(test_read_of_pid_gone),
+		cmocka_unit_test(test_read_then_fork),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
