@@ -697,17 +697,23 @@ static void read_setup(struct rssspan *s, struct recs *x)
 	x->n = 0;
 }
 
-/* The interval's close: 101 read at 40 MiB again, 102 gone. */
-static void read_close(struct rssspan *s, struct recs *x, struct rssspan_out *o, int also_103)
+/* The interval's close: 101 read at 40 MiB again (no floor from the
+ * closing tick when fwd_only: the forward walk's alone), 102 gone. */
+static void read_close_fwd(struct rssspan *s, struct recs *x, struct rssspan_out *o, int also_103, int fwd_only)
 {
 	struct rssspan_live live[] = {{101, 40 * MIB, 0}, {103, 30 * MIB, 0}};
 	struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
-				.lo_prev_kib = 40 * MIB, .hi_prev_kib = 40 * MIB, .now_lo_ok = 1, .now_hi_ok = 1,
+				.lo_prev_kib = 40 * MIB, .hi_prev_kib = 40 * MIB, .now_lo_ok = !fwd_only, .now_hi_ok = 1,
 				.lo_now_kib = (also_103 ? 70 : 40) * MIB, .hi_now_kib = (also_103 ? 70 : 40) * MIB,
 				.live = live, .nlive = also_103 ? 2 : 1};
 	sorted(x);
 	assert_int_equal(rssspan_more(s, x->r, x->n, NULL), 0);
 	assert_int_equal(rssspan_backward(s, &in, o), 0);
+}
+
+static void read_close(struct rssspan *s, struct recs *x, struct rssspan_out *o, int also_103)
+{
+	read_close_fwd(s, x, o, also_103, 0);
 }
 
 /* A process that maps a file of its own and exits at its top between two
@@ -718,7 +724,8 @@ static void read_close(struct rssspan *s, struct recs *x, struct rssspan_out *o,
 static void test_read_private_file(void **state)
 {
 	(void)state;
-	for (int reads = 0; reads <= 2; reads++) {
+	for (int k = 0; k < 6; k++) {
+		int reads = k % 3, fwd_only = k >= 3; /* fwd_only: the forward walk's floor alone */
 		struct rssspan *s = rssspan_new();
 		struct recs x = {.n = 0};
 		struct rssspan_out o;
@@ -739,7 +746,7 @@ static void test_read_private_file(void **state)
 		}
 		put(&x, 50, 101, 11, 1, RSSTRACE_ANON, 40 * MIB); /* a record after the read */
 		bye(&x, 60, 102);
-		read_close(s, &x, &o, 0);
+		read_close_fwd(s, &x, &o, 0, fwd_only);
 		assert_true(o.floor_ok);
 		assert_false(o.conflict);
 		if (reads)
