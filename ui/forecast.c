@@ -223,8 +223,14 @@ static int line(struct fc *f, unsigned slots)
 	return 0;
 }
 
-/* The lines: -j N alone or 1 .. 2 x cores, then the recorded -j where it is
- * not among them. Returns 0 or the exit status. */
+static int by_slots(const void *x, const void *y)
+{
+	const struct forecast_result *a = x, *b = y;
+	return (a->slots > b->slots) - (a->slots < b->slots);
+}
+
+/* The lines, by -j: -j N alone or 1 .. 2 x cores, and the recorded -j.
+ * Returns 0 or the exit status. */
 static int lines(const struct fopts *o, struct fc *f, unsigned cores)
 {
 	unsigned lo = o->jobs ? o->jobs : 1, hi = o->jobs ? o->jobs : 2 * cores;
@@ -233,18 +239,15 @@ static int lines(const struct fopts *o, struct fc *f, unsigned cores)
 	if (hi > FORECAST_LINES - 2)
 		hi = FORECAST_LINES - 2;
 	f->recorded_slots = f->in->recorded_slots ? f->in->recorded_slots : all_slots(f);
-	f->recorded = -1;
-	for (unsigned n = lo; n <= hi; n++) {
-		if (n == f->recorded_slots)
-			f->recorded = (int)f->nres;
+	for (unsigned n = lo; n <= hi; n++)
 		if ((r = line(f, n)) != 0)
 			return r;
-	}
-	if (f->recorded < 0) {
-		f->recorded = (int)f->nres;
-		if ((r = line(f, f->recorded_slots)) != 0)
-			return r;
-	}
+	if ((f->recorded_slots < lo || f->recorded_slots > hi) && (r = line(f, f->recorded_slots)) != 0)
+		return r;
+	qsort(f->res, f->nres, sizeof(f->res[0]), by_slots);
+	for (size_t k = 0; k < f->nres; k++)
+		if (f->res[k].slots == f->recorded_slots)
+			f->recorded = (int)k;
 	return 0;
 }
 
