@@ -342,8 +342,8 @@ static void notes_of(const struct fc *f, struct notes *nt)
 	NOTE(nt, "file-backed pages: %.0f%% of the jobs' PSS; copies of one program running at once share them "
 		 "(counted once)", in->file_share * 100);
 	if (in->unknown_pss)
-		NOTE(nt, "%zu processes of the jobs had no PSS read (gone between two samples): counted as 0",
-		     in->unknown_pss);
+		NOTE(nt, "%zu process%s of the jobs had no PSS read (gone between two samples): counted as 0",
+		     in->unknown_pss, in->unknown_pss == 1 ? "" : "es");
 	if (in->dropped_samples)
 		NOTE(nt, "%" PRIu64 " per-process samples were let go of when the run was loaded: their processes' "
 			 "curves are the peaks alone", in->dropped_samples);
