@@ -134,21 +134,26 @@ static int model_curves(struct forecast_rec *fr, struct forecast_tree *t, const 
 	return 0;
 }
 
-/* The jobs' names and programs (their heaviest processes'). Returns 0 or
- * -ENOMEM. */
+static int by_comm(const void *x, const void *y, void *arg)
+{
+	const char (*comm)[17] = arg;
+	return strcmp(comm[*(const size_t *)x], comm[*(const size_t *)y]);
+}
+
+/* The jobs' names and programs (their heaviest processes'; a program's
+ * jobs share an id). Returns 0 or -ENOMEM. */
 static int model_names(struct forecast_rec *fr, struct forecast_tree *t)
 {
 	char *buf = NULL;
-	size_t cap = 0;
+	size_t cap = 0, n = 0;
 	char (*comm)[17] = malloc((t->nj + 1) * sizeof(*comm));
-	uint32_t *ix = malloc((t->nj + 1) * sizeof(*ix));
+	size_t *ix = malloc((t->nj + 1) * sizeof(*ix));
 
 	if (!(fr->names = calloc(t->nj + 1, sizeof(*fr->names))) || !comm || !ix) {
 		free(comm);
 		free(ix);
 		return -ENOMEM;
 	}
-	uint32_t nprogs = 0;
 	for (size_t j = 0; j < t->nj; j++) {
 		const struct forecast_tree_job *fj = &t->jobs[j];
 		comm[j][0] = 0;
@@ -157,16 +162,16 @@ static int model_names(struct forecast_rec *fr, struct forecast_tree *t)
 		const struct proc_rec *h = &t->p[fj->heavy];
 		export_proc_job(t->st, h, &buf, &cap, fr->names[j], sizeof(fr->names[j]));
 		snprintf(comm[j], sizeof(comm[j]), "%.16s", h->comm);
-		/* a program's id: the first job of that name's */
-		uint32_t id = nprogs;
-		for (size_t q = 0; q < j && id == nprogs; q++)
-			if (t->jobs[q].root != FORECAST_TREE_NONE && !strcmp(comm[q], comm[j]))
-				id = ix[q];
-		ix[j] = id;
-		nprogs += id == nprogs;
-		fr->jobs[j].prog = id;
+		ix[n++] = j;
 	}
-	fr->model.nprogs = nprogs ? nprogs : 1;
+	qsort_r(ix, n, sizeof(*ix), by_comm, comm);
+	uint32_t id = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (k && strcmp(comm[ix[k]], comm[ix[k - 1]]))
+			id++;
+		fr->jobs[ix[k]].prog = id;
+	}
+	fr->model.nprogs = id + 1;
 	free(buf);
 	free(comm);
 	free(ix);
