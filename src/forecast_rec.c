@@ -15,6 +15,7 @@
 #include "cglimit.h"
 #include "export_jobs.h"
 #include "forecast_curve.h"
+#include "forecast_match.h"
 #include "forecast_tree.h"
 #include "memwarn.h"
 
@@ -178,8 +179,22 @@ static int model_names(struct forecast_rec *fr, struct forecast_tree *t)
 	return 0;
 }
 
+/* The dependencies the other recordings show, carried over. Returns 0 or
+ * -ENOMEM. */
+static int model_more(struct forecast_rec *fr, struct forecast_tree *t, struct store *const *more, size_t nmore)
+{
+	for (size_t i = 0; i < nmore; i++) {
+		ssize_t k = forecast_match_deps(t, (const char(*)[JOBNAME_MAX + 1])fr->names, more[i], FR_DEP_WINDOW_NS);
+		if (k < 0)
+			return (int)k;
+		fr->info.ndeps_runs += (size_t)k;
+	}
+	return 0;
+}
+
 /* The model of the tree's jobs, in fr. Returns 0 or -ENOMEM. */
-static int model_of(struct forecast_rec *fr, struct forecast_tree *t, const struct forecast_curve *c)
+static int model_of(struct forecast_rec *fr, struct forecast_tree *t, const struct forecast_curve *c,
+		    struct store *const *more, size_t nmore)
 {
 	if (!(fr->jobs = calloc(t->nj + 1, sizeof(*fr->jobs))))
 		return -ENOMEM;
@@ -196,7 +211,8 @@ static int model_of(struct forecast_rec *fr, struct forecast_tree *t, const stru
 	fr->model.step_ns = step_of(t);
 	fr->model.cores = 1;
 	int r;
-	if ((r = model_deps(fr, t)) < 0 || (r = model_names(fr, t)) < 0 || (r = model_curves(fr, t, c)) < 0)
+	if ((r = model_names(fr, t)) < 0 || (r = model_more(fr, t, more, nmore)) < 0 || (r = model_deps(fr, t)) < 0 ||
+	    (r = model_curves(fr, t, c)) < 0)
 		return r;
 	return forecast_tree_shares(t, c, fr->jobs, fr->model.step_ns, fr->model.nprogs, &fr->model.tool_kib,
 			    &fr->info.file_share);
@@ -221,7 +237,7 @@ static void model_times(struct forecast_rec *fr, const struct forecast_tree *t)
 	fr->info.measured_peak_kib = t->sum.peak.pss_kib;
 }
 
-int forecast_rec_build(struct store *st, struct forecast_rec **out)
+int forecast_rec_build(struct store *st, struct store *const *more, size_t nmore, struct forecast_rec **out)
 {
 	struct forecast_rec *fr = calloc(1, sizeof(*fr));
 	struct forecast_tree *t = NULL;
@@ -237,7 +253,7 @@ int forecast_rec_build(struct store *st, struct forecast_rec **out)
 		r = -errno;
 		goto out;
 	}
-	if ((r = model_of(fr, t, c)) < 0)
+	if ((r = model_of(fr, t, c, more, nmore)) < 0)
 		goto out;
 	model_times(fr, t);
 	fr->info.njobs = t->njobs;

@@ -11,7 +11,8 @@
  *
  * Dependencies: a -j1 recording shows none (each job follows the one
  * before), so the jobs under one make are taken as independent. At -jN a
- * job that started as another ended, while a slot was free, waited on it.
+ * job that started as another ended, while a slot was free, waited on it;
+ * other recordings of the same build at -jN add theirs.
  *
  * The recorded -j: the outermost tool's command line (-jN, -j N, --jobs=N,
  * a MAKEFLAGS=... word before it), else the most jobs that ran at once.
@@ -42,6 +43,7 @@ enum forecast_slots_from {
 struct forecast_rec_info {
 	size_t njobs;             /* jobs (barriers not counted) */
 	size_t ndeps_seen;        /* dependencies read from a -jN recording */
+	size_t ndeps_runs;        /* and carried over from the other recordings */
 	size_t nbarriers;         /* sub-makes a recipe ran one after another */
 	unsigned recorded_slots;  /* the recorded -j (0: unlimited, -j alone) */
 	int slots_from;           /* enum forecast_slots_from */
@@ -57,9 +59,11 @@ struct forecast_rec_info {
 	uint64_t measured_peak_kib, measured_wall_ns;
 };
 
-/* The forecast's job list of the recorded run in st. Returns 0, -ENODATA
- * (no job: no process ran under the command) or -ENOMEM. */
-int forecast_rec_build(struct store *st, struct forecast_rec **out);
+/* The forecast's job list of the recorded run in st, with the
+ * dependencies the recorded runs more[0..nmore) of the same build show
+ * (forecast_match.h). Returns 0, -ENODATA (no job: no process ran under
+ * the command) or -ENOMEM. */
+int forecast_rec_build(struct store *st, struct store *const *more, size_t nmore, struct forecast_rec **out);
 void forecast_rec_free(struct forecast_rec *fr);
 /* The model (cores 1: the caller sets its own in a copy). */
 const struct forecast_model *forecast_rec_model(const struct forecast_rec *fr);

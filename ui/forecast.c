@@ -27,10 +27,14 @@
 /* -j lines at most (-j1 .. -j(2 x cores), the recorded one, the most useful). */
 #define FORECAST_LINES 72
 #define FORECAST_MARGIN_PCT 10.0
+/* Other recordings whose dependencies are taken (--deps) at most. */
+#define FORECAST_DEPS_MAX 8
 
 /* The options of forecast. */
 struct fopts {
 	const char *db, *run;  /* --db, the run (default last) */
+	const char *deps[FORECAST_DEPS_MAX]; /* --deps RUN: other recordings of the build */
+	size_t ndeps;
 	unsigned jobs;         /* -j N (0: the range) */
 	unsigned cores;        /* --cores (0: this machine's) */
 	uint64_t ram_kib;      /* --ram (0: the cgroup's or the machine's) */
@@ -46,6 +50,9 @@ struct fc {
 	struct runs_row row;
 	struct forecast_rec *fr;
 	const struct forecast_rec_info *in;
+	struct run *more[FORECAST_DEPS_MAX]; /* the --deps runs */
+	struct runs_row more_row[FORECAST_DEPS_MAX];
+	size_t nmore;
 	struct forecast_model m;
 	struct forecast_result res[FORECAST_LINES];
 	size_t nres;
@@ -70,7 +77,7 @@ static int forecast_die(const char *what, const char *arg)
 static void forecast_usage(FILE *f)
 {
 	fputs("usage: spacetime forecast [RUN] [-j N] [--ram SIZE] [--margin PCT] [--cores N]\n"
-	      "                          [--db FILE] [--format text|markdown|json]\n"
+	      "                          [--deps RUN]... [--db FILE] [--format text|markdown|json]\n"
 	      "Replays a recorded build (RUN: an id, last (the default), last~N, a recording\n"
 	      "file or FILE:ID, as compare takes them) through N job slots, as make and ninja\n"
 	      "run it, on this machine's cores, and prints for each N the predicted peak PSS,\n"
@@ -82,6 +89,8 @@ static void forecast_usage(FILE *f)
 	      "                   largest -j whose peak plus the margin fits\n"
 	      "  --margin PCT     the margin over the predicted peak (default 10%)\n"
 	      "  --cores N        the CPUs the jobs share (default: this machine's)\n"
+	      "  --deps RUN       another recording of the build (at -jN): the dependencies it\n"
+	      "                   shows are added, its jobs matched as compare matches them\n"
 	      "Jobs, dependencies and the model's assumptions: see README, Forecasting -j.\n"
 	      "Exit status: 0; 1 when --ram was given and no -j tried fits (with -j N: N\n"
 	      "does not); 2 for a usage error or a run that cannot be read or forecast.\n",
@@ -138,6 +147,11 @@ static int parse_opt(int c, const char *arg, struct fopts *o)
 		if ((r = parse_margin(arg, &o->margin_pct)) != 0)
 			return r;
 		break;
+	case 'D':
+		if (o->ndeps == FORECAST_DEPS_MAX)
+			return forecast_die("too many --deps ('%s'): 8 at most", arg);
+		o->deps[o->ndeps++] = arg;
+		break;
 	case 'F':
 		o->fmt = !strcmp(arg, "text") ? 0 : !strcmp(arg, "markdown") ? 1 : !strcmp(arg, "json") ? 2 : -1;
 		if (o->fmt < 0)
@@ -154,7 +168,8 @@ static int parse(int argc, char **argv, struct fopts *o)
 		{"db", required_argument, NULL, 'd'},     {"jobs", required_argument, NULL, 'j'},
 		{"ram", required_argument, NULL, 'r'},    {"margin", required_argument, NULL, 'm'},
 		{"cores", required_argument, NULL, 'c'},  {"format", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},         {0},
+		{"deps", required_argument, NULL, 'D'},   {"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	int c, r;
 
@@ -176,19 +191,37 @@ static int parse(int argc, char **argv, struct fopts *o)
 	return -1;
 }
 
-/* Opens the run, refuses one still recorded, builds its job list. Returns
- * 0 or the exit status (said in one line). */
-static int open_run(const struct fopts *o, struct fc *f)
+/* Opens the run sel names into *run and *row, refusing one still being
+ * recorded. Returns 0 or the exit status (said in one line). */
+static int open_one(const struct fopts *o, const char *sel, struct run **run, struct runs_row *row, char *path,
+		    size_t cap)
 {
-	int r = compare_open_run(o->run, o->db, &f->run, &f->row, f->path, sizeof(f->path));
+	int r = compare_open_run(sel, o->db, run, row, path, cap);
 	if (r)
 		return r;
-	if (f->row.unfinished && run_recording_live(f->row.updated_wall_ns)) {
+	if (row->unfinished && run_recording_live(row->updated_wall_ns)) {
 		fprintf(stderr, "spacetime: run %" PRId64 " of %s is still being recorded: forecast it once it has ended\n",
-			f->row.id, f->path);
+			row->id, path);
 		return FORECAST_EXIT_USAGE;
 	}
-	r = forecast_rec_build(run_store(f->run), &f->fr);
+	return 0;
+}
+
+/* Opens the run and the --deps runs, builds its job list. Returns 0 or the
+ * exit status (said in one line). */
+static int open_run(const struct fopts *o, struct fc *f)
+{
+	struct store *more[FORECAST_DEPS_MAX];
+	char path[4096];
+	int r = open_one(o, o->run, &f->run, &f->row, f->path, sizeof(f->path));
+
+	for (size_t i = 0; r == 0 && i < o->ndeps; i++, f->nmore++) {
+		r = open_one(o, o->deps[i], &f->more[i], &f->more_row[i], path, sizeof(path));
+		more[i] = f->more[i] ? run_store(f->more[i]) : NULL;
+	}
+	if (r)
+		return r;
+	r = forecast_rec_build(run_store(f->run), more, f->nmore, &f->fr);
 	if (r == -ENODATA) {
 		fprintf(stderr, "spacetime: run %" PRId64 " of %s ran no jobs: nothing under its command to forecast\n",
 			f->row.id, f->path);
@@ -331,6 +364,14 @@ static void notes_of(const struct fc *f, struct notes *nt)
 	else
 		NOTE(nt, "dependencies: %zu seen (a job that started within %" PRIu64 " ms of another's end, while a "
 			 "slot was free, waited on it)", in->ndeps_seen, in->dep_window_ns / 1000000);
+	if (f->nmore) {
+		char ids[128];
+		size_t k = 0;
+		for (size_t i = 0; i < f->nmore && k < sizeof(ids); i++)
+			k += (size_t)snprintf(ids + k, sizeof(ids) - k, "%s%" PRId64, i ? ", " : "", f->more_row[i].id);
+		NOTE(nt, "dependencies from run%s %s: %zu more (their jobs matched to these by name, as compare matches "
+			 "them)", f->nmore > 1 ? "s" : "", ids, in->ndeps_runs);
+	}
 	if (in->nbarriers)
 		NOTE(nt, "sub-makes a recipe's shell ran one after another: kept in that order (%zu points)",
 		     in->nbarriers);
@@ -515,6 +556,12 @@ static void json_head(const struct fc *f, int *first)
 	json_str("recorded_jobs_word", in->slots_word, first);
 	jsonw_u64(stdout, "most_at_once", in->most_at_once, first);
 	jsonw_u64(stdout, "dependencies_seen", in->ndeps_seen, first);
+	jsonw_u64(stdout, "dependencies_from_runs", in->ndeps_runs, first);
+	jsonw_key(stdout, "deps_runs", first);
+	putchar('[');
+	for (size_t i = 0; i < f->nmore; i++)
+		printf("%s%" PRId64, i ? "," : "", f->more_row[i].id);
+	putchar(']');
 	jsonw_u64(stdout, "barriers", in->nbarriers, first);
 	jsonw_u64(stdout, "cores", (uint64_t)f->m.cores, first);
 	json_str("cores_from", f->cores_opt ? "option" : "machine", first);
@@ -617,5 +664,9 @@ int forecast_main(int argc, char **argv)
 	forecast_rec_free(f.fr);
 	run_free(f.run);
 	runs_row_free(&f.row);
+	for (size_t i = 0; i < f.nmore; i++) {
+		run_free(f.more[i]);
+		runs_row_free(&f.more_row[i]);
+	}
 	return r;
 }

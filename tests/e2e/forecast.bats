@@ -160,6 +160,37 @@ gen_real() {
 	jq -e '.notes | any(test("one after another"))' <<<"$output" >/dev/null || { echo "$output"; false; }
 }
 
+@test "forecast: a link after four compiles: a -j1 recording runs them together at -j8; a -j8 recording's dependencies (--deps) keep the link after them" {
+	local b="$BATS_TEST_TMPDIR/dep"
+	mkdir -p "$b"
+	{
+		printf 'all: link\nlink: a b c d\n\t@%s 60 300\n' "$WL/fill"
+		printf 'a b c d:\n\t@%s 20 300\n' "$WL/fill"
+	} >"$b/GNUmakefile"
+	record 1 "$b"
+	record 8 "$b"
+	# from -j1 alone: independent, the link beside the four (60 + 4 x 20 MiB)
+	run "$SPACETIME" forecast --db "$DB" 1 -j 8 --format json
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	jq -e '.dependencies_seen == 0 and (.forecasts[] | select(.jobs == 8) | .peak_pss_kib > 135 * 1024)' <<<"$output" >/dev/null ||
+		{ echo "$output"; false; }
+	# with the -j8 run's dependencies: the link waits on the four (4 x 20 MiB at most)
+	run "$SPACETIME" forecast --db "$DB" 1 -j 8 --deps 2 --format json
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	jq -e '.dependencies_from_runs >= 1 and .deps_runs == [2] and (.forecasts[] | select(.jobs == 8) |
+		.peak_pss_kib < 100 * 1024 and .peak_pss_kib > 75 * 1024)' <<<"$output" >/dev/null || { echo "$output"; false; }
+	# the -j8 run forecast for itself: its dependencies seen, the peak measured
+	run "$SPACETIME" forecast --db "$DB" 2 --format json
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/f.json"
+	jq -e '.recorded_jobs == 8 and .dependencies_seen >= 1' "$BATS_TEST_TMPDIR/f.json" >/dev/null || { echo "$output"; false; }
+	within "-j8 (recorded) peak PSS (KiB)" "$(jq_of "$BATS_TEST_TMPDIR/f.json" '.recorded.peak_pss_kib')" \
+		"$(jq_of "$BATS_TEST_TMPDIR/f.json" '.measured.peak_pss_kib')" 10
+	# --deps names a run as RUN does; one that does not exist is one line
+	run "$SPACETIME" forecast --db "$DB" 1 --deps 9
+	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"no run 9"* ]] || { echo "$output"; false; }
+}
+
 @test "forecast: no such run, a run with no jobs, a run still recorded, a corrupt file, bad --ram, -j 0: one line each, exit status 2" {
 	local b="$BATS_TEST_TMPDIR/mem"
 	gen_build "$b" 2 "$WL/fill 4 50"
