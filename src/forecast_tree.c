@@ -255,13 +255,14 @@ static int barriers_of(struct forecast_tree *t, size_t w, size_t *jcap, size_t *
 {
 	size_t cur = FORECAST_TREE_NONE, g0 = t->kid_off[w], lo, hi;
 	uint64_t max_end = 0;
+	int group = 0; /* children with jobs since the last barrier */
 
 	for (size_t k = t->kid_off[w]; k < t->kid_off[w + 1]; k++) {
 		size_t c = t->kids[k];
 		jobs_under(t, c, &lo, &hi);
 		if (lo == hi)
 			continue;
-		if (g0 < k && max_end <= t->p[c].start_ns) {
+		if (group && max_end <= t->p[c].start_ns) {
 			struct forecast_tree_job b = {FORECAST_TREE_NONE, FORECAST_TREE_NONE, max_end, max_end, 0};
 			if (job_add(t, jcap, b) < 0 || (cur != FORECAST_TREE_NONE && edge_add(t, ecap, t->nj - 1, cur) < 0))
 				return -ENOMEM;
@@ -275,6 +276,7 @@ static int barriers_of(struct forecast_tree *t, size_t w, size_t *jcap, size_t *
 			}
 			g0 = k;
 		}
+		group = 1;
 		for (size_t j = lo; j < hi && cur != FORECAST_TREE_NONE; j++)
 			if (edge_add(t, ecap, j, cur) < 0)
 				return -ENOMEM;

@@ -24,8 +24,9 @@
 
 #define FORECAST_EXIT_NOFIT 1
 #define FORECAST_EXIT_USAGE 2
-/* -j lines at most (-j1 .. -j(2 x cores), the recorded one, the most useful). */
-#define FORECAST_LINES 72
+/* -j lines at most (-j1 .. -j(2 x cores) up to 128 cores, the recorded one,
+ * all the jobs at once). */
+#define FORECAST_LINES 258
 #define FORECAST_MARGIN_PCT 10.0
 /* Other recordings whose dependencies are taken (--deps) at most. */
 #define FORECAST_DEPS_MAX 8
