@@ -270,7 +270,7 @@ static int lines(const struct fopts *o, struct fc *f, unsigned cores)
 	unsigned lo = o->jobs ? o->jobs : 1, hi = o->jobs ? o->jobs : 2 * cores;
 	int r;
 
-	if (hi > FORECAST_LINES - 2)
+	if (!o->jobs && hi > FORECAST_LINES - 2)
 		hi = FORECAST_LINES - 2;
 	f->recorded_slots = f->in->recorded_slots ? f->in->recorded_slots : all_slots(f);
 	for (unsigned n = lo; n <= hi; n++)
