@@ -37,7 +37,7 @@ struct fopts {
 	const char *deps[FORECAST_DEPS_MAX]; /* --deps RUN: other recordings of the build */
 	size_t ndeps;
 	unsigned jobs;         /* -j N (0: the range) */
-	unsigned cores;        /* --cores (0: this machine's) */
+	double cores;          /* --cores (0: this machine's) */
 	uint64_t ram_kib;      /* --ram (0: the cgroup's or the machine's) */
 	double margin_pct;     /* --margin */
 	int fmt;               /* --format: 0 text, 1 markdown, 2 json */
@@ -89,7 +89,8 @@ static void forecast_usage(FILE *f)
 	      "                   cgroup's memory.max, else the machine's memory): the\n"
 	      "                   largest -j whose peak plus the margin fits\n"
 	      "  --margin PCT     the margin over the predicted peak (default 10%)\n"
-	      "  --cores N        the CPUs the jobs share (default: this machine's)\n"
+	      "  --cores N        the CPUs the jobs share (default: this machine's; a\n"
+	      "                   fraction for a machine another load keeps busy: 1.5)\n"
 	      "  --deps RUN       another recording of the build (at -jN): the dependencies it\n"
 	      "                   shows are added, its jobs matched as compare matches them\n"
 	      "Jobs, dependencies and the model's assumptions: see README, Forecasting -j.\n"
@@ -135,11 +136,13 @@ static int parse_opt(int c, const char *arg, struct fopts *o)
 			return FORECAST_EXIT_USAGE;
 		o->jobs = (unsigned)v;
 		break;
-	case 'c':
-		if ((v = parse_count(arg, 1, FORECAST_SLOTS_MAX, "--cores")) < 0)
-			return FORECAST_EXIT_USAGE;
-		o->cores = (unsigned)v;
+	case 'c': {
+		char *end;
+		o->cores = strtod(arg, &end);
+		if (*end || end == arg || !(o->cores >= 0.1) || o->cores > FORECAST_SLOTS_MAX)
+			return forecast_die("invalid --cores '%s': a number of CPUs 0.1..4096", arg);
 		break;
+	}
 	case 'r':
 		if (units_parse_kib(arg, &o->ram_kib) < 0 || !o->ram_kib)
 			return forecast_die("invalid --ram '%s': a size with its unit, e.g. 16G, 512M, 1.5GiB", arg);
@@ -379,7 +382,7 @@ static void notes_of(const struct fc *f, struct notes *nt)
 	report_size(sz, sizeof(sz), in->tool_kib);
 	NOTE(nt, "the build tool's own processes%s%s%s: %s at most, added as a constant", in->tool[0] ? " (" : "",
 	     in->tool, in->tool[0] ? ")" : "", sz);
-	NOTE(nt, "%.0f cores (%s): past them, the CPU-bound part of each running job is stretched by the CPU the "
+	NOTE(nt, "%g cores (%s): past them, the CPU-bound part of each running job is stretched by the CPU the "
 		 "jobs ask for over the cores", f->m.cores, f->cores_opt ? "--cores" : "this machine's");
 	NOTE(nt, "file-backed pages: %.0f%% of the jobs' PSS; copies of one program running at once share them "
 		 "(counted once)", in->file_share * 100);
@@ -564,7 +567,8 @@ static void json_head(const struct fc *f, int *first)
 		printf("%s%" PRId64, i ? "," : "", f->more_row[i].id);
 	putchar(']');
 	jsonw_u64(stdout, "barriers", in->nbarriers, first);
-	jsonw_u64(stdout, "cores", (uint64_t)f->m.cores, first);
+	jsonw_key(stdout, "cores", first);
+	printf("%g", f->m.cores);
 	json_str("cores_from", f->cores_opt ? "option" : "machine", first);
 	jsonw_u64(stdout, "tool_pss_kib", in->tool_kib, first);
 	jsonw_key(stdout, "file_share", first);
@@ -629,7 +633,7 @@ static int machine(const struct fopts *o, struct fc *f)
 	int by_cg = 0, r = forecast_rec_machine(&ram, &by_cg, &cpus);
 
 	f->m.cores = o->cores ? o->cores : cpus;
-	f->cores_opt = o->cores != 0;
+	f->cores_opt = o->cores > 0;
 	f->ram_kib = o->ram_kib ? o->ram_kib : ram;
 	f->ram_from = o->ram_kib ? 0 : by_cg ? 1 : 2;
 	if (!o->ram_kib && r < 0) {
@@ -650,7 +654,7 @@ int forecast_main(int argc, char **argv)
 	memset(&f, 0, sizeof(f));
 	const char *cs = nl_langinfo(CODESET);
 	o.utf8 = cs && !strcmp(cs, "UTF-8");
-	if ((r = open_run(&o, &f)) == 0 && (r = machine(&o, &f)) == 0 && (r = lines(&o, &f, (unsigned)f.m.cores)) == 0 &&
+	if ((r = open_run(&o, &f)) == 0 && (r = machine(&o, &f)) == 0 && (r = lines(&o, &f, (unsigned)(f.m.cores + 0.999))) == 0 &&
 	    (r = verdict(&o, &f)) == 0) {
 		struct notes nt;
 		notes_of(&f, &nt);

@@ -84,25 +84,48 @@ jq_of() { jq -r "$2" "$1"; }
 	[ "$status" -eq 0 ] && [ "$(jq -r '.ram.largest_jobs' <<<"$output")" -ge 3 ] || { echo "$output"; false; }
 }
 
-@test "forecast: 30 CPU-bound jobs (200 ms of CPU each) recorded at -j1 on this machine: -j4 wall within 20% of the -j4 build measured" {
-	local b="$BATS_TEST_TMPDIR/cpu"
+# busy_ticks: the machine's CPU time spent so far (USER_HZ ticks), idle and
+# I/O wait left out.
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+
+# record_cpu J DIR: record J DIR, and print the build's wall (ms) and the
+# cores other processes of the machine kept busy meanwhile: the machine's
+# busy time less the build's and spacetime's own, over the wall.
+record_cpu() {
+	local b0 b1 j="$BATS_TEST_TMPDIR/cpu.json"
+	b0=$(busy_ticks)
+	"$SPACETIME" -s -o /dev/null --json "$j" --record "$DB" -- make -s -C "$2" -j"$1" >/dev/null 2>&1 || return 1
+	b1=$(busy_ticks)
+	jq -r --argjson d "$((b1 - b0))" --argjson hz "$(getconf CLK_TCK)" \
+		'"\(.wall_us / 1000 | round) \(($d * 1e6 / $hz - .user_us - .sys_us - .spacetime_cpu_us) / .wall_us | if . < 0 then 0 else . * 100 | round / 100 end)"' "$j"
+}
+
+# The cores the -j4 build had are the machine's less what other processes
+# (another build, another test suite on the same machine) kept busy during
+# it, measured: the forecast is given them (--cores), and its truth is the
+# build of three least disturbed.
+@test "forecast: 30 CPU-bound jobs (200 ms of CPU each) recorded at -j1: -j4 wall within 20% of the -j4 build measured, on the cores it had" {
+	local b="$BATS_TEST_TMPDIR/cpu" i
 	gen_build "$b" 30 "$WL/burn 1 200 8"
 	record 1 "$b"
-	record 4 "$b"
-	run "$SPACETIME" forecast --db "$DB" 1 -j 4 --format json
+	: >"$BATS_TEST_TMPDIR/j4"
+	for i in 1 2 3; do
+		record_cpu 4 "$b" >>"$BATS_TEST_TMPDIR/j4" || { echo "the -j4 build failed" >&2; false; }
+	done
+	local wall others cores
+	read -r wall others < <(sort -k2 -g "$BATS_TEST_TMPDIR/j4" | head -n 1)
+	cores=$(awk -v o="$others" -v n="$(nproc)" 'BEGIN { c = n - o; printf "%.2f", c < 0.5 ? 0.5 : c }')
+	echo "# -j4 builds (wall ms, cores other processes kept busy): $(tr '\n' ';' <"$BATS_TEST_TMPDIR/j4") the least disturbed had $cores of $(nproc) cores" >&3
+	run "$SPACETIME" forecast --db "$DB" 1 -j 4 --cores "$cores" --format json
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/f.json"
-	"$SPACETIME" runs --db "$DB" --format json >"$BATS_TEST_TMPDIR/runs.json"
-	local f="$BATS_TEST_TMPDIR/f.json" r="$BATS_TEST_TMPDIR/runs.json"
-	echo "# cores: $(jq_of "$f" .cores)" >&3
-	within "-j4 wall (ms)" "$(jq_of "$f" '.forecasts[] | select(.jobs == 4) | .wall_us / 1000')" \
-		"$(jq_of "$r" '.[1].wall_ns / 1e6')" 20
+	local f="$BATS_TEST_TMPDIR/f.json"
+	[ "$(jq_of "$f" .cores_from)" = option ] || { cat "$f"; false; }
+	within "-j4 wall (ms)" "$(jq_of "$f" '.forecasts[] | select(.jobs == 4) | .wall_us / 1000')" "$wall" 20
 	# past the cores the jobs were stretched: -j4 takes longer than a
-	# quarter of -j1 on fewer than 4 cores
-	if [ "$(nproc)" -lt 4 ]; then
-		awk -v a="$(jq_of "$f" '.forecasts[] | select(.jobs == 4) | .wall_us')" -v b="$(jq_of "$f" '.recorded.wall_us')" \
-			-v c="$(nproc)" 'BEGIN { exit !(a > b / 4 * 1.5 && a >= b / c * 0.9) }' || { cat "$f"; false; }
-	fi
+	# quarter of -j1, as long as -j1 over the cores
+	awk -v a="$(jq_of "$f" '.forecasts[] | select(.jobs == 4) | .wall_us')" -v b="$(jq_of "$f" '.recorded.wall_us')" \
+		-v c="$cores" 'BEGIN { exit !(c >= 4 || (a > b / 4 * 1.2 && a >= b / c * 0.9)) }' || { cat "$f"; false; }
 }
 
 # project sources: a GNUmakefile compiling every src/*.c of spacetime into
@@ -169,10 +192,11 @@ gen_real() {
 	} >"$b/GNUmakefile"
 	record 1 "$b"
 	record 8 "$b"
-	# from -j1 alone: independent, the link beside the four (60 + 4 x 20 MiB)
+	# from -j1 alone: independent, the link beside the four (60 + 4 x 20 MiB,
+	# less the file pages the five fills share)
 	run "$SPACETIME" forecast --db "$DB" 1 -j 8 --format json
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	jq -e '.dependencies_seen == 0 and (.forecasts[] | select(.jobs == 8) | .peak_pss_kib > 135 * 1024)' <<<"$output" >/dev/null ||
+	jq -e '.dependencies_seen == 0 and (.forecasts[] | select(.jobs == 8) | .peak_pss_kib > 120 * 1024)' <<<"$output" >/dev/null ||
 		{ echo "$output"; false; }
 	# with the -j8 run's dependencies: the link waits on the four (4 x 20 MiB at most)
 	run "$SPACETIME" forecast --db "$DB" 1 -j 8 --deps 2 --format json
