@@ -160,9 +160,8 @@ gen_real() {
 		"walls (s): $(jq -r '[.[1:][].wall_ns / 1e9 | . * 100 | round / 100] | sort | map(tostring) | join(" ")' "$r")" >&3
 	echo "# -j1 build: $(jq_of "$f" .jobs) jobs, file-backed share $(jq_of "$f" .file_share)" >&3
 	within "-j2 peak PSS (KiB) against the median" "$(jq_of "$f" '.forecasts[] | select(.jobs == 2) | .peak_pss_kib')" "$med" 15
-	within "-j2 wall (ms) against the median (not asserted)" \
-		"$(jq_of "$f" '.forecasts[] | select(.jobs == 2) | .wall_us / 1000')" \
-		"$(jq '[.[1:][].wall_ns] | sort | .[2] / 1e6' "$r")" 1000
+	echo "# -j2 wall (not asserted): forecast $(jq_of "$f" '.forecasts[] | select(.jobs == 2) | .wall_us / 1e6'|cut -c1-5) s," \
+		"the builds' median $(jq '[.[1:][].wall_ns] | sort | .[2] / 1e9' "$r" | cut -c1-5) s" >&3
 	# the compilers are the jobs, named by their sources
 	jq -e '.forecasts[] | select(.jobs == 2) | .at_peak | length == 2 and all(.job | test("^cc1 .*/src/.*\\.c$"))' "$f" >/dev/null ||
 		{ cat "$f"; false; }
