@@ -11,6 +11,7 @@
 #include "export_jobs.h"
 #include "jsonw.h"
 #include "exitcode.h"
+#include "proctree.h"
 
 #define TRACE_ANCESTRY_MAX 256 /* parent links followed at most */
 #define TRACE_TITLE_MAX 200    /* bytes of the command line in the process name */
@@ -124,51 +125,19 @@ out:
 	return rc;
 }
 
-/* Orders process indices by pid, then start, to find parents. */
-static int trace_cmp_pid(const void *a, const void *b, void *arg)
-{
-	const struct proc_rec *p = arg;
-	const struct proc_rec *x = &p[*(const size_t *)a], *y = &p[*(const size_t *)b];
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
-}
-
-/* The parent of each process: the latest-started process with its ppid as
- * pid that had started, and not ended, when it started. */
+/* The parent of each process (proctree.h). */
 static int trace_parents(const struct export_snap *sn, struct export_trace_span *sp)
 {
 	size_t n = sn->nprocs;
-	size_t *by = malloc((n ? n : 1) * sizeof(*by));
+	size_t *par = malloc((n ? n : 1) * sizeof(*par));
 
-	if (!by)
+	if (!par || proctree_parents(sn->procs, n, par) < 0) {
+		free(par);
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		by[i] = i;
-	qsort_r(by, n, sizeof(*by), trace_cmp_pid, sn->procs);
-	for (size_t i = 0; i < n; i++) {
-		const struct proc_rec *c = &sn->procs[i];
-		size_t lo = 0, hi = n;
-
-		sp[i].parent = EXPORT_TRACE_NOPARENT;
-		/* First entry after (ppid, c->start_ns). */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			const struct proc_rec *m = &sn->procs[by[mid]];
-			if (m->pid < c->ppid || (m->pid == c->ppid && m->start_ns <= c->start_ns))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == 0)
-			continue;
-		size_t j = by[lo - 1];
-		const struct proc_rec *p = &sn->procs[j];
-		if (j != i && p->pid == c->ppid && export_proc_end(sn, p) >= c->start_ns)
-			sp[i].parent = j;
 	}
-	free(by);
+	for (size_t i = 0; i < n; i++)
+		sp[i].parent = par[i] == PROCTREE_NONE ? EXPORT_TRACE_NOPARENT : par[i];
+	free(par);
 	return 0;
 }
 

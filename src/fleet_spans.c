@@ -14,6 +14,7 @@
 #include "export_jobs.h"
 #include "jobname.h"
 #include "jsonw.h"
+#include "proctree.h"
 
 struct fleet_spans {
 	struct proc_rec *p;
@@ -40,44 +41,14 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-static int by_pid_start(const void *a, const void *b, void *arg)
-{
-	const struct proc_rec *p = arg;
-	const struct proc_rec *x = &p[*(const size_t *)a], *y = &p[*(const size_t *)b];
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
-}
-
-/* Each record's parent: the latest record of its ppid begun before it and
- * not ended before it began. */
+/* Each record's parent (proctree.h), as the index + 1 of its record, 0 for
+ * the run's span. */
 static int link_parents(struct fleet_spans *sp)
 {
-	size_t *ix = malloc((sp->n ? sp->n : 1) * sizeof(*ix));
-	if (!ix)
+	if (proctree_parents(sp->p, sp->n, sp->parent) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < sp->n; i++)
-		ix[i] = i;
-	qsort_r(ix, sp->n, sizeof(*ix), by_pid_start, sp->p);
-	for (size_t i = 0; i < sp->n; i++) {
-		const struct proc_rec *c = &sp->p[i];
-		size_t lo = 0, hi = sp->n;
-		while (lo < hi) { /* the first record of a pid above ppid, or of it begun after c */
-			size_t mid = (lo + hi) / 2;
-			const struct proc_rec *m = &sp->p[ix[mid]];
-			if (m->pid < c->ppid || (m->pid == c->ppid && m->start_ns <= c->start_ns))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		sp->parent[i] = 0;
-		if (lo > 0) {
-			const struct proc_rec *q = &sp->p[ix[lo - 1]];
-			if (q->pid == c->ppid && q != c && (!q->end_ns || q->end_ns >= c->start_ns))
-				sp->parent[i] = ix[lo - 1] + 1;
-		}
-	}
-	free(ix);
+		sp->parent[i] = sp->parent[i] == PROCTREE_NONE ? 0 : sp->parent[i] + 1;
 	return 0;
 }
 

@@ -279,7 +279,7 @@ static void fmt_value(enum compare_metric m, uint64_t v, char *buf, size_t cap)
 }
 
 /* The change from a to b: absolute (in the metric's unit) and relative. */
-static void fmt_change(enum compare_metric m, uint64_t a, uint64_t b, char *buf, size_t cap)
+void compare_fmt_change(enum compare_metric m, uint64_t a, uint64_t b, char *buf, size_t cap)
 {
 	char d[32];
 	fmt_value(m, a > b ? a - b : b - a, d, sizeof(d));
@@ -292,7 +292,7 @@ static void fmt_change(enum compare_metric m, uint64_t a, uint64_t b, char *buf,
 }
 
 /* The run's command line as one line, its untrusted bytes made safe. */
-static void fmt_cmd(const struct runs_row *r, char *buf, size_t cap, int utf8)
+void compare_fmt_cmd(const struct runs_row *r, char *buf, size_t cap, int utf8)
 {
 	size_t k = textsafe_str(r->argv, r->argv ? r->argv_len : 0, buf, cap, utf8);
 	while (k && buf[k - 1] == ' ')
@@ -318,7 +318,7 @@ static void job_cells_by(const struct compare_job *j, enum compare_sort by, char
 	if (y->present)
 		fmt_value(m, compare_fig_value(y, by), vb, vcap);
 	if (x->present && y->present)
-		fmt_change(m, compare_fig_value(x, by), compare_fig_value(y, by), ch, ccap);
+		compare_fmt_change(m, compare_fig_value(x, by), compare_fig_value(y, by), ch, ccap);
 	else
 		snprintf(ch, ccap, "%s", !x->present ? "(B only)" : "(A only)");
 }
@@ -342,7 +342,7 @@ static void job_cells(const struct compare_job *j, enum compare_sort by, char *v
 	if (y->known)
 		report_size(vb, vcap, y->peak_pss_kib);
 	if (x->known && y->known)
-		fmt_change(CMP_PEAK_PSS, x->peak_pss_kib, y->peak_pss_kib, ch, ccap);
+		compare_fmt_change(CMP_PEAK_PSS, x->peak_pss_kib, y->peak_pss_kib, ch, ccap);
 	else
 		snprintf(ch, ccap, "%s", !x->present ? "(B only)" : !y->present ? "(A only)" : "(not known)");
 	if (x->known && y->known && x->peak_pss_kib != y->peak_pss_kib && !job_changed(j)) {
@@ -378,8 +378,8 @@ static void notes_of(const struct sides *as, const struct sides *bs, int utf8, s
 	char ca[256], cb[256], ia[24], ib[24];
 	const struct side *a = &as->v[0], *b = &bs->v[0];
 	nt->n = 0;
-	fmt_cmd(&a->row, ca, sizeof(ca), utf8);
-	fmt_cmd(&b->row, cb, sizeof(cb), utf8);
+	compare_fmt_cmd(&a->row, ca, sizeof(ca), utf8);
+	compare_fmt_cmd(&b->row, cb, sizeof(cb), utf8);
 	if (strcmp(ca, cb))
 		note(nt, "other command lines: %s / %s", ca, cb);
 	if (a->row.host && b->row.host && strcmp(a->row.host, b->row.host))
@@ -447,7 +447,7 @@ static void side_label(const struct sides *ss, char *buf, size_t cap)
 /* The change of metric m, marked when within the noise. */
 static void fmt_change_r(const struct result *r, int m, char *buf, size_t cap)
 {
-	fmt_change((enum compare_metric)m, r->tot[0][m], r->tot[1][m], buf, cap);
+	compare_fmt_change((enum compare_metric)m, r->tot[0][m], r->tot[1][m], buf, cap);
 	if (r->noise[m] && r->tot[0][m] != r->tot[1][m]) {
 		size_t k = strlen(buf); /* within the noise */
 		snprintf(buf + k, cap - k, " ~");
@@ -522,7 +522,7 @@ static void text_out(const struct sides *a, const struct sides *b, const struct 
 	}
 	if (r->gate_set && r->gate_metric >= 0) {
 		char ch[48];
-		fmt_change((enum compare_metric)r->gate_metric, r->tot[0][r->gate_metric], r->tot[1][r->gate_metric], ch,
+		compare_fmt_change((enum compare_metric)r->gate_metric, r->tot[0][r->gate_metric], r->tot[1][r->gate_metric], ch,
 			   sizeof(ch));
 		printf("\ngate: %s grew %s, more than %g%%: %sfailed%s\n", mname(r->gate_metric), ch, r->gate_pct,
 		       o->color ? "\033[1;31m" : "", o->color ? "\033[0m" : "");
@@ -532,7 +532,7 @@ static void text_out(const struct sides *a, const struct sides *b, const struct 
 }
 
 /* A markdown cell's text: its | escaped, nothing that makes markup. */
-static void md_cell(const char *s, int utf8)
+void compare_md_cell(const char *s, int utf8)
 {
 	char buf[JOBNAME_MAX * 4];
 	textsafe_str(s, strlen(s), buf, sizeof(buf), utf8);
@@ -551,7 +551,7 @@ static void markdown_out(const struct sides *a, const struct sides *b, const str
 	       a->v[0].row.id, b->n > 1 ? "s from" : "", b->v[0].row.id);
 	for (int i = 0; i < nt->n; i++) {
 		printf("> ");
-		md_cell(nt->line[i], 1);
+		compare_md_cell(nt->line[i], 1);
 		printf("\n");
 	}
 	printf("\n| metric | A | B | change |\n|---|---:|---:|---:|\n");
@@ -569,7 +569,7 @@ static void markdown_out(const struct sides *a, const struct sides *b, const str
 		char va[24] = "-", vb[24] = "-", ch[48];
 		job_cells(&r->jobs[i], (enum compare_sort)o->sort, va, vb, ch, sizeof(va), sizeof(ch));
 		printf("| ");
-		md_cell(r->jobs[i].key, 1);
+		compare_md_cell(r->jobs[i].key, 1);
 		printf(" | %s | %s | %s |\n", va, vb, ch);
 	}
 	printf("\nPrograms (their jobs together), by the change in memory-seconds.\n\n");
@@ -577,7 +577,7 @@ static void markdown_out(const struct sides *a, const struct sides *b, const str
 	for (size_t i = 0; i < r->nprogs && (long)i < top; i++) {
 		const struct compare_prog *p = &r->progs[i];
 		printf("| ");
-		md_cell(p->name, 1);
+		compare_md_cell(p->name, 1);
 		printf(" | %" PRIu64 " | %" PRIu64 " | %.2f | %.2f | %.1f | %.1f |\n", p->side[0].count, p->side[1].count,
 		       (double)p->side[0].cpu_us / 1e6, (double)p->side[1].cpu_us / 1e6, (double)p->side[0].kib_s / 1024,
 		       (double)p->side[1].kib_s / 1024);

@@ -9,6 +9,9 @@
 int compare_main(int argc, char **argv);
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
 
 struct run;
 struct runs_row;
@@ -20,5 +23,15 @@ struct runs_row;
  * 2 with the reason said in one line. */
 int compare_open_run(const char *sel, const char *db, struct run **run, struct runs_row *row, char *path,
 		     size_t cap);
+
+/* The writers compare's outputs share with forecast's. */
+/* The change from a to b in metric m's unit, absolute and relative
+ * ("+1.20 MiB (+3.1%)", "-0.25 s (-2.0%)", "="). */
+void compare_fmt_change(enum compare_metric m, uint64_t a, uint64_t b, char *buf, size_t cap);
+/* A recorded run's command line as one line, its untrusted bytes made safe. */
+void compare_fmt_cmd(const struct runs_row *r, char *buf, size_t cap, int utf8);
+/* Writes s to stdout as a markdown table cell: made safe, | and the
+ * characters that make markup escaped. */
+void compare_md_cell(const char *s, int utf8);
 
 #endif

@@ -2,6 +2,7 @@
 #include "history.h"
 
 #include "compare_ui.h"
+#include "forecast_ui.h"
 
 #include "exitcode.h"
 #include "export.h"
@@ -35,7 +36,7 @@ static const struct config *history_cfg;
 int history_is_command(const char *word)
 {
 	return word && (!strcmp(word, "runs") || !strcmp(word, "replay") || !strcmp(word, "export") ||
-			!strcmp(word, "compare") || !strcmp(word, "push"));
+			!strcmp(word, "compare") || !strcmp(word, "forecast") || !strcmp(word, "push"));
 }
 
 /* Options of the history commands. */
@@ -563,6 +564,8 @@ int history_main(int argc, char **argv, const struct config *cfg)
 
 	if (!strcmp(argv[0], "compare"))
 		return compare_main(argc, argv);
+	if (!strcmp(argv[0], "forecast"))
+		return forecast_main(argc, argv);
 	int r = history_parse(argc, argv, &o);
 
 	if (r)

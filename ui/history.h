@@ -13,7 +13,7 @@
 struct runs_row;
 
 /* Whether word names a history command (runs, replay, export, compare,
- * push). */
+ * forecast, push). */
 int history_is_command(const char *word);
 
 /* Runs a history command: argv[0] is its name. Returns the exit status. */

@@ -22,7 +22,7 @@ _spacetime() {
 	esac
 	if ((COMP_CWORD == 1)) && [[ $cur != -* ]]; then
 		# the recorded runs' commands, or a command to run
-		COMPREPLY=($(compgen -W "runs replay export compare push" -- "$cur") $(compgen -c -- "$cur"))
+		COMPREPLY=($(compgen -W "runs replay export compare forecast push" -- "$cur") $(compgen -c -- "$cur"))
 		return
 	fi
 	if [[ $cur == -* ]]; then

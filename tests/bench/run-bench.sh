@@ -304,6 +304,39 @@ accuracy_table() {
 	fi
 }
 
+# spacetime forecast on the real build: recorded once at -j1, its -j2
+# forecast against BENCH_FORECAST_RUNS builds at -j2 measured by spacetime
+# (their median, and their spread as the run-to-run noise), and the -j1
+# forecast against the -j1 build itself
+FORECAST_RUNS=${BENCH_FORECAST_RUNS:-5}
+forecast_bench() {
+	local db="$T/forecast.db" i
+	rm -f "$db"
+	rm -rf "$T/b"
+	$ST -s -o /dev/null --record "$db" -- make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j1 >/dev/null
+	for i in $(seq "$FORECAST_RUNS"); do
+		rm -rf "$T/b"
+		$ST -s -o /dev/null --record "$db" -- make -s -f tests/bench/build.mk OUT="$T/b" COPIES="$COPIES" -j2 >/dev/null
+	done
+	$ST forecast --db "$db" 1 -j 2 --format json >"$T/fc.json"
+	$ST runs --db "$db" --format json >"$T/fr.json"
+	jq -r '"forecast: \(.jobs) jobs recorded at -j1; the -j1 forecast against that build: peak \(.recorded.peak_pss_kib / 1024 * 10 | round / 10) MiB against \(.measured.peak_pss_kib / 1024 * 10 | round / 10) MiB (\((.recorded.peak_pss_kib - .measured.peak_pss_kib) / .measured.peak_pss_kib * 1000 | round / 10)%), wall \(.recorded.wall_us / 1e4 | round / 100) s against \(.measured.wall_us / 1e4 | round / 100) s"' "$T/fc.json"
+	local pk wl
+	pk=$(jq '.forecasts[] | select(.jobs == 2) | .peak_pss_kib' "$T/fc.json")
+	wl=$(jq '.forecasts[] | select(.jobs == 2) | .wall_us' "$T/fc.json")
+	jq -r --argjson pk "$pk" --argjson wl "$wl" '.[1:] as $r | ($r | map(.peak_pss_kib) | sort) as $p | ($r | map(.wall_ns / 1000) | sort) as $w |
+		($p | .[length / 2 | floor]) as $pm | ($w | .[length / 2 | floor]) as $wm |
+		"forecast: -j2 peak PSS \($pk / 1024 * 10 | round / 10) MiB against the median of \($r | length) -j2 builds \($pm / 1024 * 10 | round / 10) MiB: \(($pk - $pm) / $pm * 1000 | round / 10)%   (target within 15%; their peaks, sorted, MiB: \($p | map(. / 1024 * 10 | round / 10 | tostring) | join(" ")))",
+		"forecast: -j2 wall \($wl / 1e4 | round / 100) s against their median \($wm / 1e4 | round / 100) s: \(($wl - $wm) / $wm * 1000 | round / 10)%   (their walls, sorted, s: \($w | map(. / 1e4 | round / 100 | tostring) | join(" ")))"' "$T/fr.json"
+}
+
+# BENCH_ONLY=forecast: the forecast's figures alone
+if [ "${BENCH_ONLY:-}" = forecast ]; then
+	build >/dev/null # warm the page cache
+	echo "== forecast: the real build (spacetime's own sources x$COPIES) recorded at -j1, forecast for -j2 against $FORECAST_RUNS builds at -j2"
+	forecast_bench
+	exit 0
+fi
 # BENCH_ONLY=short: the short-compile build's rounds alone
 if [ "${BENCH_ONLY:-}" = short ]; then
 	acc_short
@@ -394,6 +427,9 @@ if [ -x tests/bench/bench_tui.sh ]; then
 	echo "== dashboard"
 	tests/bench/bench_tui.sh || echo "dashboard bench: failed"
 fi
+
+echo "== forecast: the real build (spacetime's own sources x$COPIES) recorded at -j1, forecast for -j2 against $FORECAST_RUNS builds at -j2"
+forecast_bench
 
 echo "== storm: 20,000 processes from 2 parallel spawners"
 $ST -s -o /dev/null --json "$T/storm.json" -- $WL/storm 20000 2
