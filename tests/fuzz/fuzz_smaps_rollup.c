@@ -7,7 +7,7 @@
 
 #define ROLLUP_ALL                                                                      \
 	(PROCFS_ROLLUP_RSS | PROCFS_ROLLUP_PSS | PROCFS_ROLLUP_SPLIT | PROCFS_ROLLUP_SWAP | \
-	 PROCFS_ROLLUP_ANON | PROCFS_ROLLUP_PRIVATE)
+	 PROCFS_ROLLUP_ANON | PROCFS_ROLLUP_PRIVATE | PROCFS_ROLLUP_THP | PROCFS_ROLLUP_LOCKED)
 
 static void check(const struct procfs_rollup *r, int rc)
 {
@@ -26,6 +26,10 @@ static void check(const struct procfs_rollup *r, int rc)
 		FUZZ_CHECK(r->swap_kib == 0);
 	if (!(r->valid & PROCFS_ROLLUP_ANON))
 		FUZZ_CHECK(r->anon_kib == 0);
+	if (!(r->valid & PROCFS_ROLLUP_THP))
+		FUZZ_CHECK(r->thp_kib == 0);
+	if (!(r->valid & PROCFS_ROLLUP_LOCKED))
+		FUZZ_CHECK(r->locked_kib == 0);
 	if (!(r->valid & PROCFS_ROLLUP_SPLIT))
 		FUZZ_CHECK(r->pss_anon_kib == 0 && r->pss_file_kib == 0 && r->pss_shmem_kib == 0);
 	if (r->valid & PROCFS_ROLLUP_PRIVATE) {
