@@ -16,6 +16,8 @@
 #include "../../ui/layout.c"
 #include "../../ui/outpane.c"
 #include "../../ui/panes.c"
+#include "../../ui/panes_ghost.c"
+#include "../../ui/mapview.c"
 #include "../../ui/plist.c"
 #include "../../ui/resample.c"
 #include "../../ui/statpanes.c"
