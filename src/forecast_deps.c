@@ -136,7 +136,10 @@ static int slots_said(struct forecast_tree *t, unsigned *slots)
 	size_t n = words_of(t, top, buf, sizeof(buf), w);
 	if (forecast_tree_jobs_arg(t->tool_name, w, n, slots, t->slots_word, sizeof(t->slots_word)))
 		return 1;
-	for (size_t a = t->parent[top]; a != FORECAST_TREE_NONE; a = t->parent[a]) {
+	/* n steps at most: the links form no circle (proctree.h), and this
+	 * walk does not lean on it */
+	size_t steps = 0;
+	for (size_t a = t->parent[top]; a != FORECAST_TREE_NONE && steps++ < t->n; a = t->parent[a]) {
 		n = words_of(t, a, buf, sizeof(buf), w);
 		for (size_t k = 0; k < n; k++) {
 			const char *m = strstr(w[k], "MAKEFLAGS=");

@@ -67,8 +67,38 @@ static int by_start(const void *a, const void *b, void *arg)
 	return (i > j) - (i < j);
 }
 
+/* The walk from root r, depth first, children by start: each process its
+ * number on the way down (tin, walk) and the last number under it (tout).
+ * A process numbered already is not entered again. */
+static void walk_from(struct forecast_tree *t, size_t r, size_t *stack, size_t *clock)
+{
+	size_t sp = 0, *next = t->tout; /* a cursor per node while walking */
+
+	t->walk[*clock] = r;
+	t->tin[r] = (*clock)++;
+	next[r] = t->kid_off[r];
+	stack[sp++] = r;
+	while (sp) {
+		size_t v = stack[sp - 1];
+		if (next[v] == t->kid_off[v + 1]) {
+			next[v] = *clock - 1; /* done: tout is the last number under it */
+			sp--;
+			continue;
+		}
+		size_t c = t->kids[next[v]++];
+		if (t->tin[c] != SIZE_MAX)
+			continue;
+		t->walk[*clock] = c;
+		t->tin[c] = (*clock)++;
+		next[c] = t->kid_off[c];
+		stack[sp++] = c;
+	}
+}
+
 /* Parents, children by start, and the tree walk's numbering (roots by
- * start: the command first). Returns 0 or -ENOMEM. */
+ * start: the command first). A process the walk did not reach (a circle of
+ * parents: proctree.h allows none, but this walk does not lean on it) is
+ * taken as a root. Returns 0 or -ENOMEM. */
 static int tree_links(struct forecast_tree *t)
 {
 	size_t n = t->n, *order = malloc((n + 1) * sizeof(*order)), *stack = malloc((n + 1) * sizeof(*stack));
@@ -79,7 +109,8 @@ static int tree_links(struct forecast_tree *t)
 	t->kids = malloc((n + 1) * sizeof(*t->kids));
 	t->tin = malloc((n + 1) * sizeof(*t->tin));
 	t->tout = malloc((n + 1) * sizeof(*t->tout));
-	if (!order || !stack || !t->parent || !t->kid_off || !t->kids || !t->tin || !t->tout ||
+	t->walk = malloc((n + 1) * sizeof(*t->walk));
+	if (!order || !stack || !t->parent || !t->kid_off || !t->kids || !t->tin || !t->tout || !t->walk ||
 	    proctree_parents(t->p, n, t->parent) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++)
@@ -95,28 +126,17 @@ static int tree_links(struct forecast_tree *t)
 	for (size_t k = 0; k < n; k++)
 		if (t->parent[order[k]] != PROCTREE_NONE)
 			t->kids[fill[t->parent[order[k]]]++] = order[k];
-	/* the walk: each root in start order, then its children depth first */
-	size_t clock = 0, *next = t->tout; /* a cursor per node while walking */
-	for (size_t k = 0; k < n; k++) {
-		if (t->parent[order[k]] != PROCTREE_NONE)
-			continue;
-		size_t sp = 0;
-		stack[sp++] = order[k];
-		t->tin[order[k]] = clock++;
-		next[order[k]] = t->kid_off[order[k]];
-		while (sp) {
-			size_t v = stack[sp - 1];
-			if (next[v] == t->kid_off[v + 1]) {
-				next[v] = clock - 1; /* done: tout is the last number under it */
-				sp--;
-				continue;
-			}
-			size_t c = t->kids[next[v]++];
-			t->tin[c] = clock++;
-			next[c] = t->kid_off[c];
-			stack[sp++] = c;
+	for (size_t i = 0; i < n; i++)
+		t->tin[i] = SIZE_MAX;
+	size_t clock = 0;
+	for (size_t k = 0; k < n; k++)
+		if (t->parent[order[k]] == PROCTREE_NONE)
+			walk_from(t, order[k], stack, &clock);
+	for (size_t k = 0; k < n; k++)
+		if (t->tin[order[k]] == SIZE_MAX) {
+			t->parent[order[k]] = PROCTREE_NONE;
+			walk_from(t, order[k], stack, &clock);
 		}
-	}
 	r = 0;
 out:
 	free(order);
@@ -125,7 +145,8 @@ out:
 }
 
 /* The tools (1), and the processes that run one (2); with none, the
- * command is taken as the tool. The outermost tool's name. */
+ * command is taken as the tool. The outermost tool's name. Children before
+ * their parents (the walk backwards): linear however deep the tools nest. */
 static void mark_tools(struct forecast_tree *t)
 {
 	size_t top = FORECAST_TREE_NONE;
@@ -135,17 +156,18 @@ static void mark_tools(struct forecast_tree *t)
 		t->tool[i] = 1;
 		if (top == FORECAST_TREE_NONE || t->tin[i] < t->tin[top])
 			top = i;
-		for (size_t a = t->parent[i]; a != PROCTREE_NONE && t->tool[a] != 2; a = t->parent[a])
-			if (!t->tool[a])
-				t->tool[a] = 2;
+	}
+	for (size_t k = t->n; k-- > 0;) {
+		size_t i = t->walk[k], a = t->parent[i];
+		if (t->tool[i] && a != PROCTREE_NONE && !t->tool[a])
+			t->tool[a] = 2;
 	}
 	if (top != FORECAST_TREE_NONE) {
 		snprintf(t->tool_name, sizeof(t->tool_name), "%.15s", t->p[top].comm);
 		return;
 	}
-	for (size_t i = 0; i < t->n; i++)
-		if (t->tin[i] == 0)
-			t->tool[i] = 1;
+	if (t->n)
+		t->tool[t->walk[0]] = 1;
 }
 
 /* A process's end (a recording cut short: the run's), never before its start. */
@@ -175,22 +197,15 @@ static int job_add(struct forecast_tree *t, size_t *cap, struct forecast_tree_jo
  * Returns 0 or -ENOMEM. */
 static int find_jobs(struct forecast_tree *t, size_t *cap)
 {
-	size_t *walk = malloc((t->n + 1) * sizeof(*walk));
-	if (!walk)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++)
-		walk[t->tin[i]] = i;
 	for (size_t k = 0; k < t->n; k++) {
-		size_t i = walk[k], par = t->parent[i];
+		size_t i = t->walk[k], par = t->parent[i];
 		t->owner[i] = FORECAST_TREE_NONE;
 		if (t->tool[i])
 			continue;
 		if (par == PROCTREE_NONE || t->tool[par]) {
 			struct forecast_tree_job j = {.root = i, .heavy = i, .start_ns = t->p[i].start_ns};
-			if (job_add(t, cap, j) < 0) {
-				free(walk);
+			if (job_add(t, cap, j) < 0)
 				return -ENOMEM;
-			}
 			t->owner[i] = t->nj - 1;
 		} else {
 			t->owner[i] = t->owner[par];
@@ -205,7 +220,6 @@ static int find_jobs(struct forecast_tree *t, size_t *cap)
 			j->heavy = i;
 	}
 	t->njobs = t->nj;
-	free(walk);
 	return 0;
 }
 
@@ -343,6 +357,7 @@ void forecast_tree_free(struct forecast_tree *t)
 	free(t->kids);
 	free(t->tin);
 	free(t->tout);
+	free(t->walk);
 	free(t->tool);
 	free(t->owner);
 	free(t->jobs);

@@ -36,6 +36,7 @@ struct forecast_tree {
 	size_t *parent;          /* proctree.h */
 	size_t *kid_off, *kids;  /* process i's children, by start: kids[kid_off[i]..kid_off[i + 1]) */
 	size_t *tin, *tout;      /* the tree walk: j under i iff tin[i] <= tin[j] <= tout[i] */
+	size_t *walk;            /* the processes in the walk's order: walk[tin[i]] == i */
 	unsigned char *tool;     /* 1: a build tool; 2: no tool, but runs one */
 	size_t *owner;           /* each process's job (FORECAST_TREE_NONE: the tool's side) */
 	struct forecast_tree_job *jobs; /* in the order they became ready (by start) */
