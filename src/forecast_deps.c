@@ -226,13 +226,22 @@ int forecast_tree_slots(struct forecast_tree *t)
 	return 0;
 }
 
-/* Job j ended at a slot of the ones it left free (fewer than the slots
- * ran then)? */
-static int slot_was_free(const struct forecast_tree *t, const uint64_t *s, const uint64_t *e, size_t n, size_t j)
+/* Whether a slot was free when each of the ends e[0..n) (sorted) came:
+ * fewer jobs than the slots ran just before it, into fr[k]. Ends close
+ * together with no start between (each within refill_ns of the next) are
+ * one: a slot the first of them freed microseconds before the last is not
+ * free, the tool has not had the time to refill it; so the jobs running
+ * are counted before the first of them. */
+static void slots_free(const struct forecast_tree *t, const uint64_t *s, const uint64_t *e, size_t n,
+		       unsigned char *fr)
 {
-	uint64_t at = t->jobs[j].end_ns;
-	size_t run = below(s, n, at) - below(e, n, at); /* j counted: it ends at `at` */
-	return t->slots == 0 || run < t->slots;
+	uint64_t c = 0; /* where the cluster of e[k] began */
+	for (size_t k = 0; k < n; k++) {
+		if (!k || e[k] - e[k - 1] > t->refill_ns || below(s, n, e[k]) != below(s, n, e[k - 1]))
+			c = e[k];
+		size_t run = below(s, n, c) - below(e, n, c); /* the job ending at e[k] counted */
+		fr[k] = t->slots == 0 || run < t->slots;
+	}
 }
 
 static int by_end(const void *x, const void *y, void *arg)
@@ -242,8 +251,7 @@ static int by_end(const void *x, const void *y, void *arg)
 	return (a > b) - (a < b);
 }
 
-/* Adds "job j waits on job k" to the tree's edges (cap: their room). */
-static int dep_add(struct forecast_tree *t, size_t *cap, size_t j, size_t k)
+int forecast_tree_edge_add(struct forecast_tree *t, size_t *cap, size_t job, size_t on)
 {
 	if (t->ne == *cap) {
 		size_t nc = *cap ? 2 * *cap : 256;
@@ -253,8 +261,7 @@ static int dep_add(struct forecast_tree *t, size_t *cap, size_t j, size_t k)
 		t->edges = v;
 		*cap = nc;
 	}
-	t->edges[t->ne++] = (struct forecast_tree_edge){(uint32_t)j, (uint32_t)k};
-	t->ndeps_seen++;
+	t->edges[t->ne++] = (struct forecast_tree_edge){(uint32_t)job, (uint32_t)on};
 	return 0;
 }
 
@@ -263,14 +270,17 @@ int forecast_tree_deps(struct forecast_tree *t)
 	uint64_t *s = NULL, *e = NULL;
 	ssize_t n = spans(t, &s, &e);
 	size_t cap = t->ne, *by = n < 0 ? NULL : malloc((t->nj + 1) * sizeof(*by)), nb = 0;
-	int r = n < 0 || !by ? -ENOMEM : 0;
+	unsigned char *fr = n < 0 ? NULL : malloc(t->nj + 1);
+	int r = n < 0 || !by || !fr ? -ENOMEM : 0;
 
 	t->ndeps_seen = 0;
 	for (size_t j = 0; r == 0 && j < t->nj; j++)
 		if (t->jobs[j].root != FORECAST_TREE_NONE)
 			by[nb++] = j;
-	if (r == 0)
+	if (r == 0) {
 		qsort_r(by, nb, sizeof(*by), by_end, t->jobs);
+		slots_free(t, s, e, nb, fr); /* fr[q]: job by[q]'s end, e[q] */
+	}
 	/* a -j1 recording shows no dependency: each job followed the one
 	 * before; at -jN, a job that started as another ended while a slot was
 	 * free had waited on it */
@@ -288,9 +298,10 @@ int forecast_tree_deps(struct forecast_tree *t)
 				hi = m;
 		}
 		for (size_t q = lo; q < nb && t->jobs[by[q]].end_ns <= a->start_ns && r == 0; q++)
-			if (by[q] < j && slot_was_free(t, s, e, (size_t)n, by[q]))
-				r = dep_add(t, &cap, j, by[q]);
+			if (by[q] < j && fr[q] && (r = forecast_tree_edge_add(t, &cap, j, by[q])) == 0)
+				t->ndeps_seen++;
 	}
+	free(fr);
 	free(by);
 	free(s);
 	free(e);

@@ -12,6 +12,10 @@
 #include "forecast_rec.h"
 #include "proctree.h"
 
+/* The ends that are one (forecast_tree.h refill_ns): this part of the
+ * window when the times are exact (10 ms of 50). */
+#define FT_REFILL_DIV 5
+
 /* Build tools: what runs recipes in slots. */
 static const char *const tools[] = {"make", "gmake", "remake", "bmake", "ninja", "samu", "cargo"};
 
@@ -223,20 +227,6 @@ static int find_jobs(struct forecast_tree *t, size_t *cap)
 	return 0;
 }
 
-static int edge_add(struct forecast_tree *t, size_t *cap, size_t job, size_t on)
-{
-	if (t->ne == *cap) {
-		size_t nc = *cap ? 2 * *cap : 256;
-		struct forecast_tree_edge *v = realloc(t->edges, nc * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		t->edges = v;
-		*cap = nc;
-	}
-	t->edges[t->ne++] = (struct forecast_tree_edge){(uint32_t)job, (uint32_t)on};
-	return 0;
-}
-
 /* The jobs under process c: [*lo, *hi) of the jobs numbered in walk order. */
 static void jobs_under(const struct forecast_tree *t, size_t c, size_t *lo, size_t *hi)
 {
@@ -278,21 +268,22 @@ static int barriers_of(struct forecast_tree *t, size_t w, size_t *jcap, size_t *
 			continue;
 		if (group && max_end <= t->p[c].start_ns) {
 			struct forecast_tree_job b = {FORECAST_TREE_NONE, FORECAST_TREE_NONE, max_end, max_end, 0};
-			if (job_add(t, jcap, b) < 0 || (cur != FORECAST_TREE_NONE && edge_add(t, ecap, t->nj - 1, cur) < 0))
+			if (job_add(t, jcap, b) < 0 ||
+			    (cur != FORECAST_TREE_NONE && forecast_tree_edge_add(t, ecap, t->nj - 1, cur) < 0))
 				return -ENOMEM;
 			cur = t->nj - 1;
 			for (size_t q = g0; q < k; q++) {
 				size_t l2, h2;
 				jobs_under(t, t->kids[q], &l2, &h2);
 				for (size_t j = l2; j < h2; j++)
-					if (edge_add(t, ecap, cur, j) < 0)
+					if (forecast_tree_edge_add(t, ecap, cur, j) < 0)
 						return -ENOMEM;
 			}
 			g0 = k;
 		}
 		group = 1;
 		for (size_t j = lo; j < hi && cur != FORECAST_TREE_NONE; j++)
-			if (edge_add(t, ecap, j, cur) < 0)
+			if (forecast_tree_edge_add(t, ecap, j, cur) < 0)
 				return -ENOMEM;
 		uint64_t e = end_of(t, c);
 		for (size_t j = lo; j < hi; j++)
@@ -403,6 +394,9 @@ int forecast_tree_new(struct store *st, uint64_t window_ns, struct forecast_tree
 	t->window_ns = t->sum.mode == STORE_MODE_POLL && 2 * t->sum.interval_ms * 1000000 > window_ns
 			       ? 2 * t->sum.interval_ms * 1000000
 			       : window_ns;
+	/* ends this close are one: the tool reaps a job and starts the next
+	 * within a millisecond or so (a tick, polling) */
+	t->refill_ns = t->window_ns > window_ns ? t->window_ns / 2 : t->window_ns / FT_REFILL_DIV;
 	if ((r = load_procs(t)) < 0 || (r = tree_links(t)) < 0 || (r = tree_jobs(t, &ecap)) < 0 ||
 	    (r = forecast_tree_slots(t)) < 0 || (r = forecast_tree_deps(t)) < 0) {
 		forecast_tree_free(t);

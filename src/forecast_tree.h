@@ -44,6 +44,7 @@ struct forecast_tree {
 	struct forecast_tree_edge *edges;
 	size_t ne, ndeps_seen;
 	uint64_t run_start, run_end, window_ns;
+	uint64_t refill_ns;      /* ends this close, no start between: one (forecast_tree_deps) */
 	unsigned slots, most;    /* the recorded -j (0: unlimited), the most jobs at once */
 	int slots_from;          /* enum forecast_slots_from (forecast_rec.h) */
 	char slots_word[32];
@@ -60,6 +61,10 @@ void forecast_tree_free(struct forecast_tree *t);
  * once), then the dependencies a -jN recording shows. Return 0 or -ENOMEM. */
 int forecast_tree_slots(struct forecast_tree *t);
 int forecast_tree_deps(struct forecast_tree *t);
+
+/* Adds "job `job` waits on job `on`" to t's edges (cap: their room).
+ * Returns 0 or -ENOMEM. */
+int forecast_tree_edge_add(struct forecast_tree *t, size_t *cap, size_t job, size_t on);
 
 /* The processes of each job: procs[off[j]..off[j + 1]) (malloc'd both).
  * Returns 0 or -ENOMEM. */

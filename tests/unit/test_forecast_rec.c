@@ -110,10 +110,78 @@ static void test_parent_circle(void **state)
 	store_free(st);
 }
 
+/* Jobs ending close together (the reviewer's two.db, run 2: make -j3 of
+ * six independent fills of 8 MB): the first three end at 115.011991,
+ * 115.014710 and 120.490 ms; the next three start at 115.25, 115.46 and
+ * 120.65 ms, each in a slot one of them left. At the second end (2.7 us
+ * after the first) only two jobs ran: a slot looked free, and every job
+ * starting in the next 50 ms was taken as waiting on that job (3 false
+ * dependencies; -j4 ran three at once, a peak of 24000 KiB instead of
+ * 32000). The two ends are one: three jobs ran before them, the slots were
+ * full. No dependency; at -j4 four fills at once. */
+static void test_close_ends(void **state)
+{
+	(void)state;
+	struct forecast_result res;
+	struct forecast_rec_info in;
+	struct store *st = run_new(226 * MS);
+
+	PROC(st, 1, 100, 1, 0, 226 * MS, "make\0-j3", 500);
+	PROC(st, 3, 103, 100, 8860 * US, 115014710, "fill\0" "8", 8000);
+	PROC(st, 4, 104, 100, 9342 * US, 115011991, "fill\0" "8", 8000);
+	PROC(st, 5, 105, 100, 13574 * US, 120490 * US, "fill\0" "8", 8000);
+	PROC(st, 6, 106, 100, 115252 * US, 221432 * US, "fill\0" "8", 8000);
+	PROC(st, 7, 107, 100, 115464 * US, 221465 * US, "fill\0" "8", 8000);
+	PROC(st, 8, 108, 100, 120649 * US, 225888 * US, "fill\0" "8", 8000);
+	assert_int_equal(forecast(st, NULL, 0, 4, &res, &in), 0);
+	assert_int_equal(in.recorded_slots, 3);
+	assert_int_equal(in.njobs, 6);
+	assert_int_equal(in.ndeps_seen, 0);
+	assert_int_equal(res.peak_kib, 4 * 8000 + 500);
+	assert_int_equal(res.most_running, 4);
+	store_free(st);
+}
+
+/* What a -jN recording still shows: at -j4, three compiles; two end 3 us
+ * apart at 100 ms, with a slot free before them (three ran, of four): the
+ * link starting 0.5 ms later waited on both; the third compile, ending at
+ * 300 ms, is not waited on. At -j2, two running, one ends and the next
+ * starts in its slot 0.3 ms later: no dependency (no slot was free). */
+static void test_deps_seen(void **state)
+{
+	(void)state;
+	struct forecast_result res;
+	struct forecast_rec_info in;
+	struct store *st = run_new(700 * MS);
+
+	PROC(st, 1, 100, 1, 0, 700 * MS, "make\0-j4", 0);
+	PROC(st, 2, 102, 100, 1 * MS, 100 * MS, "cc\0a.c", 1000);
+	PROC(st, 3, 103, 100, 1 * MS, 100 * MS + 3 * US, "cc\0b.c", 1000);
+	PROC(st, 4, 104, 100, 1 * MS, 300 * MS, "cc\0c.c", 1000);
+	PROC(st, 5, 105, 100, 100500 * US, 600 * MS, "ld\0prog", 5000);
+	assert_int_equal(forecast(st, NULL, 0, 4, &res, &in), 0);
+	assert_int_equal(in.ndeps_seen, 2);
+	/* the link after a.c and b.c, beside c.c: 5000 + 1000 */
+	assert_int_equal(res.peak_kib, 6000);
+	store_free(st);
+
+	st = run_new(400 * MS);
+	PROC(st, 1, 100, 1, 0, 400 * MS, "make\0-j2", 0);
+	PROC(st, 2, 102, 100, 1 * MS, 100 * MS, "cc\0a.c", 1000);
+	PROC(st, 3, 103, 100, 1 * MS, 200 * MS, "cc\0b.c", 1000);
+	PROC(st, 4, 104, 100, 100300 * US, 300 * MS, "cc\0c.c", 1000);
+	assert_int_equal(forecast(st, NULL, 0, 3, &res, &in), 0);
+	assert_int_equal(in.ndeps_seen, 0);
+	assert_int_equal(res.peak_kib, 3000);
+	store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parent_circle),
+		cmocka_unit_test(test_close_ends),
+		cmocka_unit_test(test_deps_seen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
