@@ -259,7 +259,10 @@ int forecast_rec_build(struct store *st, struct store *const *more, size_t nmore
 	fr->info.njobs = t->njobs;
 	fr->info.ndeps_seen = t->ndeps_seen;
 	fr->info.nbarriers = t->nj - t->njobs;
-	fr->info.recorded_slots = t->slots;
+	/* the dependencies were read at the recorded -j; the forecast runs
+	 * FORECAST_SLOTS_MAX at most */
+	fr->info.recorded_slots = t->slots > FORECAST_SLOTS_MAX ? FORECAST_SLOTS_MAX : t->slots;
+	fr->info.slots_over = t->slots > FORECAST_SLOTS_MAX ? t->slots : 0;
 	fr->info.slots_from = t->slots_from;
 	snprintf(fr->info.slots_word, sizeof(fr->info.slots_word), "%s", t->slots_word);
 	fr->info.most_at_once = t->most;

@@ -354,6 +354,9 @@ static void note_slots(const struct fc *f, struct notes *nt)
 	else
 		NOTE(nt, "recorded at -j%u: the most jobs that ran at once (%s's command line names no -j)",
 		     in->recorded_slots, in->tool);
+	if (in->slots_over)
+		NOTE(nt, "%u jobs ran at once in the recording, more than the %u slots a forecast runs at most: "
+			 "the recorded -j is forecast at -j%u", in->slots_over, FORECAST_SLOTS_MAX, in->recorded_slots);
 }
 
 static void notes_of(const struct fc *f, struct notes *nt)

@@ -176,12 +176,38 @@ static void test_deps_seen(void **state)
 	store_free(st);
 }
 
+/* More jobs at once than a forecast runs slots (the reviewer's h1.db: 5002
+ * jobs under a make): the recorded -j was 5002 and forecast_run refused it
+ * ("cannot forecast -j5002: Invalid argument", exit 2). It is capped at
+ * FORECAST_SLOTS_MAX, the -j it was recorded at kept to say so. */
+static void test_slots_capped(void **state)
+{
+	(void)state;
+	enum { N = FORECAST_SLOTS_MAX + 4 };
+	struct forecast_result res;
+	struct forecast_rec_info in;
+	struct store *st = run_new(300 * MS);
+
+	PROC(st, 1, 100, 1, 0, 300 * MS, "make", 0);
+	for (uint64_t i = 0; i < N; i++)
+		PROC(st, 2 + i, (pid_t)(1000 + i), 100, 1 * MS + i, 200 * MS, "fill\0" "1", 10);
+	assert_int_equal(forecast(st, NULL, 0, 0, &res, &in), 0);
+	assert_int_equal(in.njobs, N);
+	assert_int_equal(in.most_at_once, N);
+	assert_int_equal(in.recorded_slots, FORECAST_SLOTS_MAX);
+	assert_int_equal(in.slots_over, N);
+	assert_int_equal(forecast(st, NULL, 0, in.recorded_slots, &res, &in), 0);
+	assert_int_equal(res.most_running, FORECAST_SLOTS_MAX);
+	store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parent_circle),
 		cmocka_unit_test(test_close_ends),
 		cmocka_unit_test(test_deps_seen),
+		cmocka_unit_test(test_slots_capped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
