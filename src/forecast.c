@@ -152,6 +152,18 @@ static int sim_alloc(struct sim *s)
 	return 0;
 }
 
+/* x (>= 0) rounded, UINT64_MAX past it. */
+static uint64_t u64_of(double x)
+{
+	return x >= 0x1p64 ? UINT64_MAX : x > 0 ? (uint64_t)(x + 0.5) : 0;
+}
+
+/* a + b, UINT64_MAX past it. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* Job j's PSS at progress x (recorded ns from its start). */
 static double job_pss(const struct sim *s, size_t j, double x)
 {
@@ -179,7 +191,7 @@ static void sim_peak_jobs(struct sim *s)
 					  (part[k] == part[best] && s->run[k] < s->run[best])))
 				best = k;
 		taken[best] = 1;
-		o->at_peak[o->n_at_peak++] = (struct forecast_peak_job){s->run[best], (uint64_t)llround(part[best])};
+		o->at_peak[o->n_at_peak++] = (struct forecast_peak_job){s->run[best], u64_of(part[best])};
 	}
 }
 
@@ -206,13 +218,13 @@ static void sim_eval(struct sim *s)
 	}
 	for (size_t i = 0; i < nt; i++)
 		total += s->pmax[s->touched[i]];
-	uint64_t now = (uint64_t)llround(total);
+	uint64_t now = u64_of(total);
 	if (now > s->out->peak_kib) {
 		for (size_t k = 0; k < s->nrun; k++)
 			if (s->pidx[m->jobs[s->run[k]].prog] == k)
 				part[k] += file[k];
 		s->out->peak_kib = now;
-		s->out->peak_t_ns = (uint64_t)llround(s->t) + m->head_ns;
+		s->out->peak_t_ns = add_sat(u64_of(s->t), m->head_ns);
 		s->out->running_at_peak = (unsigned)s->nrun;
 		sim_peak_jobs(s);
 	}
@@ -314,7 +326,7 @@ int forecast_run(const struct forecast_model *m, unsigned slots, struct forecast
 			break;
 		sim_advance(&s, &next_tick);
 	}
-	out->wall_ns = m->head_ns + (uint64_t)llround(s.t) + m->tail_ns;
+	out->wall_ns = add_sat(add_sat(m->head_ns, u64_of(s.t)), m->tail_ns);
 	if (!out->peak_t_ns)
 		out->peak_t_ns = m->head_ns;
 	sim_free(&s);

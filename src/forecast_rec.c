@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
  * them the step grows). */
 #define FR_STEP_NS 10000000ull
 #define FR_BINS_MAX 4000000ull
+#define FR_STEP_MAX (1ull << 62)
 /* A start this soon after an end may have waited on it (netlink: exact
  * times; polling /proc: two intervals). */
 #define FR_DEP_WINDOW_NS 50000000ull
@@ -91,15 +93,34 @@ static int model_deps(struct forecast_rec *fr, struct forecast_tree *t)
 	return 0;
 }
 
-/* The step of the curves: FR_STEP_NS, or more when the jobs are long. */
-static uint64_t step_of(const struct forecast_tree *t)
+/* The bins of the jobs' curves on a step, together (saturating). */
+static uint64_t bins_of(const struct forecast_tree *t, uint64_t step)
 {
 	uint64_t total = 0;
+	for (size_t j = 0; j < t->nj; j++) {
+		uint64_t nb = (t->jobs[j].end_ns - t->jobs[j].start_ns) / step + 1;
+		total = total > UINT64_MAX - nb ? UINT64_MAX : total + nb;
+	}
+	return total;
+}
+
+/* The step of the curves: FR_STEP_NS, or more when the jobs are long, so
+ * that their bins together are FR_BINS_MAX at most past one a job however
+ * long a recording says they ran (the sum of their times taken as a
+ * double: four jobs of 5.6e18 ns wrapped a uint64_t). FR_STEP_MAX at most,
+ * so that a bin's end never wraps. */
+static uint64_t step_of(const struct forecast_tree *t)
+{
+	double total = 0;
 	for (size_t j = 0; j < t->nj; j++)
-		total += t->jobs[j].end_ns - t->jobs[j].start_ns;
+		total += (double)(t->jobs[j].end_ns - t->jobs[j].start_ns);
 	uint64_t step = FR_STEP_NS;
-	if (total / step > FR_BINS_MAX)
-		step = (total / FR_BINS_MAX + 999999) / 1000000 * 1000000;
+	if (total / (double)step > (double)FR_BINS_MAX) {
+		double ms = ceil(total / (double)FR_BINS_MAX / 1e6);
+		step = ms * 1e6 >= (double)FR_STEP_MAX ? FR_STEP_MAX : (uint64_t)ms * 1000000;
+	}
+	while (step < FR_STEP_MAX && bins_of(t, step) > FR_BINS_MAX + t->nj) /* the double's rounding */
+		step = step > FR_STEP_MAX / 2 ? FR_STEP_MAX : 2 * step;
 	return step;
 }
 

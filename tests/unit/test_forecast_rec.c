@@ -201,6 +201,40 @@ static void test_slots_capped(void **state)
 	store_free(st);
 }
 
+/* Jobs that ran for ages by a recording's word (the reviewer's h2.db: four
+ * of about 5.6e18 ns): the sum of their times wrapped, the step stayed
+ * 10 ms, and the curves asked for 1.8e12 bins ("Cannot allocate memory").
+ * Now the bins of all the jobs are 4,000,000 at most past one a job, and
+ * the forecast's wall time saturates rather than wraps. */
+static void test_long_jobs(void **state)
+{
+	(void)state;
+	const uint64_t dur = 5600000000000000000ull;
+	struct forecast_rec *fr;
+	struct store *st = run_new(dur + 2 * MS);
+
+	PROC(st, 1, 100, 1, 0, dur + 2 * MS, "make\0-j4", 0);
+	for (uint64_t i = 0; i < 4; i++)
+		PROC(st, 2 + i, (pid_t)(200 + i), 100, 1 * MS + i, dur, "fill\0" "1", 1000);
+	PROC(st, 6, 300, 100, 1 * MS, 2 * MS, "true", 1);
+	assert_int_equal(forecast_rec_build(st, NULL, 0, &fr), 0);
+	const struct forecast_model *m = forecast_rec_model(fr);
+	size_t bins = 0;
+	for (size_t j = 0; j < m->njobs; j++)
+		bins += m->jobs[j].npss;
+	assert_true(bins <= 4000000 + m->njobs);
+	assert_true(m->step_ns >= 4 * (dur / 4000000));
+	struct forecast_model mm = *m;
+	struct forecast_result res;
+	mm.cores = 4;
+	assert_int_equal(forecast_run(&mm, 4, &res), 0);
+	assert_int_equal(res.peak_kib, 4000); /* the short job ends before the fourth fill starts */
+	assert_int_equal(forecast_run(&mm, 1, &res), 0);
+	assert_true(res.wall_ns == UINT64_MAX); /* 4 x 5.6e18 ns: past 2^64 */
+	forecast_rec_free(fr);
+	store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_close_ends),
 		cmocka_unit_test(test_deps_seen),
 		cmocka_unit_test(test_slots_capped),
+		cmocka_unit_test(test_long_jobs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
