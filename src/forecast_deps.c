@@ -283,23 +283,19 @@ int forecast_tree_deps(struct forecast_tree *t)
 	}
 	/* a -j1 recording shows no dependency: each job followed the one
 	 * before; at -jN, a job that started as another ended while a slot was
-	 * free had waited on it */
+	 * free had waited on it (on the FORECAST_TREE_DEPS_MAX that ended last
+	 * at most: the edges stay linear in the jobs) */
 	for (size_t j = 0; r == 0 && t->slots != 1 && j < t->nj; j++) {
 		const struct forecast_tree_job *a = &t->jobs[j];
 		if (a->root == FORECAST_TREE_NONE)
 			continue;
 		uint64_t from = a->start_ns > t->window_ns ? a->start_ns - t->window_ns : 0;
-		size_t lo = 0, hi = nb;
-		while (lo < hi) { /* the first job ending at from or after */
-			size_t m = lo + (hi - lo) / 2;
-			if (t->jobs[by[m]].end_ns < from)
-				lo = m + 1;
-			else
-				hi = m;
-		}
-		for (size_t q = lo; q < nb && t->jobs[by[q]].end_ns <= a->start_ns && r == 0; q++)
-			if (by[q] < j && fr[q] && (r = forecast_tree_edge_add(t, &cap, j, by[q])) == 0)
+		size_t lo = below(e, nb, from), q = a->start_ns < UINT64_MAX ? below(e, nb, a->start_ns + 1) : nb, k = 0;
+		while (q-- > lo && k < FORECAST_TREE_DEPS_MAX && r == 0)
+			if (by[q] < j && fr[q] && (r = forecast_tree_edge_add(t, &cap, j, by[q])) == 0) {
 				t->ndeps_seen++;
+				k++;
+			}
 	}
 	free(fr);
 	free(by);

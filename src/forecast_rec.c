@@ -131,7 +131,8 @@ static int model_curves(struct forecast_rec *fr, struct forecast_tree *t, const 
 	uint64_t step = fr->model.step_ns;
 	size_t total = 0;
 	for (size_t j = 0; j < t->nj; j++)
-		total += t->jobs[j].root == FORECAST_TREE_NONE ? 0 : (size_t)((t->jobs[j].end_ns - t->jobs[j].start_ns) / step + 1);
+		total += t->jobs[j].root == FORECAST_TREE_NONE ? 0
+									: (size_t)((t->jobs[j].end_ns - t->jobs[j].start_ns) / step + 1);
 	size_t *procs = NULL, *off = NULL;
 	if (!(fr->pss = malloc((total + 1) * sizeof(*fr->pss))) || forecast_tree_job_procs(t, &procs, &off) < 0) {
 		free(procs);
@@ -139,12 +140,14 @@ static int model_curves(struct forecast_rec *fr, struct forecast_tree *t, const 
 		return -ENOMEM;
 	}
 	size_t k = 0;
-	for (size_t j = 0; j < t->nj; j++) {
+	int r = 0;
+	for (size_t j = 0; j < t->nj && r == 0; j++) {
 		const struct forecast_tree_job *fj = &t->jobs[j];
 		if (fj->root == FORECAST_TREE_NONE)
 			continue;
 		size_t nb = (size_t)((fj->end_ns - fj->start_ns) / step + 1);
-		forecast_curve_bins(c, procs + off[j], off[j + 1] - off[j], fj->start_ns, fj->end_ns, step, fr->pss + k, nb);
+		r = forecast_curve_bins(c, procs + off[j], off[j + 1] - off[j], fj->start_ns, fj->end_ns, step,
+					fr->pss + k, nb);
 		fr->jobs[j].pss_kib = fr->pss + k;
 		fr->jobs[j].npss = nb;
 		k += nb;
@@ -153,7 +156,7 @@ static int model_curves(struct forecast_rec *fr, struct forecast_tree *t, const 
 	}
 	free(procs);
 	free(off);
-	return 0;
+	return r;
 }
 
 static int by_comm(const void *x, const void *y, void *arg)

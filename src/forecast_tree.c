@@ -391,9 +391,12 @@ int forecast_tree_new(struct store *st, uint64_t window_ns, struct forecast_tree
 	if (t->run_end < t->run_start)
 		t->run_end = t->run_start;
 	/* polling /proc sees starts and ends a tick late at worst */
-	t->window_ns = t->sum.mode == STORE_MODE_POLL && 2 * t->sum.interval_ms * 1000000 > window_ns
-			       ? 2 * t->sum.interval_ms * 1000000
-			       : window_ns;
+	uint64_t poll_ns = t->sum.mode != STORE_MODE_POLL ? 0
+			   : t->sum.interval_ms > FORECAST_TREE_WINDOW_MAX / 2000000 ? FORECAST_TREE_WINDOW_MAX
+									     : 2 * t->sum.interval_ms * 1000000;
+	t->window_ns = poll_ns > window_ns ? poll_ns : window_ns;
+	if (t->window_ns > FORECAST_TREE_WINDOW_MAX)
+		t->window_ns = FORECAST_TREE_WINDOW_MAX;
 	/* ends this close are one: the tool reaps a job and starts the next
 	 * within a millisecond or so (a tick, polling) */
 	t->refill_ns = t->window_ns > window_ns ? t->window_ns / 2 : t->window_ns / FT_REFILL_DIV;

@@ -15,6 +15,11 @@
 struct forecast_curve;
 
 #define FORECAST_TREE_NONE SIZE_MAX
+/* How soon after a job's end another's start may have waited on it, at
+ * most (a poll of /proc an hour apart would make it two hours: every job
+ * waiting on every other), and the jobs one is seen waiting on, at most. */
+#define FORECAST_TREE_WINDOW_MAX 1000000000ull
+#define FORECAST_TREE_DEPS_MAX 32
 
 /* A job: the process at its root (FORECAST_TREE_NONE: a barrier, no
  * process), its span, its CPU, its heaviest process. */
@@ -53,7 +58,8 @@ struct forecast_tree {
 
 /* The tree of the recorded run in st, read as a build; window_ns: how soon
  * after a job's end another's start may have waited on it (more when the
- * run polled /proc). Returns 0, -ENODATA (no job) or -ENOMEM. */
+ * run polled /proc: two intervals, FORECAST_TREE_WINDOW_MAX at most).
+ * Returns 0, -ENODATA (no job) or -ENOMEM. */
 int forecast_tree_new(struct store *st, uint64_t window_ns, struct forecast_tree **out);
 void forecast_tree_free(struct forecast_tree *t);
 

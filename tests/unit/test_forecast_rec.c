@@ -235,6 +235,66 @@ static void test_long_jobs(void **state)
 	store_free(st);
 }
 
+/* A job's curve on the 10 ms step: a shell holding 100 KiB from 0 to
+ * 100 ms, running five children one after another, child i from 20i + 10
+ * to 20i + 15 ms at 1000 (i + 1) KiB from its start. Each bin is the most
+ * of the processes alive in it: 100 alone, 100 + 1000 (i + 1) in the bins
+ * of the children. */
+static void test_curve_bins(void **state)
+{
+	(void)state;
+	struct forecast_rec *fr;
+	struct store *st = run_new(101 * MS);
+
+	PROC(st, 1, 100, 1, 0, 101 * MS, "make", 0);
+	PROC(st, 2, 101, 100, 0, 100 * MS, "sh\0-c\0steps", 100);
+	for (uint64_t i = 0; i < 5; i++)
+		PROC(st, 3 + i, (pid_t)(200 + i), 101, (20 * i + 10) * MS, (20 * i + 15) * MS, "step", 1000 * (i + 1));
+	assert_int_equal(forecast_rec_build(st, NULL, 0, &fr), 0);
+	const struct forecast_model *m = forecast_rec_model(fr);
+	assert_int_equal(m->njobs, 1);
+	assert_int_equal(m->step_ns, 10 * MS);
+	assert_int_equal(m->jobs[0].npss, 11);
+	for (size_t b = 0; b < 11; b++)
+		assert_int_equal(m->jobs[0].pss_kib[b], b % 2 ? 100 + 1000 * (b / 2 + 1) : 100);
+	forecast_rec_free(fr);
+	store_free(st);
+}
+
+/* The window of the dependencies and their number. Polling /proc an hour
+ * apart (the reviewer's e20000.db: 20,000 jobs) made the window two hours
+ * and every job wait on every other: 200M edges, 36 s, 1.6 GB. The window
+ * is 1 s at most. And a job starting as 100 others ended (no limit to -j:
+ * every slot free) waits on the 32 that ended last, not on all 100. */
+static void test_deps_bounded(void **state)
+{
+	(void)state;
+	struct forecast_result res;
+	struct forecast_rec_info in;
+	struct store *st = run_new(60 * MS);
+	struct store_summary sum;
+
+	PROC(st, 1, 100, 1, 0, 60 * MS, "make\0-j", 0);
+	for (uint64_t i = 0; i < 100; i++)
+		PROC(st, 2 + i, (pid_t)(200 + i), 100, 1 * MS, 10 * MS + i * US, "cc", 10);
+	PROC(st, 200, 400, 100, 20 * MS, 50 * MS, "ld", 500);
+	assert_int_equal(forecast(st, NULL, 0, 0, &res, &in), 0);
+	assert_int_equal(in.recorded_slots, 0);
+	assert_int_equal(in.ndeps_seen, FORECAST_TREE_DEPS_MAX);
+	assert_int_equal(in.dep_window_ns, 50 * MS);
+	store_summary_get(st, &sum);
+	sum.mode = STORE_MODE_POLL;
+	sum.interval_ms = 3600000;
+	store_summary_set(st, &sum);
+	assert_int_equal(forecast(st, NULL, 0, 0, &res, &in), 0);
+	assert_int_equal(in.dep_window_ns, FORECAST_TREE_WINDOW_MAX);
+	sum.interval_ms = UINT64_MAX / 1000; /* 2 x interval in ns: past 2^64 */
+	store_summary_set(st, &sum);
+	assert_int_equal(forecast(st, NULL, 0, 0, &res, &in), 0);
+	assert_int_equal(in.dep_window_ns, FORECAST_TREE_WINDOW_MAX);
+	store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +303,8 @@ int main(void)
 		cmocka_unit_test(test_deps_seen),
 		cmocka_unit_test(test_slots_capped),
 		cmocka_unit_test(test_long_jobs),
+		cmocka_unit_test(test_curve_bins),
+		cmocka_unit_test(test_deps_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
