@@ -214,6 +214,84 @@ gen_real() {
 	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"no run 9"* ]] || { echo "$output"; false; }
 }
 
+# hostile NAME SQL: a copy of the recording $DB with SQL applied, as
+# $BATS_TEST_TMPDIR/NAME.db (values as a hostile writer could leave them).
+hostile() {
+	cp "$DB" "$BATS_TEST_TMPDIR/$1.db"
+	sqlite3 "$BATS_TEST_TMPDIR/$1.db" "$2"
+}
+
+# copies EXPRS: a SELECT list of the columns of processes for copy n of a
+# row: id and seq moved by n, pid by 100000 + n, and the columns EXPRS
+# names ("WHEN 'col' THEN 'expr' ...") as it says.
+copies() {
+	sqlite3 "$DB" "SELECT group_concat(CASE name WHEN 'id' THEN 'id + n' WHEN 'seq' THEN 'seq + n'
+		WHEN 'pid' THEN 'pid + 100000 + n' $1 ELSE name END, ', ') FROM pragma_table_info('processes')"
+}
+
+# forecast_of NAME: forecast NAME.db at -j2 into NAME.json, exit 0; a
+# watchdog of 30 s for what takes well under a second (a hang, or minutes
+# of work, fails).
+forecast_of() {
+	run timeout 30 "$SPACETIME" forecast "$BATS_TEST_TMPDIR/$1.db" -j 2 --ram 100G --format json
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/$1.json"
+	echo "# $1: exit $status, $(jq -c '{jobs, recorded_jobs, dependencies_seen}' "$BATS_TEST_TMPDIR/$1.json" 2>/dev/null)" >&3
+	[ "$status" -eq 0 ] || { echo "$1: $output"; false; }
+}
+
+@test "forecast: hostile recordings (sqlite3): parents in a circle, 5,000 jobs at once, jobs of 4.6e18 ns, a job of 100,000 children, an hour between polls: each forecast, exit 0" {
+	command -v sqlite3 >/dev/null || st_fail "sqlite3 missing (make deps)"
+	local b="$BATS_TEST_TMPDIR/mem" sel
+	gen_build "$b" 4 "$WL/fill 4 50"
+	record 2 "$b"
+	# ids: 1 make, 2 seq, 3..6 the fills
+	[ "$(sqlite3 "$DB" "SELECT group_concat(comm, ' ') FROM (SELECT comm FROM processes ORDER BY id)")" = "make seq fill fill fill fill" ]
+	# make's ppid the first fill's pid, both begun at 0: each the other's
+	# parent (f182e9b: SIGSEGV); the fill a make too (an endless loop)
+	local circle="UPDATE processes SET ppid = (SELECT pid FROM processes WHERE id = 3), start_ns = 0 WHERE id = 1;
+		UPDATE processes SET start_ns = 0 WHERE id = 3;"
+	hostile circle "$circle"
+	forecast_of circle
+	hostile circle2 "$circle UPDATE processes SET comm = 'make', argv = CAST('make' AS BLOB) WHERE id = 3;"
+	forecast_of circle2
+	# 5,000 more copies of a fill running at once: a recorded -j past the
+	# 4096 slots a forecast runs (f182e9b: "cannot forecast -j5004", exit 2)
+	sel=$(copies "")
+	hostile wide "WITH RECURSIVE k(n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM k WHERE n < 5009)
+		INSERT INTO processes SELECT $sel FROM processes, k WHERE id = 3;"
+	forecast_of wide
+	jq -e '.recorded_jobs == 4096 and (.notes | any(test("the recorded -j is forecast at -j4096")))' \
+		"$BATS_TEST_TMPDIR/wide.json" >/dev/null || { cat "$BATS_TEST_TMPDIR/wide.json"; false; }
+	# four fills of 2^62 + 1e9 ns (f182e9b: their sum wrapped, 1.8e12 bins
+	# asked for, "Cannot allocate memory")
+	hostile long "UPDATE runs SET base_ns = 4000000000000000000;
+		UPDATE processes SET start_ns = -4000000000000000000 + id, end_ns = 611686019427387904 + id WHERE comm = 'fill';"
+	forecast_of long
+	# one fill running 100,000 children of 5 ms, one every 20 ms (f182e9b:
+	# every process summed at every bin, 2 x 10^10 reads: minutes)
+	sel=$(copies "WHEN 'ppid' THEN '(SELECT pid FROM processes WHERE id = 3)' WHEN 'start_ns' THEN 'start_ns + n * 20000000'
+		WHEN 'end_ns' THEN 'start_ns + n * 20000000 + 5000000' WHEN 'comm' THEN '''true''' WHEN 'argv' THEN 'CAST(''true'' AS BLOB)'")
+	hostile deep "WITH RECURSIVE k(n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM k WHERE n < 100009)
+		INSERT INTO processes SELECT $sel FROM processes, k WHERE id = 3;
+		UPDATE processes SET end_ns = start_ns + 2001000000000 WHERE id = 3;
+		UPDATE processes SET end_ns = 2002000000000 WHERE id = 1;
+		UPDATE run_summary SET value = 2002000000000 WHERE key IN ('end_ns', 'last.t_ns');"
+	forecast_of deep
+	# 20,000 jobs of 0.5 ms, polled an hour apart: the window of the
+	# dependencies is 1 s, not two hours, and each job waits on 32 at most
+	# (f182e9b: 198 million dependencies, 2.3 GB)
+	sel=$(copies "WHEN 'start_ns' THEN 'start_ns + n * 1000000' WHEN 'end_ns' THEN 'start_ns + n * 1000000 + 500000'")
+	hostile hourly "WITH RECURSIVE k(n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM k WHERE n < 20009)
+		INSERT INTO processes SELECT $sel FROM processes, k WHERE id = 3;
+		UPDATE processes SET end_ns = 20100000000 WHERE id = 1;
+		UPDATE run_summary SET value = 20100000000 WHERE key IN ('end_ns', 'last.t_ns');
+		UPDATE run_summary SET value = 2 WHERE key = 'mode';
+		UPDATE run_summary SET value = 3600000 WHERE key = 'interval_ms';"
+	forecast_of hourly
+	jq -e '.dependencies_seen <= 32 * .jobs and (.notes | any(test("within 1000 ms")))' "$BATS_TEST_TMPDIR/hourly.json" >/dev/null ||
+		{ cat "$BATS_TEST_TMPDIR/hourly.json"; false; }
+}
+
 @test "forecast: no such run, a run with no jobs, a run still recorded, a corrupt file, bad --ram, -j 0: one line each, exit status 2" {
 	local b="$BATS_TEST_TMPDIR/mem"
 	gen_build "$b" 2 "$WL/fill 4 50"
