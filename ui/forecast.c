@@ -25,8 +25,8 @@
 #define FORECAST_EXIT_NOFIT 1
 #define FORECAST_EXIT_USAGE 2
 /* -j lines at most (-j1 .. -j(2 x cores) up to 128 cores, the recorded one,
- * all the jobs at once). */
-#define FORECAST_LINES 258
+ * all the jobs at once, the largest that fits between). */
+#define FORECAST_LINES 259
 #define FORECAST_MARGIN_PCT 10.0
 /* Other recordings whose dependencies are taken (--deps) at most. */
 #define FORECAST_DEPS_MAX 8
@@ -65,6 +65,7 @@ struct fc {
 	int fits;                /* the largest fitting line (-1: none) */
 	int all_fit;             /* every line fits, and all the jobs at once too */
 	int all_line;            /* res[all_line]: all the jobs at once (-1: not run) */
+	unsigned nofit;          /* the -j found not to fit just past res[fits] (0: none found) */
 };
 
 static int forecast_die(const char *what, const char *arg)
@@ -294,13 +295,47 @@ static int fits(const struct fc *f, const struct fopts *o, size_t k)
 	return (double)f->res[k].peak_kib * (1 + o->margin_pct / 100) <= (double)f->ram_kib;
 }
 
-/* --ram's answer: the largest -j tried that fits; when all fit, all the
- * jobs at once too. Returns 0 or the exit status. */
+/* Every line tried fits, all the jobs at once do not: the largest -j that
+ * fits between (a bisection: the simulation is cheap), its line added
+ * after the others (the largest shown). Returns 0 or the exit status. */
+static int bisect(const struct fopts *o, struct fc *f)
+{
+	unsigned lo = f->res[f->fits].slots, hi = f->res[f->all_line].slots;
+	struct forecast_result r, best;
+	int have = 0;
+
+	while (hi - lo > 1) {
+		unsigned mid = lo + (hi - lo) / 2;
+		int e = forecast_run(&f->m, mid, &r);
+		if (e < 0) {
+			fprintf(stderr, "spacetime: cannot forecast -j%u: %s\n", mid, strerror(-e));
+			return FORECAST_EXIT_USAGE;
+		}
+		if ((double)r.peak_kib * (1 + o->margin_pct / 100) <= (double)f->ram_kib) {
+			lo = mid;
+			best = r;
+			have = 1;
+		} else {
+			hi = mid;
+		}
+	}
+	f->nofit = hi;
+	if (have && f->nres < FORECAST_LINES) {
+		f->res[f->nres] = best;
+		f->fits = (int)f->nres++;
+	}
+	return 0;
+}
+
+/* --ram's answer: the largest -j that fits; when every line tried fits,
+ * all the jobs at once too, else the largest between. Returns 0 or the
+ * exit status. */
 static int verdict(const struct fopts *o, struct fc *f)
 {
 	f->fits = -1;
 	f->all_fit = 0;
 	f->all_line = -1;
+	f->nofit = 0;
 	/* with -j N, whether N fits; else the most that does */
 	for (size_t k = 0; k < f->nres; k++)
 		if (fits(f, o, k) && (!o->jobs || f->res[k].slots == o->jobs) &&
@@ -323,7 +358,7 @@ static int verdict(const struct fopts *o, struct fc *f)
 		return r;
 	f->all_line = (int)f->nres - 1;
 	f->all_fit = fits(f, o, (size_t)f->all_line);
-	return 0;
+	return f->all_fit ? 0 : bisect(o, f);
 }
 
 /* What the reader needs to know of the model, a line each. */
@@ -441,6 +476,9 @@ static void verdict_line(const struct fc *f, const struct fopts *o, char *buf, s
 		snprintf(buf + k, cap - k, "no -j fits: even -j1 needs more");
 	else if (f->all_fit)
 		snprintf(buf + k, cap - k, "every -j fits: all %zu jobs at once too", f->in->njobs);
+	else if (f->nofit)
+		snprintf(buf + k, cap - k, "-j%u at most (%s with the margin; -j%u does not fit)", best->slots, need,
+			 f->nofit);
 	else
 		snprintf(buf + k, cap - k, "-j%u at most (%s with the margin)", best->slots, need);
 }

@@ -43,7 +43,7 @@ within() {
 # jq_of FILE FILTER: one figure of a JSON file.
 jq_of() { jq -r "$2" "$1"; }
 
-@test "forecast: 30 jobs holding 40 MiB for 300 ms recorded at -j1: -j3 within 10% of the -j3 peak measured, 15% of its wall; --ram between -j2 and -j3 answers 2" {
+@test "forecast: 30 jobs holding 40 MiB for 300 ms recorded at -j1: -j3 within 10% of the -j3 peak measured, 15% of its wall; --ram between -j2 and -j3 answers 2, between -j5 and -j6 (past the -j tried) 5" {
 	local b="$BATS_TEST_TMPDIR/mem"
 	gen_build "$b" 30 "$WL/fill 40 300"
 	record 1 "$b"
@@ -82,6 +82,17 @@ jq_of() { jq -r "$2" "$1"; }
 	[ "$status" -eq 1 ] && [[ $output == *"-j3 does not fit"* ]] || { echo "$output"; false; }
 	run "$SPACETIME" forecast --db "$DB" 1 --ram "$(jq -r '.forecasts[] | select(.jobs == 3) | .peak_pss_kib + 1' "$f")K" --margin 0 --format json
 	[ "$status" -eq 0 ] && [ "$(jq -r '.ram.largest_jobs' <<<"$output")" -ge 3 ] || { echo "$output"; false; }
+	# every -j tried fits (--cores 1: -j1 and -j2), all 31 jobs at once do
+	# not: with --ram halfway between the -j5 and -j6 peaks the answer is 5,
+	# found between (f182e9b said "-j2 at most")
+	local p5 p6
+	p5=$("$SPACETIME" forecast --db "$DB" 1 -j 5 --format json | jq '.forecasts[] | select(.jobs == 5) | .with_margin_kib')
+	p6=$("$SPACETIME" forecast --db "$DB" 1 -j 6 --format json | jq '.forecasts[] | select(.jobs == 6) | .with_margin_kib')
+	ram=$(((p5 + p6) / 2))
+	run "$SPACETIME" forecast --db "$DB" 1 --cores 1 --ram "${ram}K" --format json
+	[ "$status" -eq 0 ] && [ "$(jq -r '.ram.largest_jobs, .ram.all_fit' <<<"$output" | xargs)" = "5 false" ] || { echo "$output"; false; }
+	run "$SPACETIME" forecast --db "$DB" 1 --cores 1 --ram "${ram}K"
+	[ "$status" -eq 0 ] && [[ $output == *"margin 10%: -j5 at most ("*"; -j6 does not fit)"* ]] || { echo "$output"; false; }
 }
 
 # busy_ticks: the machine's CPU time spent so far (USER_HZ ticks), idle and
