@@ -218,6 +218,7 @@ int forecast_tree_slots(struct forecast_tree *t)
 	free(e);
 	if (slots_said(t, &said)) {
 		t->slots_from = FORECAST_FROM_ARGV;
+		t->slots_said = said;
 		t->slots = said && t->most > said ? t->most : said;
 	} else {
 		t->slots_from = FORECAST_FROM_MOST;

@@ -288,6 +288,7 @@ int forecast_rec_build(struct store *st, struct store *const *more, size_t nmore
 	fr->info.recorded_slots = t->slots > FORECAST_SLOTS_MAX ? FORECAST_SLOTS_MAX : t->slots;
 	fr->info.slots_over = t->slots > FORECAST_SLOTS_MAX ? t->slots : 0;
 	fr->info.slots_from = t->slots_from;
+	fr->info.slots_said = t->slots_said;
 	snprintf(fr->info.slots_word, sizeof(fr->info.slots_word), "%s", t->slots_word);
 	fr->info.most_at_once = t->most;
 	snprintf(fr->info.tool, sizeof(fr->info.tool), "%s", t->tool_name);

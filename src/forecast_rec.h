@@ -49,6 +49,7 @@ struct forecast_rec_info {
 	unsigned recorded_slots;  /* the recorded -j (0: unlimited, -j alone), FORECAST_SLOTS_MAX at most */
 	unsigned slots_over;      /* the recorded -j when past FORECAST_SLOTS_MAX (0: it was not) */
 	int slots_from;           /* enum forecast_slots_from */
+	unsigned slots_said;      /* FORECAST_FROM_ARGV: the -j it says (0: unlimited; more may have run) */
 	char slots_word[32];      /* the word that said it ("-j8"), from the command line */
 	unsigned most_at_once;    /* jobs that ran at once at most */
 	char tool[16];            /* the outermost tool ("" none: the command's children) */

@@ -52,6 +52,7 @@ struct forecast_tree {
 	uint64_t refill_ns;      /* ends this close, no start between: one (forecast_tree_deps) */
 	unsigned slots, most;    /* the recorded -j (0: unlimited), the most jobs at once */
 	int slots_from;          /* enum forecast_slots_from (forecast_rec.h) */
+	unsigned slots_said;     /* the -j the command line says (FORECAST_FROM_ARGV; 0: unlimited) */
 	char slots_word[32];
 	char tool_name[16];      /* the outermost tool ("": none) */
 };

@@ -384,6 +384,9 @@ static void note_slots(const struct fc *f, struct notes *nt)
 	else if (in->slots_from == FORECAST_FROM_ARGV && !in->recorded_slots)
 		NOTE(nt, "recorded with no limit to -j (%s's command line: %s): forecast there with a slot for "
 			 "every job (%u)", in->tool, in->slots_word, f->recorded_slots);
+	else if (in->slots_from == FORECAST_FROM_ARGV && in->most_at_once > in->slots_said)
+		NOTE(nt, "recorded at -j%u: %s's command line says %s, but %u jobs ran at once", in->recorded_slots,
+		     in->tool, in->slots_word, in->most_at_once);
 	else if (in->slots_from == FORECAST_FROM_ARGV)
 		NOTE(nt, "recorded at -j%u (%s's command line: %s)", in->recorded_slots, in->tool, in->slots_word);
 	else

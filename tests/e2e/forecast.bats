@@ -250,7 +250,7 @@ forecast_of() {
 	[ "$status" -eq 0 ] || { echo "$1: $output"; false; }
 }
 
-@test "forecast: hostile recordings (sqlite3): parents in a circle, 5,000 jobs at once, jobs of 4.6e18 ns, a job of 100,000 children, an hour between polls: each forecast, exit 0" {
+@test "forecast: hostile recordings (sqlite3): parents in a circle, 3 jobs at once at -j2, 5,000 jobs at once, jobs of 4.6e18 ns, a job of 100,000 children, an hour between polls: each forecast, exit 0" {
 	command -v sqlite3 >/dev/null || st_fail "sqlite3 missing (make deps)"
 	local b="$BATS_TEST_TMPDIR/mem" sel
 	gen_build "$b" 4 "$WL/fill 4 50"
@@ -265,13 +265,21 @@ forecast_of() {
 	forecast_of circle
 	hostile circle2 "$circle UPDATE processes SET comm = 'make', argv = CAST('make' AS BLOB) WHERE id = 3;"
 	forecast_of circle2
+	# three fills at once under make -j2: said as it is (f182e9b: "recorded
+	# at -j3 (make's command line: -j2)")
+	hostile three "UPDATE processes SET start_ns = (SELECT start_ns FROM processes WHERE id = 3) WHERE id IN (4, 5);
+		UPDATE processes SET end_ns = (SELECT end_ns FROM processes WHERE id = 3) + 1000 WHERE id IN (4, 5);"
+	forecast_of three
+	jq -e '.recorded_jobs == 3 and (.notes[0] == "recorded at -j3: make'"'"'s command line says -j2, but 3 jobs ran at once")' \
+		"$BATS_TEST_TMPDIR/three.json" >/dev/null || { cat "$BATS_TEST_TMPDIR/three.json"; false; }
 	# 5,000 more copies of a fill running at once: a recorded -j past the
 	# 4096 slots a forecast runs (f182e9b: "cannot forecast -j5004", exit 2)
 	sel=$(copies "")
 	hostile wide "WITH RECURSIVE k(n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM k WHERE n < 5009)
 		INSERT INTO processes SELECT $sel FROM processes, k WHERE id = 3;"
 	forecast_of wide
-	jq -e '.recorded_jobs == 4096 and (.notes | any(test("the recorded -j is forecast at -j4096")))' \
+	jq -e '.recorded_jobs == 4096 and (.notes[0] | test("command line says -j2, but 5002 jobs ran at once")) and
+		(.notes | any(test("the recorded -j is forecast at -j4096")))' \
 		"$BATS_TEST_TMPDIR/wide.json" >/dev/null || { cat "$BATS_TEST_TMPDIR/wide.json"; false; }
 	# four fills of 2^62 + 1e9 ns (f182e9b: their sum wrapped, 1.8e12 bins
 	# asked for, "Cannot allocate memory")
