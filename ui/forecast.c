@@ -361,8 +361,10 @@ static int verdict(const struct fopts *o, struct fc *f)
 	return f->all_fit ? 0 : bisect(o, f);
 }
 
-/* What the reader needs to know of the model, a line each. */
-#define FORECAST_NOTES 8
+/* What the reader needs to know of the model, a line each: room for every
+ * one that can be said at once (two of the recorded -j, eight of
+ * notes_of's own). */
+#define FORECAST_NOTES 10
 struct notes {
 	char line[FORECAST_NOTES][400];
 	int n;
@@ -418,8 +420,8 @@ static void notes_of(const struct fc *f, struct notes *nt)
 			 "them)", f->nmore > 1 ? "s" : "", ids, in->ndeps_runs);
 	}
 	if (in->nbarriers)
-		NOTE(nt, "sub-makes a recipe's shell ran one after another: kept in that order (%zu points)",
-		     in->nbarriers);
+		NOTE(nt, "sub-makes a recipe's shell ran one after another: kept in that order (%zu point%s)",
+		     in->nbarriers, in->nbarriers == 1 ? "" : "s");
 	report_size(sz, sizeof(sz), in->tool_kib);
 	NOTE(nt, "the build tool's own processes%s%s%s: %s at most, added as a constant", in->tool[0] ? " (" : "",
 	     in->tool, in->tool[0] ? ")" : "", sz);

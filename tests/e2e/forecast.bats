@@ -311,6 +311,41 @@ forecast_of() {
 		{ cat "$BATS_TEST_TMPDIR/hourly.json"; false; }
 }
 
+# row N PPID START_MS END_MS COMM: SQL inserting a process, a copy of the
+# first fill (id 3) as copy N (copies), with its parent, times and name.
+row() {
+	local sel
+	sel=$(copies "WHEN 'ppid' THEN '$2' WHEN 'start_ns' THEN '$3 * 1000000' WHEN 'end_ns' THEN '$4 * 1000000'
+		WHEN 'comm' THEN '''$5''' WHEN 'argv' THEN 'CAST(''$5'' AS BLOB)'")
+	echo "INSERT INTO processes SELECT $sel FROM processes, (SELECT $1 AS n) WHERE id = 3;"
+}
+
+@test "forecast: every note said at once (9 of them: a barrier, --deps, per-process samples let go of), none left out" {
+	command -v sqlite3 >/dev/null || st_fail "sqlite3 missing (make deps)"
+	local b="$BATS_TEST_TMPDIR/mem" pid="(SELECT pid FROM processes WHERE id = %d)"
+	gen_build "$b" 4 "$WL/fill 4 50"
+	record 2 "$b"
+	# a recipe's shell running two sub-makes one after the other (a
+	# barrier), each with a job; and 1,050,000 more samples of the first
+	# fill than a load keeps (1,048,576 at most): some are let go of
+	hostile notes "UPDATE processes SET end_ns = 1000000000 WHERE id = 1;
+		UPDATE run_summary SET value = 1000000000 WHERE key IN ('end_ns', 'last.t_ns');
+		$(row 900 "$(printf "$pid" 1)" 200 600 sh) $(row 901 "$(printf "$pid" 903)" 210 300 make)
+		$(row 902 "$(printf "$pid" 904)" 220 290 fill) $(row 903 "$(printf "$pid" 903)" 400 500 make)
+		$(row 904 "$(printf "$pid" 906)" 410 490 fill)
+		WITH RECURSIVE k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < 1050000)
+		INSERT INTO proc_samples SELECT run_id, proc_id, t_ns + n % 1000, pss_kib, rss_kib, cpu_us, minflt, majflt
+		FROM proc_samples, k WHERE rowid = (SELECT min(rowid) FROM proc_samples WHERE proc_id = 3);"
+	local f="$BATS_TEST_TMPDIR/notes.db"
+	run "$SPACETIME" forecast "$f" -j 2 --deps "$f:1" --format json
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	jq -r '.notes[]' <<<"$output" | sed 's/^/# note: /' >&3
+	# f182e9b had room for 8: the last, the samples let go of, was dropped
+	jq -e '.barriers == 1 and (.notes | length == 9 and (.[1] | test("^dependencies: ")) and (.[2] | test("^dependencies from run 1: ")) and
+		(.[3] | test("one after another")) and (.[7] | test("had no PSS read")) and (.[8] | test("let go of")))' <<<"$output" >/dev/null ||
+		{ echo "$output"; false; }
+}
+
 @test "forecast: no such run, a run with no jobs, a run still recorded, a corrupt file, bad --ram, -j 0: one line each, exit status 2" {
 	local b="$BATS_TEST_TMPDIR/mem"
 	gen_build "$b" 2 "$WL/fill 4 50"
