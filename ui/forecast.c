@@ -201,7 +201,7 @@ static int parse(int argc, char **argv, struct fopts *o)
 static int open_one(const struct fopts *o, const char *sel, struct run **run, struct runs_row *row, char *path,
 		    size_t cap)
 {
-	int r = compare_open_run(sel, o->db, run, row, path, cap);
+	int r = compare_open_run(sel, o->db, run, row, path, cap, "forecast");
 	if (r)
 		return r;
 	if (row->unfinished && run_recording_live(row->updated_wall_ns)) {

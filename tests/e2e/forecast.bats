@@ -363,6 +363,10 @@ row() {
 	printf 'not a recording\n' >"$BATS_TEST_TMPDIR/bad.db"
 	run "$SPACETIME" forecast "$BATS_TEST_TMPDIR/bad.db"
 	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] || { echo "$output"; false; }
+	# a usage error names forecast's help, not compare's (the run is opened
+	# as compare opens one)
+	run "$SPACETIME" forecast "$BATS_TEST_TMPDIR/none.db"
+	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"(see spacetime forecast --help)" ]] || { echo "$output"; false; }
 	# a run another spacetime still records
 	"$SPACETIME" -s -o /dev/null --record "$DB" -- sh -c 'sleep 4' >/dev/null 2>&1 &
 	local pid=$! i
