@@ -11,34 +11,51 @@
 
 #define FD_ARGS 1024
 
-/* A whole number 0..FORECAST_SLOTS_MAX * 16 at s (the rest ignored), or -1. */
+/* A whole number at s (the rest ignored), FORECAST_SLOTS_MAX + 1 past it
+ * (a -j of 99999 is one past the most a forecast runs, not none), or -1. */
 static long number(const char *s)
 {
 	long v = 0;
 	if (*s < '0' || *s > '9')
 		return -1;
 	for (; *s >= '0' && *s <= '9'; s++)
-		if ((v = v * 10 + (*s - '0')) > FORECAST_SLOTS_MAX * 16)
-			return -1;
+		if ((v = v * 10 + (*s - '0')) > FORECAST_SLOTS_MAX)
+			v = FORECAST_SLOTS_MAX + 1;
 	return v;
 }
 
-/* The value of -j in a MAKEFLAGS value ("-j4 -s", "j4", "--jobs=4"): its
- * first word's letters are short options with or without a dash. Returns
- * the slots (0: unlimited) or -1 for none. */
+/* The value of -j in a MAKEFLAGS value ("-j4 -s", "j4", "ks -j4
+ * --jobserver-auth=3,4", "--jobs=4", "-j 4"): the first word's letters are
+ * short options with or without a dash (GNU make writes them so), any
+ * other word is an option only when it begins with a dash (objdir=x is a
+ * variable, its j no -j), and "--" ends the options. Returns the slots (0:
+ * unlimited) or -1 for none. */
 static long makeflags_jobs(const char *v)
 {
-	for (const char *w = v; *w;) {
-		while (*w == ' ' || *w == '"' || *w == '\'')
-			w++;
+	char next[16];
+	for (const char *w = v; *w; w += strcspn(w, " \"'")) {
+		int first = w == v;
+		w += strspn(w, " \"'");
+		size_t len = strcspn(w, " \"'");
+		if (!len || (len == 2 && !strncmp(w, "--", 2)))
+			break;
+		/* the word after, for -j 4 and --jobs 4 */
+		const char *n = w + len + strspn(w + len, " \"'");
+		snprintf(next, sizeof(next), "%.*s", (int)strcspn(n, " \"'"), n);
 		if (!strncmp(w, "--jobs=", 7))
 			return number(w + 7);
-		if (*w != '-' || w[1] != '-')
-			for (const char *c = *w == '-' ? w + 1 : w; *c && *c != ' ' && *c != '=' && *c != '"'; c++)
-				if (*c == 'j')
-					return c[1] >= '0' && c[1] <= '9' ? number(c + 1) : 0;
-		while (*w && *w != ' ')
-			w++;
+		if (len == 6 && !strncmp(w, "--jobs", 6))
+			return number(next) >= 0 ? number(next) : 0;
+		if (w[0] == '-' ? w[1] == '-' : !first || memchr(w, '=', len))
+			continue; /* a long option, a variable, a word of neither */
+		for (const char *c = w[0] == '-' ? w + 1 : w; c < w + len; c++) {
+			if (*c == 'j' && c + 1 < w + len)
+				return c[1] >= '0' && c[1] <= '9' ? number(c + 1) : 0;
+			if (*c == 'j')
+				return number(next) >= 0 ? number(next) : 0;
+			if (w[0] == '-' && strchr("CfIoWEl", *c))
+				break; /* the rest is that option's value */
+		}
 	}
 	return -1;
 }

@@ -295,6 +295,58 @@ static void test_deps_bounded(void **state)
 	store_free(st);
 }
 
+/* One command line's -j: forecast_tree_jobs_arg's answer (1, slots, the
+ * words that said it) or none (0). */
+static void jobs_arg(const char *tool, const char *line, int said, unsigned slots, const char *word)
+{
+	char buf[256], w[32] = "";
+	const char *argv[16];
+	size_t argc = 0;
+	unsigned got = 12345;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *t = strtok(buf, "|"); t && argc < 16; t = strtok(NULL, "|"))
+		argv[argc++] = t;
+	int r = forecast_tree_jobs_arg(tool, argv, argc, &got, w, sizeof(w));
+	if (r != said || (said && (got != slots || strcmp(w, word))))
+		fail_msg("%s: %d, -j%u (%s); expected %d, -j%u (%s)", line, r, got, w, said, slots, word);
+}
+
+/* The command lines the README says are read (words split at |): make's
+ * -j8, -j 8, -kj8, --jobs=8, --jobs 8, -j alone (no limit), a -C dir
+ * before, -Cj4 (j4 is -C's directory), MAKEFLAGS=... words ("-s
+ * objdir=x": no -j; f182e9b read objdir's j as -j alone), "--" ending the
+ * options; ninja's -j0 (no limit) and -j 12; cargo's --jobs=3 and --jobs
+ * 3; a -j past the most a forecast runs, capped. */
+static void test_jobs_arg(void **state)
+{
+	(void)state;
+	jobs_arg("make", "make|-j8", 1, 8, "-j8");
+	jobs_arg("make", "make|-j|8|all", 1, 8, "-j 8");
+	jobs_arg("make", "make|-kj8", 1, 8, "-kj8");
+	jobs_arg("make", "make|--jobs=8", 1, 8, "--jobs=8");
+	jobs_arg("make", "make|--jobs|8", 1, 8, "--jobs 8");
+	jobs_arg("make", "make|-j|all", 1, 0, "-j");
+	jobs_arg("make", "make|-C|dir|-j3", 1, 3, "-j3");
+	jobs_arg("make", "make|-Cj4", 0, 0, "");
+	jobs_arg("make", "make|all", 0, 0, "");
+	jobs_arg("make", "make|--|-j4", 0, 0, "");
+	jobs_arg("make", "make|MAKEFLAGS=-j4", 1, 4, "MAKEFLAGS=-j4");
+	jobs_arg("make", "make|MAKEFLAGS=j4", 1, 4, "MAKEFLAGS=j4");
+	jobs_arg("make", "make|MAKEFLAGS=ks -j3 --jobserver-auth=3,4", 1, 3, "MAKEFLAGS=ks -j3 --jobse");
+	jobs_arg("make", "make|MAKEFLAGS=-j 5", 1, 5, "MAKEFLAGS=-j 5");
+	jobs_arg("make", "make|MAKEFLAGS=--jobs=6", 1, 6, "MAKEFLAGS=--jobs=6");
+	jobs_arg("make", "make|MAKEFLAGS=-s objdir=x", 0, 0, "");
+	jobs_arg("make", "make|MAKEFLAGS=objdir=x", 0, 0, "");
+	jobs_arg("make", "make|MAKEFLAGS=-s -- JOBS=j4", 0, 0, "");
+	jobs_arg("make", "make|-j99999", 1, FORECAST_SLOTS_MAX, "-j99999");
+	jobs_arg("ninja", "ninja|-j0", 1, 0, "-j0");
+	jobs_arg("ninja", "ninja|-C|build|-j|12", 1, 12, "-j 12");
+	jobs_arg("ninja", "ninja|-kj8", 0, 0, "");
+	jobs_arg("cargo", "cargo|build|--jobs=3", 1, 3, "--jobs=3");
+	jobs_arg("cargo", "cargo|build|--jobs|3", 1, 3, "--jobs 3");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_long_jobs),
 		cmocka_unit_test(test_curve_bins),
 		cmocka_unit_test(test_deps_bounded),
+		cmocka_unit_test(test_jobs_arg),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
