@@ -18,6 +18,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <langinfo.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -700,7 +701,7 @@ int forecast_main(int argc, char **argv)
 	memset(&f, 0, sizeof(f));
 	const char *cs = nl_langinfo(CODESET);
 	o.utf8 = cs && !strcmp(cs, "UTF-8");
-	if ((r = open_run(&o, &f)) == 0 && (r = machine(&o, &f)) == 0 && (r = lines(&o, &f, (unsigned)(f.m.cores + 0.999))) == 0 &&
+	if ((r = open_run(&o, &f)) == 0 && (r = machine(&o, &f)) == 0 && (r = lines(&o, &f, (unsigned)ceil(f.m.cores))) == 0 &&
 	    (r = verdict(&o, &f)) == 0) {
 		struct notes nt;
 		notes_of(&f, &nt);

@@ -93,6 +93,10 @@ jq_of() { jq -r "$2" "$1"; }
 	[ "$status" -eq 0 ] && [ "$(jq -r '.ram.largest_jobs, .ram.all_fit' <<<"$output" | xargs)" = "5 false" ] || { echo "$output"; false; }
 	run "$SPACETIME" forecast --db "$DB" 1 --cores 1 --ram "${ram}K"
 	[ "$status" -eq 0 ] && [[ $output == *"margin 10%: -j5 at most ("*"; -j6 does not fit)"* ]] || { echo "$output"; false; }
+	# a fraction of a core past 1 is 2 cores' range, -j1 .. -j4 (f182e9b:
+	# 1.0005 + 0.999 truncated to 1, -j1 .. -j2)
+	run "$SPACETIME" forecast --db "$DB" 1 --cores 1.0005 --format json
+	[ "$status" -eq 0 ] && [ "$(jq -c '[.forecasts[].jobs]' <<<"$output")" = "[1,2,3,4]" ] || { echo "$output"; false; }
 }
 
 # busy_ticks: the machine's CPU time spent so far (USER_HZ ticks), idle and
