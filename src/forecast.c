@@ -271,7 +271,8 @@ static void sim_rates(struct sim *s)
 }
 
 /* Runs the clock to the next event (a step, or a job's end) and ends the
- * jobs that are through. */
+ * jobs that are through, the PSS summed first (a job's last, partial step
+ * is counted even when it ends between two steps). */
 static void sim_advance(struct sim *s, double *next_tick)
 {
 	double dt = *next_tick - s->t;
@@ -287,10 +288,13 @@ static void sim_advance(struct sim *s, double *next_tick)
 	s->t += dt;
 	for (size_t k = 0; k < s->nrun; k++)
 		s->prog[k] += dt * s->rate[k];
-	if (s->t >= *next_tick) {
-		sim_eval(s);
+	int summed = s->t >= *next_tick, ending = 0;
+	if (summed)
 		*next_tick += (double)s->m->step_ns;
-	}
+	for (size_t k = 0; k < s->nrun && !summed && !ending; k++)
+		ending = s->prog[k] >= (double)s->m->jobs[s->run[k]].dur_ns - 0.5;
+	if (summed || ending)
+		sim_eval(s);
 	for (size_t k = 0; k < s->nrun;) {
 		size_t j = s->run[k];
 		if (s->prog[k] < (double)s->m->jobs[j].dur_ns - 0.5) {
