@@ -164,14 +164,12 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* Job j's PSS at progress x (recorded ns from its start). */
-static double job_pss(const struct sim *s, size_t j, double x)
+double forecast_job_pss(const struct forecast_job *jb, uint64_t step_ns, double x_ns)
 {
-	const struct forecast_job *jb = &s->m->jobs[j];
-	if (!jb->npss)
+	if (!jb->npss || !step_ns || !(x_ns >= 0))
 		return 0;
-	double k = floor(x / (double)s->m->step_ns);
-	size_t i = k <= 0 ? 0 : k >= (double)jb->npss ? jb->npss - 1 : (size_t)k;
+	double k = floor(x_ns / (double)step_ns);
+	size_t i = k >= (double)jb->npss ? jb->npss - 1 : (size_t)k;
 	return jb->pss_kib[i];
 }
 
@@ -205,7 +203,7 @@ static void sim_eval(struct sim *s)
 
 	for (size_t k = 0; k < s->nrun; k++) {
 		const struct forecast_job *jb = &m->jobs[s->run[k]];
-		double p = job_pss(s, s->run[k], s->prog[k]);
+		double p = forecast_job_pss(jb, m->step_ns, s->prog[k]);
 		part[k] = p * jb->anon_share;
 		file[k] = p * jb->file_mult;
 		total += part[k];

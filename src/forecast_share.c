@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forecast.h"
 #include "forecast_curve.h"
 
 /* What is alive at the instants of a sweep forward in time: items by
@@ -40,15 +41,6 @@ struct sums {
 	int any;
 };
 
-/* Job j's PSS at t, from its curve. */
-static double job_at(const struct forecast_job *jb, uint64_t start, uint64_t step, uint64_t t)
-{
-	if (!jb->npss || t < start)
-		return 0;
-	uint64_t b = (t - start) / step;
-	return jb->pss_kib[b < jb->npss ? b : jb->npss - 1];
-}
-
 /* One sample of the tree: its file-backed share to the jobs alive. */
 static void one_sample(const struct forecast_tree *t, const struct forecast_curve *c, struct forecast_job *jobs,
 		       uint64_t step, const struct sample *s, struct live *lj, struct live *lt, struct sums *u,
@@ -68,7 +60,8 @@ static void one_sample(const struct forecast_tree *t, const struct forecast_curv
 		u->count[jobs[lj->act[k]].prog]++;
 	for (size_t k = 0; k < lj->nact; k++) {
 		size_t j = lj->act[k];
-		double v = job_at(&jobs[j], t->jobs[j].start_ns, step, s->t_ns);
+		uint64_t start = t->jobs[j].start_ns;
+		double v = s->t_ns < start ? 0 : forecast_job_pss(&jobs[j], step, (double)(s->t_ns - start));
 		u->file[j] += ratio * v;
 		u->pss[j] += v;
 		u->copies[j] += u->count[jobs[j].prog] * v;
