@@ -238,8 +238,7 @@ static int model_of(struct forecast_rec *fr, struct forecast_tree *t, const stru
 	if ((r = model_names(fr, t)) < 0 || (r = model_more(fr, t, more, nmore)) < 0 || (r = model_deps(fr, t)) < 0 ||
 	    (r = model_curves(fr, t, c)) < 0)
 		return r;
-	return forecast_tree_shares(t, c, fr->jobs, fr->model.step_ns, fr->model.nprogs, &fr->model.tool_kib,
-			    &fr->info.file_share);
+	return forecast_tree_shares(t, c, fr->jobs, fr->model.nprogs, &fr->model.tool_kib, &fr->info.file_share);
 }
 
 /* The run's figures: measured peak and wall, head and tail around the

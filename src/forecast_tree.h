@@ -82,7 +82,7 @@ int forecast_tree_job_procs(const struct forecast_tree *t, size_t **procs, size_
  * the tool's own processes at their highest sum into *tool_kib; the jobs'
  * file-backed part over their PSS into *file_share. Returns 0 or -ENOMEM. */
 int forecast_tree_shares(const struct forecast_tree *t, const struct forecast_curve *c, struct forecast_job *jobs,
-			 uint64_t step_ns, uint32_t nprogs, uint64_t *tool_kib, double *file_share);
+			 uint32_t nprogs, uint64_t *tool_kib, double *file_share);
 
 /* The -j of argv[0..argc), the command line of build tool tool (make and
  * its kin, ninja, samu, cargo): -jN, -j N, --jobs=N, --jobs N, a cluster

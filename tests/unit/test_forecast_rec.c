@@ -22,7 +22,8 @@
 /* A store of a run from 0 to end_ns, recorded by netlink (exact times). */
 static struct store *run_new(uint64_t end_ns)
 {
-	struct store *st = store_new(NULL);
+	struct store_config cfg = {.proc_samples_len = 1024};
+	struct store *st = store_new(&cfg);
 	struct store_summary sum;
 
 	assert_non_null(st);
@@ -34,6 +35,9 @@ static struct store *run_new(uint64_t end_ns)
 	store_summary_set(st, &sum);
 	return st;
 }
+
+/* When the next process's peak was (0: at its start). */
+static uint64_t peak_at_ns;
 
 /* A process: argv its words, NUL-separated (len bytes; its comm the first
  * word's base name), from start_ns to end_ns, its PSS peak_kib. */
@@ -52,7 +56,7 @@ static void proc(struct store *st, uint64_t id, pid_t pid, pid_t ppid, uint64_t 
 	snprintf(r.comm, sizeof(r.comm), "%.15s", slash ? slash + 1 : argv);
 	r.argv_id = store_str_intern(st, argv, len);
 	r.peak_pss_kib = peak_kib;
-	r.peak_pss_t_ns = start_ns;
+	r.peak_pss_t_ns = peak_at_ns ? peak_at_ns : start_ns;
 	r.valid = PROC_V_ARGV | PROC_V_PSS | PROC_V_EXIT;
 	assert_int_equal(store_proc_update(st, &r), 0);
 }
@@ -347,6 +351,53 @@ static void test_jobs_arg(void **state)
 	jobs_arg("cargo", "cargo|build|--jobs|3", 1, 3, "--jobs 3");
 }
 
+/* A sample of the tree at t_ms: its PSS and the file-backed part of it. */
+static void tree_sample(struct store *st, uint64_t t_ms, uint64_t pss_kib, uint64_t file_kib)
+{
+	struct sample s;
+	memset(&s, 0, sizeof(s));
+	s.t_ns = t_ms * MS;
+	s.pss_kib = pss_kib;
+	s.pss_file_kib = file_kib;
+	s.pss_anon_kib = pss_kib - file_kib;
+	s.valid = SAMPLE_PSS;
+	store_push_sample(st, &s);
+}
+
+/* The file-backed share of a job is the tree's at the instants of its
+ * life, weighed by the job's PSS then. Two fills of 20000 KiB of their own
+ * (anonymous), under a make of 1000 KiB, 900 of them file-backed: a sample
+ * of the tree as the fills begin (1000 KiB, 90% file: make's) and two
+ * while they run (41000 KiB, 1000 file: 2.4%). Each fill reaches its
+ * 20000 KiB 9 ms in, so its curve's first step holds 20000: weighed by
+ * that, the first sample made the fills 31.6% file-backed (f182e9b), and
+ * that part of the second copy was not counted at -j2. Weighed by their
+ * PSS at the instant (0 as they begin): 2.4%. */
+static void test_file_share(void **state)
+{
+	(void)state;
+	struct forecast_result res;
+	struct forecast_rec_info in;
+	struct store *st = run_new(400 * MS);
+
+	PROC(st, 1, 100, 1, 0, 400 * MS, "make\0-j2", 1000);
+	peak_at_ns = 109 * MS;
+	PROC(st, 2, 101, 100, 100 * MS, 300 * MS, "fill\0a", 20000);
+	PROC(st, 3, 102, 100, 100 * MS, 300 * MS, "fill\0b", 20000);
+	peak_at_ns = 0;
+	tree_sample(st, 100, 1000, 900);
+	tree_sample(st, 150, 41000, 1000);
+	tree_sample(st, 250, 41000, 1000);
+	struct store_proc_sample ps[2] = {{.id = 2, .t_ns = 109 * MS, .pss_kib = 20000, .valid = PROC_V_PSS},
+					  {.id = 3, .t_ns = 109 * MS, .pss_kib = 20000, .valid = PROC_V_PSS}};
+	store_push_proc_samples(st, ps, 2);
+	assert_int_equal(forecast(st, NULL, 0, 2, &res, &in), 0);
+	if (in.file_share > 0.03)
+		fail_msg("file share %.3f, expected 0.024", in.file_share);
+	assert_true(res.peak_kib > 2 * 20000 * 0.97 + 1000);
+	store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_curve_bins),
 		cmocka_unit_test(test_deps_bounded),
 		cmocka_unit_test(test_jobs_arg),
+		cmocka_unit_test(test_file_share),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
