@@ -164,7 +164,9 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-double forecast_job_pss(const struct forecast_job *jb, uint64_t step_ns, double x_ns)
+/* Job jb's PSS at x_ns of its recorded progress (its curve on a step of
+ * step_ns; 0 before its start and for a job of no known PSS). */
+static double job_pss(const struct forecast_job *jb, uint64_t step_ns, double x_ns)
 {
 	if (!jb->npss || !step_ns || !(x_ns >= 0))
 		return 0;
@@ -203,7 +205,7 @@ static void sim_eval(struct sim *s)
 
 	for (size_t k = 0; k < s->nrun; k++) {
 		const struct forecast_job *jb = &m->jobs[s->run[k]];
-		double p = forecast_job_pss(jb, m->step_ns, s->prog[k]);
+		double p = job_pss(jb, m->step_ns, s->prog[k]);
 		part[k] = p * jb->anon_share;
 		file[k] = p * jb->file_mult;
 		total += part[k];

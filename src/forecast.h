@@ -75,10 +75,6 @@ struct forecast_result {
 	size_t n_at_peak;
 };
 
-/* Job jb's PSS at x_ns of its recorded progress (its curve on a step of
- * step_ns; 0 before its start and for a job of no known PSS). */
-double forecast_job_pss(const struct forecast_job *jb, uint64_t step_ns, double x_ns);
-
 /* Replays the model through slots slots (1..FORECAST_SLOTS_MAX) into out.
  * Returns 0, -EINVAL (no slot, no step, no cores, a job waiting on one not
  * before it, a program out of range) or -ENOMEM. */
