@@ -275,8 +275,8 @@ static int lines(const struct fopts *o, struct fc *f, unsigned cores)
 	unsigned lo = o->jobs ? o->jobs : 1, hi = o->jobs ? o->jobs : 2 * cores;
 	int r;
 
-	if (!o->jobs && hi > FORECAST_LINES - 2)
-		hi = FORECAST_LINES - 2;
+	if (!o->jobs && hi > FORECAST_LINES - 3)
+		hi = FORECAST_LINES - 3; /* room for the recorded, all at once, the largest between */
 	f->recorded_slots = f->in->recorded_slots ? f->in->recorded_slots : all_slots(f);
 	for (unsigned n = lo; n <= hi; n++)
 		if ((r = line(f, n)) != 0)
@@ -320,8 +320,10 @@ static int bisect(const struct fopts *o, struct fc *f)
 			hi = mid;
 		}
 	}
+	if (have && f->nres == FORECAST_LINES)
+		return 0; /* no room (lines() leaves it): the largest tried stands */
 	f->nofit = hi;
-	if (have && f->nres < FORECAST_LINES) {
+	if (have) {
 		f->res[f->nres] = best;
 		f->fits = (int)f->nres++;
 	}
