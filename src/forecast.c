@@ -152,14 +152,26 @@ static int sim_alloc(struct sim *s)
 	return 0;
 }
 
-/* Job j's PSS at progress x (recorded ns from its start). */
-static double job_pss(const struct sim *s, size_t j, double x)
+/* x (>= 0) rounded, UINT64_MAX past it. */
+static uint64_t u64_of(double x)
 {
-	const struct forecast_job *jb = &s->m->jobs[j];
-	if (!jb->npss)
+	return x >= 0x1p64 ? UINT64_MAX : x > 0 ? (uint64_t)(x + 0.5) : 0;
+}
+
+/* a + b, UINT64_MAX past it. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Job jb's PSS at x_ns of its recorded progress (its curve on a step of
+ * step_ns; 0 before its start and for a job of no known PSS). */
+static double job_pss(const struct forecast_job *jb, uint64_t step_ns, double x_ns)
+{
+	if (!jb->npss || !step_ns || !(x_ns >= 0))
 		return 0;
-	double k = floor(x / (double)s->m->step_ns);
-	size_t i = k <= 0 ? 0 : k >= (double)jb->npss ? jb->npss - 1 : (size_t)k;
+	double k = floor(x_ns / (double)step_ns);
+	size_t i = k >= (double)jb->npss ? jb->npss - 1 : (size_t)k;
 	return jb->pss_kib[i];
 }
 
@@ -179,7 +191,7 @@ static void sim_peak_jobs(struct sim *s)
 					  (part[k] == part[best] && s->run[k] < s->run[best])))
 				best = k;
 		taken[best] = 1;
-		o->at_peak[o->n_at_peak++] = (struct forecast_peak_job){s->run[best], (uint64_t)llround(part[best])};
+		o->at_peak[o->n_at_peak++] = (struct forecast_peak_job){s->run[best], u64_of(part[best])};
 	}
 }
 
@@ -193,7 +205,7 @@ static void sim_eval(struct sim *s)
 
 	for (size_t k = 0; k < s->nrun; k++) {
 		const struct forecast_job *jb = &m->jobs[s->run[k]];
-		double p = job_pss(s, s->run[k], s->prog[k]);
+		double p = job_pss(jb, m->step_ns, s->prog[k]);
 		part[k] = p * jb->anon_share;
 		file[k] = p * jb->file_mult;
 		total += part[k];
@@ -206,13 +218,13 @@ static void sim_eval(struct sim *s)
 	}
 	for (size_t i = 0; i < nt; i++)
 		total += s->pmax[s->touched[i]];
-	uint64_t now = (uint64_t)llround(total);
+	uint64_t now = u64_of(total);
 	if (now > s->out->peak_kib) {
 		for (size_t k = 0; k < s->nrun; k++)
 			if (s->pidx[m->jobs[s->run[k]].prog] == k)
 				part[k] += file[k];
 		s->out->peak_kib = now;
-		s->out->peak_t_ns = (uint64_t)llround(s->t) + m->head_ns;
+		s->out->peak_t_ns = add_sat(u64_of(s->t), m->head_ns);
 		s->out->running_at_peak = (unsigned)s->nrun;
 		sim_peak_jobs(s);
 	}
@@ -259,7 +271,8 @@ static void sim_rates(struct sim *s)
 }
 
 /* Runs the clock to the next event (a step, or a job's end) and ends the
- * jobs that are through. */
+ * jobs that are through, the PSS summed first (a job's last, partial step
+ * is counted even when it ends between two steps). */
 static void sim_advance(struct sim *s, double *next_tick)
 {
 	double dt = *next_tick - s->t;
@@ -275,10 +288,13 @@ static void sim_advance(struct sim *s, double *next_tick)
 	s->t += dt;
 	for (size_t k = 0; k < s->nrun; k++)
 		s->prog[k] += dt * s->rate[k];
-	if (s->t >= *next_tick) {
-		sim_eval(s);
+	int summed = s->t >= *next_tick, ending = 0;
+	if (summed)
 		*next_tick += (double)s->m->step_ns;
-	}
+	for (size_t k = 0; k < s->nrun && !summed && !ending; k++)
+		ending = s->prog[k] >= (double)s->m->jobs[s->run[k]].dur_ns - 0.5;
+	if (summed || ending)
+		sim_eval(s);
 	for (size_t k = 0; k < s->nrun;) {
 		size_t j = s->run[k];
 		if (s->prog[k] < (double)s->m->jobs[j].dur_ns - 0.5) {
@@ -314,7 +330,7 @@ int forecast_run(const struct forecast_model *m, unsigned slots, struct forecast
 			break;
 		sim_advance(&s, &next_tick);
 	}
-	out->wall_ns = m->head_ns + (uint64_t)llround(s.t) + m->tail_ns;
+	out->wall_ns = add_sat(add_sat(m->head_ns, u64_of(s.t)), m->tail_ns);
 	if (!out->peak_t_ns)
 		out->peak_t_ns = m->head_ns;
 	sim_free(&s);

@@ -19,6 +19,12 @@ struct forecast_curve {
 	uint64_t dropped;
 };
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
 static int cmp_point(const void *x, const void *y)
 {
 	const struct fc_point *a = x, *b = y;
@@ -174,44 +180,105 @@ double forecast_curve_at(const struct forecast_curve *c, size_t i, uint64_t t_ns
 	return (double)k0 + (double)(v[lo].kib - k0) * (double)(t_ns - t0) / (double)(v[lo].t_ns - t0);
 }
 
-/* The sum of the processes at t into its bin, if the bin is one of out's. */
-static void bin_at(const struct forecast_curve *c, const size_t *procs, size_t np, uint64_t start_ns,
-		   uint64_t step_ns, uint64_t t, uint32_t *out, size_t nout)
+/* What is alive at the instants of a sweep forward in time: the processes
+ * by start (order[next..n) still to come), those begun (act[0..nact)). */
+struct fc_sweep {
+	const struct forecast_curve *c;
+	size_t *order, n, next;
+	size_t *act, nact;
+};
+
+static int by_start(const void *a, const void *b, void *arg)
 {
+	const uint64_t *start = arg;
+	uint64_t x = start[*(const size_t *)a], y = start[*(const size_t *)b];
+	return (x > y) - (x < y);
+}
+
+/* The sum of the processes alive at t (t never before the last one's),
+ * into its bin if the bin is one of out's; the ones ended before t leave
+ * the sweep for good. */
+static void sweep_at(struct fc_sweep *w, uint64_t start_ns, uint64_t step_ns, uint64_t t, uint32_t *out,
+		     size_t nout)
+{
+	const struct forecast_curve *c = w->c;
+	while (w->next < w->n && c->start[w->order[w->next]] <= t)
+		w->act[w->nact++] = w->order[w->next++];
+	double v = 0;
+	for (size_t k = 0; k < w->nact;) {
+		if (c->end[w->act[k]] < t) {
+			w->act[k] = w->act[--w->nact];
+			continue;
+		}
+		v += forecast_curve_at(c, w->act[k], t);
+		k++;
+	}
 	if (t < start_ns || (t - start_ns) / step_ns >= nout)
 		return;
-	double v = 0;
-	for (size_t k = 0; k < np; k++)
-		v += forecast_curve_at(c, procs[k], t);
 	size_t b = (size_t)((t - start_ns) / step_ns);
 	uint32_t kib = v >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)(v + 0.5);
 	if (kib > out[b])
 		out[b] = kib;
 }
 
-void forecast_curve_bins(const struct forecast_curve *c, const size_t *procs, size_t np, uint64_t start_ns,
-			 uint64_t end_ns, uint64_t step_ns, uint32_t *out, size_t nout)
+/* The instants the sum may be at its most between the bins' edges: the
+ * processes' starts, ends and points up to end_ns, sorted, into *ts.
+ * Returns how many, or -ENOMEM. */
+static ssize_t instants(const struct forecast_curve *c, const size_t *procs, size_t np, uint64_t end_ns,
+			uint64_t **ts)
 {
-	memset(out, 0, nout * sizeof(*out));
-	if (!step_ns || end_ns < start_ns)
-		return;
-	/* the sum is straight between the processes' points, starts and
-	 * ends: its most in a bin is at one of them, or at the bin's edges */
-	for (size_t b = 0; b < nout; b++) {
-		uint64_t t0 = start_ns + b * step_ns, t1 = t0 + step_ns - 1;
-		if (t0 > end_ns)
-			break;
-		bin_at(c, procs, np, start_ns, step_ns, t0, out, nout);
-		bin_at(c, procs, np, start_ns, step_ns, t1 < end_ns ? t1 : end_ns, out, nout);
-	}
+	size_t n = 0, cap = 2 * np + 1;
+	for (size_t k = 0; k < np; k++)
+		cap += procs[k] < c->n ? c->off[procs[k] + 1] - c->off[procs[k]] : 0;
+	if (!(*ts = malloc(cap * sizeof(**ts))))
+		return -ENOMEM;
 	for (size_t k = 0; k < np; k++) {
 		size_t i = procs[k];
 		if (i >= c->n)
 			continue;
-		bin_at(c, procs, np, start_ns, step_ns, c->start[i], out, nout);
-		bin_at(c, procs, np, start_ns, step_ns, c->end[i], out, nout);
+		(*ts)[n++] = c->start[i];
+		(*ts)[n++] = c->end[i];
 		for (size_t q = c->off[i]; q < c->off[i + 1]; q++)
 			if (c->pt[q].t_ns <= end_ns)
-				bin_at(c, procs, np, start_ns, step_ns, c->pt[q].t_ns, out, nout);
+				(*ts)[n++] = c->pt[q].t_ns;
 	}
+	qsort(*ts, n, sizeof(**ts), cmp_u64);
+	return (ssize_t)n;
+}
+
+int forecast_curve_bins(const struct forecast_curve *c, const size_t *procs, size_t np, uint64_t start_ns,
+			uint64_t end_ns, uint64_t step_ns, uint32_t *out, size_t nout)
+{
+	struct fc_sweep w = {.c = c, .order = malloc((np + 1) * sizeof(size_t)), .act = malloc((np + 1) * sizeof(size_t))};
+	uint64_t *ts = NULL;
+	ssize_t nt = w.order && w.act ? instants(c, procs, np, end_ns, &ts) : -ENOMEM;
+	int r = nt < 0 ? -ENOMEM : 0;
+
+	memset(out, 0, nout * sizeof(*out));
+	for (size_t k = 0; r == 0 && k < np; k++)
+		if (procs[k] < c->n)
+			w.order[w.n++] = procs[k];
+	if (r == 0)
+		qsort_r(w.order, w.n, sizeof(*w.order), by_start, c->start);
+	/* the sum is straight between the processes' points, starts and
+	 * ends: its most in a bin is at one of them, or at the bin's edges;
+	 * the instants in time order, each bin's first edge, the instants in
+	 * it, its last edge */
+	size_t q = 0;
+	for (size_t b = 0; r == 0 && step_ns && end_ns >= start_ns && b < nout; b++) {
+		uint64_t t0 = start_ns + b * step_ns, t1 = t0 + step_ns - 1;
+		if (t0 > end_ns)
+			break;
+		t1 = t1 < end_ns ? t1 : end_ns;
+		while (q < (size_t)nt && ts[q] < t0)
+			q++; /* before the job's start: outside every bin */
+		sweep_at(&w, start_ns, step_ns, t0, out, nout);
+		for (; q < (size_t)nt && ts[q] <= t1; q++)
+			sweep_at(&w, start_ns, step_ns, ts[q], out, nout);
+		sweep_at(&w, start_ns, step_ns, t1, out, nout);
+	}
+	free(ts);
+	free(w.order);
+	free(w.act);
+	return r;
 }

@@ -32,8 +32,9 @@ uint64_t forecast_curve_dropped(const struct forecast_curve *c);
 
 /* The sum of the processes procs[0..np) over [start_ns, end_ns) on a step:
  * out[k] the most in [start + k step, start + (k + 1) step), for k up to
- * nout (the bins past the end are 0). */
-void forecast_curve_bins(const struct forecast_curve *c, const size_t *procs, size_t np, uint64_t start_ns,
+ * nout (the bins past the end are 0). A sweep in time: each instant sums
+ * the processes alive then only. Returns 0 or -ENOMEM. */
+int forecast_curve_bins(const struct forecast_curve *c, const size_t *procs, size_t np, uint64_t start_ns,
 			 uint64_t end_ns, uint64_t step_ns, uint32_t *out, size_t nout);
 
 #endif

@@ -11,34 +11,51 @@
 
 #define FD_ARGS 1024
 
-/* A whole number 0..FORECAST_SLOTS_MAX * 16 at s (the rest ignored), or -1. */
+/* A whole number at s (the rest ignored), FORECAST_SLOTS_MAX + 1 past it
+ * (a -j of 99999 is one past the most a forecast runs, not none), or -1. */
 static long number(const char *s)
 {
 	long v = 0;
 	if (*s < '0' || *s > '9')
 		return -1;
 	for (; *s >= '0' && *s <= '9'; s++)
-		if ((v = v * 10 + (*s - '0')) > FORECAST_SLOTS_MAX * 16)
-			return -1;
+		if ((v = v * 10 + (*s - '0')) > FORECAST_SLOTS_MAX)
+			v = FORECAST_SLOTS_MAX + 1;
 	return v;
 }
 
-/* The value of -j in a MAKEFLAGS value ("-j4 -s", "j4", "--jobs=4"): its
- * first word's letters are short options with or without a dash. Returns
- * the slots (0: unlimited) or -1 for none. */
+/* The value of -j in a MAKEFLAGS value ("-j4 -s", "j4", "ks -j4
+ * --jobserver-auth=3,4", "--jobs=4", "-j 4"): the first word's letters are
+ * short options with or without a dash (GNU make writes them so), any
+ * other word is an option only when it begins with a dash (objdir=x is a
+ * variable, its j no -j), and "--" ends the options. Returns the slots (0:
+ * unlimited) or -1 for none. */
 static long makeflags_jobs(const char *v)
 {
-	for (const char *w = v; *w;) {
-		while (*w == ' ' || *w == '"' || *w == '\'')
-			w++;
+	char next[16];
+	for (const char *w = v; *w; w += strcspn(w, " \"'")) {
+		int first = w == v;
+		w += strspn(w, " \"'");
+		size_t len = strcspn(w, " \"'");
+		if (!len || (len == 2 && !strncmp(w, "--", 2)))
+			break;
+		/* the word after, for -j 4 and --jobs 4 */
+		const char *n = w + len + strspn(w + len, " \"'");
+		snprintf(next, sizeof(next), "%.*s", (int)strcspn(n, " \"'"), n);
 		if (!strncmp(w, "--jobs=", 7))
 			return number(w + 7);
-		if (*w != '-' || w[1] != '-')
-			for (const char *c = *w == '-' ? w + 1 : w; *c && *c != ' ' && *c != '=' && *c != '"'; c++)
-				if (*c == 'j')
-					return c[1] >= '0' && c[1] <= '9' ? number(c + 1) : 0;
-		while (*w && *w != ' ')
-			w++;
+		if (len == 6 && !strncmp(w, "--jobs", 6))
+			return number(next) >= 0 ? number(next) : 0;
+		if (w[0] == '-' ? w[1] == '-' : !first || memchr(w, '=', len))
+			continue; /* a long option, a variable, a word of neither */
+		for (const char *c = w[0] == '-' ? w + 1 : w; c < w + len; c++) {
+			if (*c == 'j' && c + 1 < w + len)
+				return c[1] >= '0' && c[1] <= '9' ? number(c + 1) : 0;
+			if (*c == 'j')
+				return number(next) >= 0 ? number(next) : 0;
+			if (w[0] == '-' && strchr("CfIoWEl", *c))
+				break; /* the rest is that option's value */
+		}
 	}
 	return -1;
 }
@@ -136,7 +153,10 @@ static int slots_said(struct forecast_tree *t, unsigned *slots)
 	size_t n = words_of(t, top, buf, sizeof(buf), w);
 	if (forecast_tree_jobs_arg(t->tool_name, w, n, slots, t->slots_word, sizeof(t->slots_word)))
 		return 1;
-	for (size_t a = t->parent[top]; a != FORECAST_TREE_NONE; a = t->parent[a]) {
+	/* n steps at most: the links form no circle (proctree.h), and this
+	 * walk does not lean on it */
+	size_t steps = 0;
+	for (size_t a = t->parent[top]; a != FORECAST_TREE_NONE && steps++ < t->n; a = t->parent[a]) {
 		n = words_of(t, a, buf, sizeof(buf), w);
 		for (size_t k = 0; k < n; k++) {
 			const char *m = strstr(w[k], "MAKEFLAGS=");
@@ -215,6 +235,7 @@ int forecast_tree_slots(struct forecast_tree *t)
 	free(e);
 	if (slots_said(t, &said)) {
 		t->slots_from = FORECAST_FROM_ARGV;
+		t->slots_said = said;
 		t->slots = said && t->most > said ? t->most : said;
 	} else {
 		t->slots_from = FORECAST_FROM_MOST;
@@ -223,13 +244,22 @@ int forecast_tree_slots(struct forecast_tree *t)
 	return 0;
 }
 
-/* Job j ended at a slot of the ones it left free (fewer than the slots
- * ran then)? */
-static int slot_was_free(const struct forecast_tree *t, const uint64_t *s, const uint64_t *e, size_t n, size_t j)
+/* Whether a slot was free when each of the ends e[0..n) (sorted) came:
+ * fewer jobs than the slots ran just before it, into fr[k]. Ends close
+ * together with no start between (each within refill_ns of the next) are
+ * one: a slot the first of them freed microseconds before the last is not
+ * free, the tool has not had the time to refill it; so the jobs running
+ * are counted before the first of them. */
+static void slots_free(const struct forecast_tree *t, const uint64_t *s, const uint64_t *e, size_t n,
+		       unsigned char *fr)
 {
-	uint64_t at = t->jobs[j].end_ns;
-	size_t run = below(s, n, at) - below(e, n, at); /* j counted: it ends at `at` */
-	return t->slots == 0 || run < t->slots;
+	uint64_t c = 0; /* where the cluster of e[k] began */
+	for (size_t k = 0; k < n; k++) {
+		if (!k || e[k] - e[k - 1] > t->refill_ns || below(s, n, e[k]) != below(s, n, e[k - 1]))
+			c = e[k];
+		size_t run = below(s, n, c) - below(e, n, c); /* the job ending at e[k] counted */
+		fr[k] = t->slots == 0 || run < t->slots;
+	}
 }
 
 static int by_end(const void *x, const void *y, void *arg)
@@ -239,8 +269,7 @@ static int by_end(const void *x, const void *y, void *arg)
 	return (a > b) - (a < b);
 }
 
-/* Adds "job j waits on job k" to the tree's edges (cap: their room). */
-static int dep_add(struct forecast_tree *t, size_t *cap, size_t j, size_t k)
+int forecast_tree_edge_add(struct forecast_tree *t, size_t *cap, size_t job, size_t on)
 {
 	if (t->ne == *cap) {
 		size_t nc = *cap ? 2 * *cap : 256;
@@ -250,8 +279,7 @@ static int dep_add(struct forecast_tree *t, size_t *cap, size_t j, size_t k)
 		t->edges = v;
 		*cap = nc;
 	}
-	t->edges[t->ne++] = (struct forecast_tree_edge){(uint32_t)j, (uint32_t)k};
-	t->ndeps_seen++;
+	t->edges[t->ne++] = (struct forecast_tree_edge){(uint32_t)job, (uint32_t)on};
 	return 0;
 }
 
@@ -260,34 +288,34 @@ int forecast_tree_deps(struct forecast_tree *t)
 	uint64_t *s = NULL, *e = NULL;
 	ssize_t n = spans(t, &s, &e);
 	size_t cap = t->ne, *by = n < 0 ? NULL : malloc((t->nj + 1) * sizeof(*by)), nb = 0;
-	int r = n < 0 || !by ? -ENOMEM : 0;
+	unsigned char *fr = n < 0 ? NULL : malloc(t->nj + 1);
+	int r = n < 0 || !by || !fr ? -ENOMEM : 0;
 
 	t->ndeps_seen = 0;
 	for (size_t j = 0; r == 0 && j < t->nj; j++)
 		if (t->jobs[j].root != FORECAST_TREE_NONE)
 			by[nb++] = j;
-	if (r == 0)
+	if (r == 0) {
 		qsort_r(by, nb, sizeof(*by), by_end, t->jobs);
+		slots_free(t, s, e, nb, fr); /* fr[q]: job by[q]'s end, e[q] */
+	}
 	/* a -j1 recording shows no dependency: each job followed the one
 	 * before; at -jN, a job that started as another ended while a slot was
-	 * free had waited on it */
+	 * free had waited on it (on the FORECAST_TREE_DEPS_MAX that ended last
+	 * at most: the edges stay linear in the jobs) */
 	for (size_t j = 0; r == 0 && t->slots != 1 && j < t->nj; j++) {
 		const struct forecast_tree_job *a = &t->jobs[j];
 		if (a->root == FORECAST_TREE_NONE)
 			continue;
 		uint64_t from = a->start_ns > t->window_ns ? a->start_ns - t->window_ns : 0;
-		size_t lo = 0, hi = nb;
-		while (lo < hi) { /* the first job ending at from or after */
-			size_t m = lo + (hi - lo) / 2;
-			if (t->jobs[by[m]].end_ns < from)
-				lo = m + 1;
-			else
-				hi = m;
-		}
-		for (size_t q = lo; q < nb && t->jobs[by[q]].end_ns <= a->start_ns && r == 0; q++)
-			if (by[q] < j && slot_was_free(t, s, e, (size_t)n, by[q]))
-				r = dep_add(t, &cap, j, by[q]);
+		size_t lo = below(e, nb, from), q = a->start_ns < UINT64_MAX ? below(e, nb, a->start_ns + 1) : nb, k = 0;
+		while (q-- > lo && k < FORECAST_TREE_DEPS_MAX && r == 0)
+			if (by[q] < j && fr[q] && (r = forecast_tree_edge_add(t, &cap, j, by[q])) == 0) {
+				t->ndeps_seen++;
+				k++;
+			}
 	}
+	free(fr);
 	free(by);
 	free(s);
 	free(e);

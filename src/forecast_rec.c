@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
  * them the step grows). */
 #define FR_STEP_NS 10000000ull
 #define FR_BINS_MAX 4000000ull
+#define FR_STEP_MAX (1ull << 62)
 /* A start this soon after an end may have waited on it (netlink: exact
  * times; polling /proc: two intervals). */
 #define FR_DEP_WINDOW_NS 50000000ull
@@ -91,15 +93,34 @@ static int model_deps(struct forecast_rec *fr, struct forecast_tree *t)
 	return 0;
 }
 
-/* The step of the curves: FR_STEP_NS, or more when the jobs are long. */
-static uint64_t step_of(const struct forecast_tree *t)
+/* The bins of the jobs' curves on a step, together (saturating). */
+static uint64_t bins_of(const struct forecast_tree *t, uint64_t step)
 {
 	uint64_t total = 0;
+	for (size_t j = 0; j < t->nj; j++) {
+		uint64_t nb = (t->jobs[j].end_ns - t->jobs[j].start_ns) / step + 1;
+		total = total > UINT64_MAX - nb ? UINT64_MAX : total + nb;
+	}
+	return total;
+}
+
+/* The step of the curves: FR_STEP_NS, or more when the jobs are long, so
+ * that their bins together are FR_BINS_MAX at most past one a job however
+ * long a recording says they ran (the sum of their times taken as a
+ * double: four jobs of 5.6e18 ns wrapped a uint64_t). FR_STEP_MAX at most,
+ * so that a bin's end never wraps. */
+static uint64_t step_of(const struct forecast_tree *t)
+{
+	double total = 0;
 	for (size_t j = 0; j < t->nj; j++)
-		total += t->jobs[j].end_ns - t->jobs[j].start_ns;
+		total += (double)(t->jobs[j].end_ns - t->jobs[j].start_ns);
 	uint64_t step = FR_STEP_NS;
-	if (total / step > FR_BINS_MAX)
-		step = (total / FR_BINS_MAX + 999999) / 1000000 * 1000000;
+	if (total / (double)step > (double)FR_BINS_MAX) {
+		double ms = ceil(total / (double)FR_BINS_MAX / 1e6);
+		step = ms * 1e6 >= (double)FR_STEP_MAX ? FR_STEP_MAX : (uint64_t)ms * 1000000;
+	}
+	while (step < FR_STEP_MAX && bins_of(t, step) > FR_BINS_MAX + t->nj) /* the double's rounding */
+		step = step > FR_STEP_MAX / 2 ? FR_STEP_MAX : 2 * step;
 	return step;
 }
 
@@ -110,7 +131,8 @@ static int model_curves(struct forecast_rec *fr, struct forecast_tree *t, const 
 	uint64_t step = fr->model.step_ns;
 	size_t total = 0;
 	for (size_t j = 0; j < t->nj; j++)
-		total += t->jobs[j].root == FORECAST_TREE_NONE ? 0 : (size_t)((t->jobs[j].end_ns - t->jobs[j].start_ns) / step + 1);
+		total += t->jobs[j].root == FORECAST_TREE_NONE ? 0
+									: (size_t)((t->jobs[j].end_ns - t->jobs[j].start_ns) / step + 1);
 	size_t *procs = NULL, *off = NULL;
 	if (!(fr->pss = malloc((total + 1) * sizeof(*fr->pss))) || forecast_tree_job_procs(t, &procs, &off) < 0) {
 		free(procs);
@@ -118,12 +140,14 @@ static int model_curves(struct forecast_rec *fr, struct forecast_tree *t, const 
 		return -ENOMEM;
 	}
 	size_t k = 0;
-	for (size_t j = 0; j < t->nj; j++) {
+	int r = 0;
+	for (size_t j = 0; j < t->nj && r == 0; j++) {
 		const struct forecast_tree_job *fj = &t->jobs[j];
 		if (fj->root == FORECAST_TREE_NONE)
 			continue;
 		size_t nb = (size_t)((fj->end_ns - fj->start_ns) / step + 1);
-		forecast_curve_bins(c, procs + off[j], off[j + 1] - off[j], fj->start_ns, fj->end_ns, step, fr->pss + k, nb);
+		r = forecast_curve_bins(c, procs + off[j], off[j + 1] - off[j], fj->start_ns, fj->end_ns, step,
+					fr->pss + k, nb);
 		fr->jobs[j].pss_kib = fr->pss + k;
 		fr->jobs[j].npss = nb;
 		k += nb;
@@ -132,7 +156,7 @@ static int model_curves(struct forecast_rec *fr, struct forecast_tree *t, const 
 	}
 	free(procs);
 	free(off);
-	return 0;
+	return r;
 }
 
 static int by_comm(const void *x, const void *y, void *arg)
@@ -214,8 +238,7 @@ static int model_of(struct forecast_rec *fr, struct forecast_tree *t, const stru
 	if ((r = model_names(fr, t)) < 0 || (r = model_more(fr, t, more, nmore)) < 0 || (r = model_deps(fr, t)) < 0 ||
 	    (r = model_curves(fr, t, c)) < 0)
 		return r;
-	return forecast_tree_shares(t, c, fr->jobs, fr->model.step_ns, fr->model.nprogs, &fr->model.tool_kib,
-			    &fr->info.file_share);
+	return forecast_tree_shares(t, c, fr->jobs, fr->model.nprogs, &fr->model.tool_kib, &fr->info.file_share);
 }
 
 /* The run's figures: measured peak and wall, head and tail around the
@@ -259,8 +282,12 @@ int forecast_rec_build(struct store *st, struct store *const *more, size_t nmore
 	fr->info.njobs = t->njobs;
 	fr->info.ndeps_seen = t->ndeps_seen;
 	fr->info.nbarriers = t->nj - t->njobs;
-	fr->info.recorded_slots = t->slots;
+	/* the dependencies were read at the recorded -j; the forecast runs
+	 * FORECAST_SLOTS_MAX at most */
+	fr->info.recorded_slots = t->slots > FORECAST_SLOTS_MAX ? FORECAST_SLOTS_MAX : t->slots;
+	fr->info.slots_over = t->slots > FORECAST_SLOTS_MAX ? t->slots : 0;
 	fr->info.slots_from = t->slots_from;
+	fr->info.slots_said = t->slots_said;
 	snprintf(fr->info.slots_word, sizeof(fr->info.slots_word), "%s", t->slots_word);
 	fr->info.most_at_once = t->most;
 	snprintf(fr->info.tool, sizeof(fr->info.tool), "%s", t->tool_name);

@@ -15,7 +15,8 @@
  * other recordings of the same build at -jN add theirs.
  *
  * The recorded -j: the outermost tool's command line (-jN, -j N, --jobs=N,
- * a MAKEFLAGS=... word before it), else the most jobs that ran at once.
+ * a MAKEFLAGS=... word before it), else the most jobs that ran at once;
+ * FORECAST_SLOTS_MAX at most (the most a forecast runs).
  *
  * File-backed pages: each job's share of them is the tree's at the
  * instants of its life (the tree's samples split PSS into anonymous and
@@ -45,8 +46,10 @@ struct forecast_rec_info {
 	size_t ndeps_seen;        /* dependencies read from a -jN recording */
 	size_t ndeps_runs;        /* and carried over from the other recordings */
 	size_t nbarriers;         /* sub-makes a recipe ran one after another */
-	unsigned recorded_slots;  /* the recorded -j (0: unlimited, -j alone) */
+	unsigned recorded_slots;  /* the recorded -j (0: unlimited, -j alone), FORECAST_SLOTS_MAX at most */
+	unsigned slots_over;      /* the recorded -j when past FORECAST_SLOTS_MAX (0: it was not) */
 	int slots_from;           /* enum forecast_slots_from */
+	unsigned slots_said;      /* FORECAST_FROM_ARGV: the -j it says (0: unlimited; more may have run) */
 	char slots_word[32];      /* the word that said it ("-j8"), from the command line */
 	unsigned most_at_once;    /* jobs that ran at once at most */
 	char tool[16];            /* the outermost tool ("" none: the command's children) */

@@ -34,47 +34,53 @@ static void live_to(struct live *l, uint64_t t, const uint64_t *start, const uin
 /* The sums over the samples, a job each. */
 struct sums {
 	double *file, *pss, *copies; /* a job each: file-backed part, PSS, copies alive, summed */
+	double *now;                 /* a job each: its processes' PSS at the sample */
 	double *prog_file, *prog_pss; /* a program each: its jobs' file and pss */
 	uint32_t *count; /* per program: its jobs alive now */
 	uint64_t tool_max;
 	int any;
 };
 
-/* Job j's PSS at t, from its curve. */
-static double job_at(const struct forecast_job *jb, uint64_t start, uint64_t step, uint64_t t)
-{
-	if (!jb->npss || t < start)
-		return 0;
-	uint64_t b = (t - start) / step;
-	return jb->pss_kib[b < jb->npss ? b : jb->npss - 1];
-}
+/* The sweeps over the samples: the jobs, the tool's processes, the jobs'
+ * processes; the spans of jobs (js, je) and of processes (ps, pe). */
+struct sweeps {
+	struct live lj, lt, lp;
+	const uint64_t *js, *je, *ps, *pe;
+};
 
-/* One sample of the tree: its file-backed share to the jobs alive. */
+/* One sample of the tree: its file-backed share to the jobs alive, each
+ * weighed by its PSS at that instant (its processes' curves there: a job's
+ * binned curve holds the most of each step, high already where the tree's
+ * sample, taken as the job began, was mostly the tool's file pages). */
 static void one_sample(const struct forecast_tree *t, const struct forecast_curve *c, struct forecast_job *jobs,
-		       uint64_t step, const struct sample *s, struct live *lj, struct live *lt, struct sums *u,
-		       const uint64_t *js, const uint64_t *je, const uint64_t *ps, const uint64_t *pe)
+		       const struct sample *s, struct sweeps *w, struct sums *u)
 {
 	double ratio = (double)s->pss_file_kib / (double)s->pss_kib, tool = 0;
 	if (ratio > 1)
 		ratio = 1;
-	live_to(lj, s->t_ns, js, je);
-	live_to(lt, s->t_ns, ps, pe);
-	for (size_t k = 0; k < lt->nact; k++)
-		tool += forecast_curve_at(c, lt->act[k], s->t_ns);
+	live_to(&w->lj, s->t_ns, w->js, w->je);
+	live_to(&w->lt, s->t_ns, w->ps, w->pe);
+	live_to(&w->lp, s->t_ns, w->ps, w->pe);
+	for (size_t k = 0; k < w->lt.nact; k++)
+		tool += forecast_curve_at(c, w->lt.act[k], s->t_ns);
 	if ((uint64_t)tool > u->tool_max)
 		u->tool_max = (uint64_t)tool;
 	u->any = 1;
-	for (size_t k = 0; k < lj->nact; k++)
-		u->count[jobs[lj->act[k]].prog]++;
-	for (size_t k = 0; k < lj->nact; k++) {
-		size_t j = lj->act[k];
-		double v = job_at(&jobs[j], t->jobs[j].start_ns, step, s->t_ns);
+	for (size_t k = 0; k < w->lp.nact; k++)
+		u->now[t->owner[w->lp.act[k]]] += forecast_curve_at(c, w->lp.act[k], s->t_ns);
+	for (size_t k = 0; k < w->lj.nact; k++)
+		u->count[jobs[w->lj.act[k]].prog]++;
+	for (size_t k = 0; k < w->lj.nact; k++) {
+		size_t j = w->lj.act[k];
+		double v = u->now[j];
 		u->file[j] += ratio * v;
 		u->pss[j] += v;
 		u->copies[j] += u->count[jobs[j].prog] * v;
 	}
-	for (size_t k = 0; k < lj->nact; k++)
-		u->count[jobs[lj->act[k]].prog] = 0;
+	for (size_t k = 0; k < w->lj.nact; k++)
+		u->count[jobs[w->lj.act[k]].prog] = 0;
+	for (size_t k = 0; k < w->lp.nact; k++)
+		u->now[t->owner[w->lp.act[k]]] = 0;
 }
 
 /* Each job's shares from the sums: its own where it was seen, else its
@@ -107,10 +113,10 @@ static int by_start(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
-/* The sweeps' spans: the jobs' (barriers never alive) and the processes'
- * of the tool's side (the others never alive), and their orders. */
+/* The sweeps' spans: the jobs' (barriers never alive), the processes' of
+ * the tool's side (po) and of the jobs (pj), and their orders. */
 static void spans_of(const struct forecast_tree *t, uint64_t *js, uint64_t *je, uint64_t *ps, uint64_t *pe,
-		     size_t *jo, size_t *njo, size_t *po, size_t *npo)
+		     size_t *jo, size_t *njo, size_t *po, size_t *npo, size_t *pj, size_t *npj)
 {
 	*njo = 0;
 	for (size_t j = 0; j < t->nj; j++) {
@@ -119,44 +125,48 @@ static void spans_of(const struct forecast_tree *t, uint64_t *js, uint64_t *je, 
 		if (t->jobs[j].root != FORECAST_TREE_NONE)
 			jo[(*njo)++] = j; /* in start order already */
 	}
-	*npo = 0;
+	*npo = *npj = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		ps[i] = t->p[i].start_ns;
 		pe[i] = t->p[i].end_ns ? t->p[i].end_ns : t->run_end;
 		if (t->owner[i] == FORECAST_TREE_NONE)
 			po[(*npo)++] = i;
+		else
+			pj[(*npj)++] = i;
 	}
 	qsort_r(po, *npo, sizeof(*po), by_start, ps);
+	qsort_r(pj, *npj, sizeof(*pj), by_start, ps);
 }
 
 int forecast_tree_shares(const struct forecast_tree *t, const struct forecast_curve *c, struct forecast_job *jobs,
-			 uint64_t step_ns, uint32_t nprogs, uint64_t *tool_kib, double *file_share)
+			 uint32_t nprogs, uint64_t *tool_kib, double *file_share)
 {
-	size_t nj = t->nj + 1, np = t->n + 1, npo, njo;
+	size_t nj = t->nj + 1, np = t->n + 1, npo, njo, npj;
 	uint64_t *sp = malloc((2 * nj + 2 * np) * sizeof(*sp));
-	size_t *ix = malloc((2 * nj + 2 * np) * sizeof(*ix));
-	struct sums u = {calloc(nj, sizeof(double)), calloc(nj, sizeof(double)),
+	size_t *ix = malloc((2 * nj + 4 * np) * sizeof(*ix));
+	struct sums u = {calloc(nj, sizeof(double)), calloc(nj, sizeof(double)), calloc(nj, sizeof(double)),
 			 calloc(nj, sizeof(double)), calloc((size_t)nprogs + 1, sizeof(double)),
 			 calloc((size_t)nprogs + 1, sizeof(double)), calloc((size_t)nprogs + 1, sizeof(uint32_t)), 0, 0};
 	struct sample buf[256];
 	int r = -ENOMEM;
 
-	if (!sp || !ix || !u.file || !u.pss || !u.copies || !u.prog_file || !u.prog_pss || !u.count)
+	if (!sp || !ix || !u.file || !u.pss || !u.copies || !u.now || !u.prog_file || !u.prog_pss || !u.count)
 		goto out;
 	uint64_t *js = sp, *je = js + nj, *ps = je + nj, *pe = ps + np;
-	spans_of(t, js, je, ps, pe, ix, &njo, ix + 2 * nj, &npo);
-	struct live lj = {ix, njo, 0, ix + nj, 0}, lt = {ix + 2 * nj, npo, 0, ix + 2 * nj + np, 0};
+	size_t *po = ix + 2 * nj, *pj = po + 2 * np;
+	spans_of(t, js, je, ps, pe, ix, &njo, po, &npo, pj, &npj);
+	struct sweeps w = {{ix, njo, 0, ix + nj, 0}, {po, npo, 0, po + np, 0}, {pj, npj, 0, pj + np, 0}, js, je, ps, pe};
 	uint64_t cursor = 0;
 	size_t got;
 	while ((got = store_samples(t->st, &cursor, buf, sizeof(buf) / sizeof(buf[0]), NULL)) > 0)
 		for (size_t k = 0; k < got; k++)
 			if ((buf[k].valid & SAMPLE_PSS) && buf[k].pss_kib)
-				one_sample(t, c, jobs, step_ns, &buf[k], &lj, &lt, &u, js, je, ps, pe);
+				one_sample(t, c, jobs, &buf[k], &w, &u);
 	set_shares(t, jobs, &u, file_share);
 	*tool_kib = u.tool_max;
 	if (!u.any) /* no sample of the tree: the tool's processes' peaks, summed */
 		for (size_t k = 0; k < npo; k++)
-			*tool_kib += t->p[ix[2 * nj + k]].peak_pss_kib;
+			*tool_kib += t->p[po[k]].peak_pss_kib;
 	r = 0;
 out:
 	free(sp);
@@ -164,6 +174,7 @@ out:
 	free(u.file);
 	free(u.pss);
 	free(u.copies);
+	free(u.now);
 	free(u.prog_file);
 	free(u.prog_pss);
 	free(u.count);

@@ -12,6 +12,10 @@
 #include "forecast_rec.h"
 #include "proctree.h"
 
+/* The ends that are one (forecast_tree.h refill_ns): this part of the
+ * window when the times are exact (10 ms of 50). */
+#define FT_REFILL_DIV 5
+
 /* Build tools: what runs recipes in slots. */
 static const char *const tools[] = {"make", "gmake", "remake", "bmake", "ninja", "samu", "cargo"};
 
@@ -67,8 +71,38 @@ static int by_start(const void *a, const void *b, void *arg)
 	return (i > j) - (i < j);
 }
 
+/* The walk from root r, depth first, children by start: each process its
+ * number on the way down (tin, walk) and the last number under it (tout).
+ * A process numbered already is not entered again. */
+static void walk_from(struct forecast_tree *t, size_t r, size_t *stack, size_t *clock)
+{
+	size_t sp = 0, *next = t->tout; /* a cursor per node while walking */
+
+	t->walk[*clock] = r;
+	t->tin[r] = (*clock)++;
+	next[r] = t->kid_off[r];
+	stack[sp++] = r;
+	while (sp) {
+		size_t v = stack[sp - 1];
+		if (next[v] == t->kid_off[v + 1]) {
+			next[v] = *clock - 1; /* done: tout is the last number under it */
+			sp--;
+			continue;
+		}
+		size_t c = t->kids[next[v]++];
+		if (t->tin[c] != SIZE_MAX)
+			continue;
+		t->walk[*clock] = c;
+		t->tin[c] = (*clock)++;
+		next[c] = t->kid_off[c];
+		stack[sp++] = c;
+	}
+}
+
 /* Parents, children by start, and the tree walk's numbering (roots by
- * start: the command first). Returns 0 or -ENOMEM. */
+ * start: the command first). A process the walk did not reach (a circle of
+ * parents: proctree.h allows none, but this walk does not lean on it) is
+ * taken as a root. Returns 0 or -ENOMEM. */
 static int tree_links(struct forecast_tree *t)
 {
 	size_t n = t->n, *order = malloc((n + 1) * sizeof(*order)), *stack = malloc((n + 1) * sizeof(*stack));
@@ -79,7 +113,8 @@ static int tree_links(struct forecast_tree *t)
 	t->kids = malloc((n + 1) * sizeof(*t->kids));
 	t->tin = malloc((n + 1) * sizeof(*t->tin));
 	t->tout = malloc((n + 1) * sizeof(*t->tout));
-	if (!order || !stack || !t->parent || !t->kid_off || !t->kids || !t->tin || !t->tout ||
+	t->walk = malloc((n + 1) * sizeof(*t->walk));
+	if (!order || !stack || !t->parent || !t->kid_off || !t->kids || !t->tin || !t->tout || !t->walk ||
 	    proctree_parents(t->p, n, t->parent) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++)
@@ -95,28 +130,17 @@ static int tree_links(struct forecast_tree *t)
 	for (size_t k = 0; k < n; k++)
 		if (t->parent[order[k]] != PROCTREE_NONE)
 			t->kids[fill[t->parent[order[k]]]++] = order[k];
-	/* the walk: each root in start order, then its children depth first */
-	size_t clock = 0, *next = t->tout; /* a cursor per node while walking */
-	for (size_t k = 0; k < n; k++) {
-		if (t->parent[order[k]] != PROCTREE_NONE)
-			continue;
-		size_t sp = 0;
-		stack[sp++] = order[k];
-		t->tin[order[k]] = clock++;
-		next[order[k]] = t->kid_off[order[k]];
-		while (sp) {
-			size_t v = stack[sp - 1];
-			if (next[v] == t->kid_off[v + 1]) {
-				next[v] = clock - 1; /* done: tout is the last number under it */
-				sp--;
-				continue;
-			}
-			size_t c = t->kids[next[v]++];
-			t->tin[c] = clock++;
-			next[c] = t->kid_off[c];
-			stack[sp++] = c;
+	for (size_t i = 0; i < n; i++)
+		t->tin[i] = SIZE_MAX;
+	size_t clock = 0;
+	for (size_t k = 0; k < n; k++)
+		if (t->parent[order[k]] == PROCTREE_NONE)
+			walk_from(t, order[k], stack, &clock);
+	for (size_t k = 0; k < n; k++)
+		if (t->tin[order[k]] == SIZE_MAX) {
+			t->parent[order[k]] = PROCTREE_NONE;
+			walk_from(t, order[k], stack, &clock);
 		}
-	}
 	r = 0;
 out:
 	free(order);
@@ -125,7 +149,8 @@ out:
 }
 
 /* The tools (1), and the processes that run one (2); with none, the
- * command is taken as the tool. The outermost tool's name. */
+ * command is taken as the tool. The outermost tool's name. Children before
+ * their parents (the walk backwards): linear however deep the tools nest. */
 static void mark_tools(struct forecast_tree *t)
 {
 	size_t top = FORECAST_TREE_NONE;
@@ -135,17 +160,18 @@ static void mark_tools(struct forecast_tree *t)
 		t->tool[i] = 1;
 		if (top == FORECAST_TREE_NONE || t->tin[i] < t->tin[top])
 			top = i;
-		for (size_t a = t->parent[i]; a != PROCTREE_NONE && t->tool[a] != 2; a = t->parent[a])
-			if (!t->tool[a])
-				t->tool[a] = 2;
+	}
+	for (size_t k = t->n; k-- > 0;) {
+		size_t i = t->walk[k], a = t->parent[i];
+		if (t->tool[i] && a != PROCTREE_NONE && !t->tool[a])
+			t->tool[a] = 2;
 	}
 	if (top != FORECAST_TREE_NONE) {
 		snprintf(t->tool_name, sizeof(t->tool_name), "%.15s", t->p[top].comm);
 		return;
 	}
-	for (size_t i = 0; i < t->n; i++)
-		if (t->tin[i] == 0)
-			t->tool[i] = 1;
+	if (t->n)
+		t->tool[t->walk[0]] = 1;
 }
 
 /* A process's end (a recording cut short: the run's), never before its start. */
@@ -175,22 +201,15 @@ static int job_add(struct forecast_tree *t, size_t *cap, struct forecast_tree_jo
  * Returns 0 or -ENOMEM. */
 static int find_jobs(struct forecast_tree *t, size_t *cap)
 {
-	size_t *walk = malloc((t->n + 1) * sizeof(*walk));
-	if (!walk)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++)
-		walk[t->tin[i]] = i;
 	for (size_t k = 0; k < t->n; k++) {
-		size_t i = walk[k], par = t->parent[i];
+		size_t i = t->walk[k], par = t->parent[i];
 		t->owner[i] = FORECAST_TREE_NONE;
 		if (t->tool[i])
 			continue;
 		if (par == PROCTREE_NONE || t->tool[par]) {
 			struct forecast_tree_job j = {.root = i, .heavy = i, .start_ns = t->p[i].start_ns};
-			if (job_add(t, cap, j) < 0) {
-				free(walk);
+			if (job_add(t, cap, j) < 0)
 				return -ENOMEM;
-			}
 			t->owner[i] = t->nj - 1;
 		} else {
 			t->owner[i] = t->owner[par];
@@ -205,21 +224,6 @@ static int find_jobs(struct forecast_tree *t, size_t *cap)
 			j->heavy = i;
 	}
 	t->njobs = t->nj;
-	free(walk);
-	return 0;
-}
-
-static int edge_add(struct forecast_tree *t, size_t *cap, size_t job, size_t on)
-{
-	if (t->ne == *cap) {
-		size_t nc = *cap ? 2 * *cap : 256;
-		struct forecast_tree_edge *v = realloc(t->edges, nc * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		t->edges = v;
-		*cap = nc;
-	}
-	t->edges[t->ne++] = (struct forecast_tree_edge){(uint32_t)job, (uint32_t)on};
 	return 0;
 }
 
@@ -264,21 +268,22 @@ static int barriers_of(struct forecast_tree *t, size_t w, size_t *jcap, size_t *
 			continue;
 		if (group && max_end <= t->p[c].start_ns) {
 			struct forecast_tree_job b = {FORECAST_TREE_NONE, FORECAST_TREE_NONE, max_end, max_end, 0};
-			if (job_add(t, jcap, b) < 0 || (cur != FORECAST_TREE_NONE && edge_add(t, ecap, t->nj - 1, cur) < 0))
+			if (job_add(t, jcap, b) < 0 ||
+			    (cur != FORECAST_TREE_NONE && forecast_tree_edge_add(t, ecap, t->nj - 1, cur) < 0))
 				return -ENOMEM;
 			cur = t->nj - 1;
 			for (size_t q = g0; q < k; q++) {
 				size_t l2, h2;
 				jobs_under(t, t->kids[q], &l2, &h2);
 				for (size_t j = l2; j < h2; j++)
-					if (edge_add(t, ecap, cur, j) < 0)
+					if (forecast_tree_edge_add(t, ecap, cur, j) < 0)
 						return -ENOMEM;
 			}
 			g0 = k;
 		}
 		group = 1;
 		for (size_t j = lo; j < hi && cur != FORECAST_TREE_NONE; j++)
-			if (edge_add(t, ecap, j, cur) < 0)
+			if (forecast_tree_edge_add(t, ecap, j, cur) < 0)
 				return -ENOMEM;
 		uint64_t e = end_of(t, c);
 		for (size_t j = lo; j < hi; j++)
@@ -343,6 +348,7 @@ void forecast_tree_free(struct forecast_tree *t)
 	free(t->kids);
 	free(t->tin);
 	free(t->tout);
+	free(t->walk);
 	free(t->tool);
 	free(t->owner);
 	free(t->jobs);
@@ -385,9 +391,15 @@ int forecast_tree_new(struct store *st, uint64_t window_ns, struct forecast_tree
 	if (t->run_end < t->run_start)
 		t->run_end = t->run_start;
 	/* polling /proc sees starts and ends a tick late at worst */
-	t->window_ns = t->sum.mode == STORE_MODE_POLL && 2 * t->sum.interval_ms * 1000000 > window_ns
-			       ? 2 * t->sum.interval_ms * 1000000
-			       : window_ns;
+	uint64_t poll_ns = t->sum.mode != STORE_MODE_POLL ? 0
+			   : t->sum.interval_ms > FORECAST_TREE_WINDOW_MAX / 2000000 ? FORECAST_TREE_WINDOW_MAX
+									     : 2 * t->sum.interval_ms * 1000000;
+	t->window_ns = poll_ns > window_ns ? poll_ns : window_ns;
+	if (t->window_ns > FORECAST_TREE_WINDOW_MAX)
+		t->window_ns = FORECAST_TREE_WINDOW_MAX;
+	/* ends this close are one: the tool reaps a job and starts the next
+	 * within a millisecond or so (a tick, polling) */
+	t->refill_ns = t->window_ns > window_ns ? t->window_ns / 2 : t->window_ns / FT_REFILL_DIV;
 	if ((r = load_procs(t)) < 0 || (r = tree_links(t)) < 0 || (r = tree_jobs(t, &ecap)) < 0 ||
 	    (r = forecast_tree_slots(t)) < 0 || (r = forecast_tree_deps(t)) < 0) {
 		forecast_tree_free(t);

@@ -4,7 +4,13 @@
 #include <errno.h>
 #include <stdlib.h>
 
-/* Orders record indices by pid, then start. */
+/* Whether x comes before y in the order of records: by start, then id. */
+static int before(const struct proc_rec *x, const struct proc_rec *y)
+{
+	return x->start_ns < y->start_ns || (x->start_ns == y->start_ns && x->id < y->id);
+}
+
+/* Orders record indices by pid, then start, then id. */
 static int by_pid_start(const void *a, const void *b, void *arg)
 {
 	const struct proc_rec *p = arg;
@@ -12,7 +18,7 @@ static int by_pid_start(const void *a, const void *b, void *arg)
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+	return before(y, x) - before(x, y);
 }
 
 int proctree_parents(const struct proc_rec *p, size_t n, size_t *parent)
@@ -28,11 +34,13 @@ int proctree_parents(const struct proc_rec *p, size_t n, size_t *parent)
 		const struct proc_rec *c = &p[i];
 		size_t lo = 0, hi = n;
 
-		/* the first record of a pid above ppid, or of it begun after c */
+		/* the first record of a pid above ppid, or of it not before c: a
+		 * parent comes strictly before its child, so that no chain of
+		 * parents (a recording's ppids may say anything) comes back */
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 			const struct proc_rec *m = &p[ix[mid]];
-			if (m->pid < c->ppid || (m->pid == c->ppid && m->start_ns <= c->start_ns))
+			if (m->pid < c->ppid || (m->pid == c->ppid && before(m, c)))
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -40,7 +48,7 @@ int proctree_parents(const struct proc_rec *p, size_t n, size_t *parent)
 		parent[i] = PROCTREE_NONE;
 		if (lo > 0) {
 			const struct proc_rec *q = &p[ix[lo - 1]];
-			if (q->pid == c->ppid && q != c && (!q->end_ns || q->end_ns >= c->start_ns))
+			if (q->pid == c->ppid && (!q->end_ns || q->end_ns >= c->start_ns))
 				parent[i] = ix[lo - 1];
 		}
 	}

@@ -35,12 +35,19 @@ struct side {
 	struct store_summary sum;
 };
 
-static int compare_die(const char *what, const char *arg)
+/* One line for a usage error of command cmd (compare, or the command that
+ * named a run through compare_open_run), pointing at its help. */
+static int cmd_die(const char *cmd, const char *what, const char *arg)
 {
 	fprintf(stderr, "spacetime: ");
 	fprintf(stderr, what, arg);
-	fprintf(stderr, " (see spacetime compare --help)\n");
+	fprintf(stderr, " (see spacetime %s --help)\n", cmd);
 	return COMPARE_EXIT_USAGE;
+}
+
+static int compare_die(const char *what, const char *arg)
+{
+	return cmd_die("compare", what, arg);
 }
 
 static void compare_usage(FILE *f)
@@ -93,9 +100,10 @@ static int resolve(struct runs *rs, const char *spec, int64_t *id)
 	return r;
 }
 
-/* Opens the run sel names into s. Returns 0, or the exit status (the
- * reason said in one line). */
-static int open_side(const char *sel, const char *db, struct side *s)
+/* Opens the run sel names into s (for command cmd: its help is named in a
+ * usage error). Returns 0, or the exit status (the reason said in one
+ * line). */
+static int open_side(const char *sel, const char *db, struct side *s, const char *cmd)
 {
 	char spec[64] = "last", msg[512];
 	const char *colon = strrchr(sel, ':');
@@ -105,7 +113,7 @@ static int open_side(const char *sel, const char *db, struct side *s)
 		if (db)
 			snprintf(s->path, sizeof(s->path), "%s", db);
 		else if (recdir_default(s->path, sizeof(s->path), 0) < 0)
-			return compare_die("no recordings: %s", s->path);
+			return cmd_die(cmd, "no recordings: %s", s->path);
 	} else if (colon && access(sel, F_OK) < 0 && is_run_spec(colon + 1)) {
 		snprintf(s->path, sizeof(s->path), "%.*s", (int)(colon - sel), sel);
 		snprintf(spec, sizeof(spec), "%s", colon + 1);
@@ -113,7 +121,8 @@ static int open_side(const char *sel, const char *db, struct side *s)
 		snprintf(s->path, sizeof(s->path), "%s", sel);
 	}
 	if (access(s->path, F_OK) < 0)
-		return compare_die("no recording %s (a run is an id, last, last~N, N..M, KEY=VALUE, FILE or FILE:ID)", s->path);
+		return cmd_die(cmd, "no recording %s (a run is an id, last, last~N, N..M, KEY=VALUE, FILE or FILE:ID)",
+			       s->path);
 	struct runs *rs = NULL;
 	if (runs_open(s->path, &rs, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "spacetime: %s\n", msg);
@@ -136,13 +145,13 @@ static int open_side(const char *sel, const char *db, struct side *s)
 }
 
 int compare_open_run(const char *sel, const char *db, struct run **run, struct runs_row *row, char *path,
-		     size_t cap)
+		     size_t cap, const char *cmd)
 {
 	static struct side s;
 	int r;
 
 	memset(&s, 0, sizeof(s));
-	if ((r = open_side(sel, db, &s)) != 0) {
+	if ((r = open_side(sel, db, &s, cmd)) != 0) {
 		run_free(s.run);
 		runs_row_free(&s.row);
 		return r;
@@ -228,7 +237,7 @@ static int open_sides(const char *sel, const char *db, struct sides *ss)
 		for (int i = 0; i < k; i++) {
 			char one[24];
 			snprintf(one, sizeof(one), "%" PRId64, ids[i]);
-			int r = open_side(one, db, &ss->v[ss->n]);
+			int r = open_side(one, db, &ss->v[ss->n], "compare");
 			if (r)
 				return r;
 			ss->n++;
@@ -249,7 +258,7 @@ static int open_sides(const char *sel, const char *db, struct sides *ss)
 			return open_sides(colon + 1, file, ss);
 	}
 	if (!is_range(sel, &lo, &hi)) {
-		int r = open_side(sel, db, &ss->v[0]);
+		int r = open_side(sel, db, &ss->v[0], "compare");
 		ss->n = r ? 0 : 1;
 		return r;
 	}
@@ -258,7 +267,7 @@ static int open_sides(const char *sel, const char *db, struct sides *ss)
 	for (long id = lo; id <= hi; id++) {
 		char one[24];
 		snprintf(one, sizeof(one), "%ld", id);
-		int r = open_side(one, db, &ss->v[ss->n]);
+		int r = open_side(one, db, &ss->v[ss->n], "compare");
 		if (r)
 			return r;
 		ss->n++;

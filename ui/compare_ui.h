@@ -20,9 +20,10 @@ struct runs_row;
  * last~N of the recording db (NULL: the default one), a recording file (its
  * last run) or FILE:ID. *path gets the recording's path (cap bytes).
  * Returns 0 with *run and *row (run_free, runs_row_free), or the exit status
- * 2 with the reason said in one line. */
+ * 2 with the reason said in one line (a usage error pointing at
+ * `spacetime CMD --help`). */
 int compare_open_run(const char *sel, const char *db, struct run **run, struct runs_row *row, char *path,
-		     size_t cap);
+		     size_t cap, const char *cmd);
 
 /* The writers compare's outputs share with forecast's. */
 /* The change from a to b in metric m's unit, absolute and relative

@@ -18,6 +18,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <langinfo.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,8 @@
 #define FORECAST_EXIT_NOFIT 1
 #define FORECAST_EXIT_USAGE 2
 /* -j lines at most (-j1 .. -j(2 x cores) up to 128 cores, the recorded one,
- * all the jobs at once). */
-#define FORECAST_LINES 258
+ * all the jobs at once, the largest that fits between). */
+#define FORECAST_LINES 259
 #define FORECAST_MARGIN_PCT 10.0
 /* Other recordings whose dependencies are taken (--deps) at most. */
 #define FORECAST_DEPS_MAX 8
@@ -65,6 +66,7 @@ struct fc {
 	int fits;                /* the largest fitting line (-1: none) */
 	int all_fit;             /* every line fits, and all the jobs at once too */
 	int all_line;            /* res[all_line]: all the jobs at once (-1: not run) */
+	unsigned nofit;          /* the -j found not to fit just past res[fits] (0: none found) */
 };
 
 static int forecast_die(const char *what, const char *arg)
@@ -200,7 +202,7 @@ static int parse(int argc, char **argv, struct fopts *o)
 static int open_one(const struct fopts *o, const char *sel, struct run **run, struct runs_row *row, char *path,
 		    size_t cap)
 {
-	int r = compare_open_run(sel, o->db, run, row, path, cap);
+	int r = compare_open_run(sel, o->db, run, row, path, cap, "forecast");
 	if (r)
 		return r;
 	if (row->unfinished && run_recording_live(row->updated_wall_ns)) {
@@ -273,8 +275,8 @@ static int lines(const struct fopts *o, struct fc *f, unsigned cores)
 	unsigned lo = o->jobs ? o->jobs : 1, hi = o->jobs ? o->jobs : 2 * cores;
 	int r;
 
-	if (!o->jobs && hi > FORECAST_LINES - 2)
-		hi = FORECAST_LINES - 2;
+	if (!o->jobs && hi > FORECAST_LINES - 3)
+		hi = FORECAST_LINES - 3; /* room for the recorded, all at once, the largest between */
 	f->recorded_slots = f->in->recorded_slots ? f->in->recorded_slots : all_slots(f);
 	for (unsigned n = lo; n <= hi; n++)
 		if ((r = line(f, n)) != 0)
@@ -294,13 +296,49 @@ static int fits(const struct fc *f, const struct fopts *o, size_t k)
 	return (double)f->res[k].peak_kib * (1 + o->margin_pct / 100) <= (double)f->ram_kib;
 }
 
-/* --ram's answer: the largest -j tried that fits; when all fit, all the
- * jobs at once too. Returns 0 or the exit status. */
+/* Every line tried fits, all the jobs at once do not: the largest -j that
+ * fits between (a bisection: the simulation is cheap), its line added
+ * after the others (the largest shown). Returns 0 or the exit status. */
+static int bisect(const struct fopts *o, struct fc *f)
+{
+	unsigned lo = f->res[f->fits].slots, hi = f->res[f->all_line].slots;
+	struct forecast_result r, best;
+	int have = 0;
+
+	while (hi - lo > 1) {
+		unsigned mid = lo + (hi - lo) / 2;
+		int e = forecast_run(&f->m, mid, &r);
+		if (e < 0) {
+			fprintf(stderr, "spacetime: cannot forecast -j%u: %s\n", mid, strerror(-e));
+			return FORECAST_EXIT_USAGE;
+		}
+		if ((double)r.peak_kib * (1 + o->margin_pct / 100) <= (double)f->ram_kib) {
+			lo = mid;
+			best = r;
+			have = 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (have && f->nres == FORECAST_LINES)
+		return 0; /* no room (lines() leaves it): the largest tried stands */
+	f->nofit = hi;
+	if (have) {
+		f->res[f->nres] = best;
+		f->fits = (int)f->nres++;
+	}
+	return 0;
+}
+
+/* --ram's answer: the largest -j that fits; when every line tried fits,
+ * all the jobs at once too, else the largest between. Returns 0 or the
+ * exit status. */
 static int verdict(const struct fopts *o, struct fc *f)
 {
 	f->fits = -1;
 	f->all_fit = 0;
 	f->all_line = -1;
+	f->nofit = 0;
 	/* with -j N, whether N fits; else the most that does */
 	for (size_t k = 0; k < f->nres; k++)
 		if (fits(f, o, k) && (!o->jobs || f->res[k].slots == o->jobs) &&
@@ -323,11 +361,13 @@ static int verdict(const struct fopts *o, struct fc *f)
 		return r;
 	f->all_line = (int)f->nres - 1;
 	f->all_fit = fits(f, o, (size_t)f->all_line);
-	return 0;
+	return f->all_fit ? 0 : bisect(o, f);
 }
 
-/* What the reader needs to know of the model, a line each. */
-#define FORECAST_NOTES 8
+/* What the reader needs to know of the model, a line each: room for every
+ * one that can be said at once (two of the recorded -j, eight of
+ * notes_of's own). */
+#define FORECAST_NOTES 10
 struct notes {
 	char line[FORECAST_NOTES][400];
 	int n;
@@ -349,11 +389,17 @@ static void note_slots(const struct fc *f, struct notes *nt)
 	else if (in->slots_from == FORECAST_FROM_ARGV && !in->recorded_slots)
 		NOTE(nt, "recorded with no limit to -j (%s's command line: %s): forecast there with a slot for "
 			 "every job (%u)", in->tool, in->slots_word, f->recorded_slots);
+	else if (in->slots_from == FORECAST_FROM_ARGV && in->most_at_once > in->slots_said)
+		NOTE(nt, "recorded at -j%u: %s's command line says %s, but %u jobs ran at once", in->recorded_slots,
+		     in->tool, in->slots_word, in->most_at_once);
 	else if (in->slots_from == FORECAST_FROM_ARGV)
 		NOTE(nt, "recorded at -j%u (%s's command line: %s)", in->recorded_slots, in->tool, in->slots_word);
 	else
 		NOTE(nt, "recorded at -j%u: the most jobs that ran at once (%s's command line names no -j)",
 		     in->recorded_slots, in->tool);
+	if (in->slots_over)
+		NOTE(nt, "%u jobs ran at once in the recording, more than the %u slots a forecast runs at most: "
+			 "the recorded -j is forecast at -j%u", in->slots_over, FORECAST_SLOTS_MAX, in->recorded_slots);
 }
 
 static void notes_of(const struct fc *f, struct notes *nt)
@@ -377,8 +423,8 @@ static void notes_of(const struct fc *f, struct notes *nt)
 			 "them)", f->nmore > 1 ? "s" : "", ids, in->ndeps_runs);
 	}
 	if (in->nbarriers)
-		NOTE(nt, "sub-makes a recipe's shell ran one after another: kept in that order (%zu points)",
-		     in->nbarriers);
+		NOTE(nt, "sub-makes a recipe's shell ran one after another: kept in that order (%zu point%s)",
+		     in->nbarriers, in->nbarriers == 1 ? "" : "s");
 	report_size(sz, sizeof(sz), in->tool_kib);
 	NOTE(nt, "the build tool's own processes%s%s%s: %s at most, added as a constant", in->tool[0] ? " (" : "",
 	     in->tool, in->tool[0] ? ")" : "", sz);
@@ -438,6 +484,9 @@ static void verdict_line(const struct fc *f, const struct fopts *o, char *buf, s
 		snprintf(buf + k, cap - k, "no -j fits: even -j1 needs more");
 	else if (f->all_fit)
 		snprintf(buf + k, cap - k, "every -j fits: all %zu jobs at once too", f->in->njobs);
+	else if (f->nofit)
+		snprintf(buf + k, cap - k, "-j%u at most (%s with the margin; -j%u does not fit)", best->slots, need,
+			 f->nofit);
 	else
 		snprintf(buf + k, cap - k, "-j%u at most (%s with the margin)", best->slots, need);
 }
@@ -654,7 +703,7 @@ int forecast_main(int argc, char **argv)
 	memset(&f, 0, sizeof(f));
 	const char *cs = nl_langinfo(CODESET);
 	o.utf8 = cs && !strcmp(cs, "UTF-8");
-	if ((r = open_run(&o, &f)) == 0 && (r = machine(&o, &f)) == 0 && (r = lines(&o, &f, (unsigned)(f.m.cores + 0.999))) == 0 &&
+	if ((r = open_run(&o, &f)) == 0 && (r = machine(&o, &f)) == 0 && (r = lines(&o, &f, (unsigned)ceil(f.m.cores))) == 0 &&
 	    (r = verdict(&o, &f)) == 0) {
 		struct notes nt;
 		notes_of(&f, &nt);

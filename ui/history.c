@@ -400,7 +400,7 @@ static int history_against(const struct hopts *o, struct run **g, char *label, s
 	if (!o->against)
 		return 0;
 	/* a run that cannot be read, as for the run replayed */
-	if (compare_open_run(o->against, o->db, g, &row, path, sizeof(path)))
+	if (compare_open_run(o->against, o->db, g, &row, path, sizeof(path), "runs"))
 		return HISTORY_EXIT_FAIL;
 	snprintf(label, cap, "run %" PRId64, row.id);
 	runs_row_free(&row);

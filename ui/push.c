@@ -192,7 +192,7 @@ int push_main(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (push_plan(&a.o, &p) < 0)
 		return PUSH_EXIT_USAGE;
-	if ((r = compare_open_run(a.sel ? a.sel : "last", a.db, &run, &row, path, sizeof(path))) != 0)
+	if ((r = compare_open_run(a.sel ? a.sel : "last", a.db, &run, &row, path, sizeof(path), "push")) != 0)
 		return r;
 	char **av = history_argv(&row);
 	if (!av) {

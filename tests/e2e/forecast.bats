@@ -43,7 +43,7 @@ within() {
 # jq_of FILE FILTER: one figure of a JSON file.
 jq_of() { jq -r "$2" "$1"; }
 
-@test "forecast: 30 jobs holding 40 MiB for 300 ms recorded at -j1: -j3 within 10% of the -j3 peak measured, 15% of its wall; --ram between -j2 and -j3 answers 2" {
+@test "forecast: 30 jobs holding 40 MiB for 300 ms recorded at -j1: -j3 within 10% of the -j3 peak measured, 15% of its wall; --ram between -j2 and -j3 answers 2, between -j5 and -j6 (past the -j tried) 5" {
 	local b="$BATS_TEST_TMPDIR/mem"
 	gen_build "$b" 30 "$WL/fill 40 300"
 	record 1 "$b"
@@ -82,6 +82,21 @@ jq_of() { jq -r "$2" "$1"; }
 	[ "$status" -eq 1 ] && [[ $output == *"-j3 does not fit"* ]] || { echo "$output"; false; }
 	run "$SPACETIME" forecast --db "$DB" 1 --ram "$(jq -r '.forecasts[] | select(.jobs == 3) | .peak_pss_kib + 1' "$f")K" --margin 0 --format json
 	[ "$status" -eq 0 ] && [ "$(jq -r '.ram.largest_jobs' <<<"$output")" -ge 3 ] || { echo "$output"; false; }
+	# every -j tried fits (--cores 1: -j1 and -j2), all 31 jobs at once do
+	# not: with --ram halfway between the -j5 and -j6 peaks the answer is 5,
+	# found between (f182e9b said "-j2 at most")
+	local p5 p6
+	p5=$("$SPACETIME" forecast --db "$DB" 1 -j 5 --format json | jq '.forecasts[] | select(.jobs == 5) | .with_margin_kib')
+	p6=$("$SPACETIME" forecast --db "$DB" 1 -j 6 --format json | jq '.forecasts[] | select(.jobs == 6) | .with_margin_kib')
+	ram=$(((p5 + p6) / 2))
+	run "$SPACETIME" forecast --db "$DB" 1 --cores 1 --ram "${ram}K" --format json
+	[ "$status" -eq 0 ] && [ "$(jq -r '.ram.largest_jobs, .ram.all_fit' <<<"$output" | xargs)" = "5 false" ] || { echo "$output"; false; }
+	run "$SPACETIME" forecast --db "$DB" 1 --cores 1 --ram "${ram}K"
+	[ "$status" -eq 0 ] && [[ $output == *"margin 10%: -j5 at most ("*"; -j6 does not fit)"* ]] || { echo "$output"; false; }
+	# a fraction of a core past 1 is 2 cores' range, -j1 .. -j4 (f182e9b:
+	# 1.0005 + 0.999 truncated to 1, -j1 .. -j2)
+	run "$SPACETIME" forecast --db "$DB" 1 --cores 1.0005 --format json
+	[ "$status" -eq 0 ] && [ "$(jq -c '[.forecasts[].jobs]' <<<"$output")" = "[1,2,3,4]" ] || { echo "$output"; false; }
 }
 
 # busy_ticks: the machine's CPU time spent so far (USER_HZ ticks), idle and
@@ -214,6 +229,127 @@ gen_real() {
 	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"no run 9"* ]] || { echo "$output"; false; }
 }
 
+# hostile NAME SQL: a copy of the recording $DB with SQL applied, as
+# $BATS_TEST_TMPDIR/NAME.db (values as a hostile writer could leave them).
+hostile() {
+	cp "$DB" "$BATS_TEST_TMPDIR/$1.db"
+	sqlite3 "$BATS_TEST_TMPDIR/$1.db" "$2"
+}
+
+# copies EXPRS: a SELECT list of the columns of processes for copy n of a
+# row: id and seq moved by n, pid by 100000 + n, and the columns EXPRS
+# names ("WHEN 'col' THEN 'expr' ...") as it says.
+copies() {
+	sqlite3 "$DB" "SELECT group_concat(CASE name WHEN 'id' THEN 'id + n' WHEN 'seq' THEN 'seq + n'
+		WHEN 'pid' THEN 'pid + 100000 + n' $1 ELSE name END, ', ') FROM pragma_table_info('processes')"
+}
+
+# forecast_of NAME: forecast NAME.db at -j2 into NAME.json, exit 0; a
+# watchdog of 30 s for what takes well under a second (a hang, or minutes
+# of work, fails).
+forecast_of() {
+	run timeout 30 "$SPACETIME" forecast "$BATS_TEST_TMPDIR/$1.db" -j 2 --ram 100G --format json
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/$1.json"
+	echo "# $1: exit $status, $(jq -c '{jobs, recorded_jobs, dependencies_seen}' "$BATS_TEST_TMPDIR/$1.json" 2>/dev/null)" >&3
+	[ "$status" -eq 0 ] || { echo "$1: $output"; false; }
+}
+
+@test "forecast: hostile recordings (sqlite3): parents in a circle, 3 jobs at once at -j2, 5,000 jobs at once, jobs of 4.6e18 ns, a job of 100,000 children, an hour between polls: each forecast, exit 0" {
+	command -v sqlite3 >/dev/null || st_fail "sqlite3 missing (make deps)"
+	local b="$BATS_TEST_TMPDIR/mem" sel
+	gen_build "$b" 4 "$WL/fill 4 50"
+	record 2 "$b"
+	# ids: 1 make, 2 seq, 3..6 the fills
+	[ "$(sqlite3 "$DB" "SELECT group_concat(comm, ' ') FROM (SELECT comm FROM processes ORDER BY id)")" = "make seq fill fill fill fill" ]
+	# make's ppid the first fill's pid, both begun at 0: each the other's
+	# parent (f182e9b: SIGSEGV); the fill a make too (an endless loop)
+	local circle="UPDATE processes SET ppid = (SELECT pid FROM processes WHERE id = 3), start_ns = 0 WHERE id = 1;
+		UPDATE processes SET start_ns = 0 WHERE id = 3;"
+	hostile circle "$circle"
+	forecast_of circle
+	hostile circle2 "$circle UPDATE processes SET comm = 'make', argv = CAST('make' AS BLOB) WHERE id = 3;"
+	forecast_of circle2
+	# three fills at once under make -j2: said as it is (f182e9b: "recorded
+	# at -j3 (make's command line: -j2)")
+	hostile three "UPDATE processes SET start_ns = (SELECT start_ns FROM processes WHERE id = 3) WHERE id IN (4, 5);
+		UPDATE processes SET end_ns = (SELECT end_ns FROM processes WHERE id = 3) + 1000 WHERE id IN (4, 5);"
+	forecast_of three
+	jq -e '.recorded_jobs == 3 and (.notes[0] == "recorded at -j3: make'"'"'s command line says -j2, but 3 jobs ran at once")' \
+		"$BATS_TEST_TMPDIR/three.json" >/dev/null || { cat "$BATS_TEST_TMPDIR/three.json"; false; }
+	# 5,000 more copies of a fill running at once: a recorded -j past the
+	# 4096 slots a forecast runs (f182e9b: "cannot forecast -j5004", exit 2)
+	sel=$(copies "")
+	hostile wide "WITH RECURSIVE k(n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM k WHERE n < 5009)
+		INSERT INTO processes SELECT $sel FROM processes, k WHERE id = 3;"
+	forecast_of wide
+	jq -e '.recorded_jobs == 4096 and (.notes[0] | test("command line says -j2, but 5002 jobs ran at once")) and
+		(.notes | any(test("the recorded -j is forecast at -j4096")))' \
+		"$BATS_TEST_TMPDIR/wide.json" >/dev/null || { cat "$BATS_TEST_TMPDIR/wide.json"; false; }
+	# four fills of 2^62 + 1e9 ns (f182e9b: their sum wrapped, 1.8e12 bins
+	# asked for, "Cannot allocate memory")
+	hostile long "UPDATE runs SET base_ns = 4000000000000000000;
+		UPDATE processes SET start_ns = -4000000000000000000 + id, end_ns = 611686019427387904 + id WHERE comm = 'fill';"
+	forecast_of long
+	# one fill running 100,000 children of 5 ms, one every 20 ms (f182e9b:
+	# every process summed at every bin, 2 x 10^10 reads: minutes)
+	sel=$(copies "WHEN 'ppid' THEN '(SELECT pid FROM processes WHERE id = 3)' WHEN 'start_ns' THEN 'start_ns + n * 20000000'
+		WHEN 'end_ns' THEN 'start_ns + n * 20000000 + 5000000' WHEN 'comm' THEN '''true''' WHEN 'argv' THEN 'CAST(''true'' AS BLOB)'")
+	hostile deep "WITH RECURSIVE k(n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM k WHERE n < 100009)
+		INSERT INTO processes SELECT $sel FROM processes, k WHERE id = 3;
+		UPDATE processes SET end_ns = start_ns + 2001000000000 WHERE id = 3;
+		UPDATE processes SET end_ns = 2002000000000 WHERE id = 1;
+		UPDATE run_summary SET value = 2002000000000 WHERE key IN ('end_ns', 'last.t_ns');"
+	forecast_of deep
+	# 20,000 jobs of 0.5 ms, polled an hour apart: the window of the
+	# dependencies is 1 s, not two hours, and each job waits on 32 at most
+	# (f182e9b: 198 million dependencies, 2.3 GB)
+	sel=$(copies "WHEN 'start_ns' THEN 'start_ns + n * 1000000' WHEN 'end_ns' THEN 'start_ns + n * 1000000 + 500000'")
+	hostile hourly "WITH RECURSIVE k(n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM k WHERE n < 20009)
+		INSERT INTO processes SELECT $sel FROM processes, k WHERE id = 3;
+		UPDATE processes SET end_ns = 20100000000 WHERE id = 1;
+		UPDATE run_summary SET value = 20100000000 WHERE key IN ('end_ns', 'last.t_ns');
+		UPDATE run_summary SET value = 2 WHERE key = 'mode';
+		UPDATE run_summary SET value = 3600000 WHERE key = 'interval_ms';"
+	forecast_of hourly
+	jq -e '.dependencies_seen <= 32 * .jobs and (.notes | any(test("within 1000 ms")))' "$BATS_TEST_TMPDIR/hourly.json" >/dev/null ||
+		{ cat "$BATS_TEST_TMPDIR/hourly.json"; false; }
+}
+
+# row N PPID START_MS END_MS COMM: SQL inserting a process, a copy of the
+# first fill (id 3) as copy N (copies), with its parent, times and name.
+row() {
+	local sel
+	sel=$(copies "WHEN 'ppid' THEN '$2' WHEN 'start_ns' THEN '$3 * 1000000' WHEN 'end_ns' THEN '$4 * 1000000'
+		WHEN 'comm' THEN '''$5''' WHEN 'argv' THEN 'CAST(''$5'' AS BLOB)'")
+	echo "INSERT INTO processes SELECT $sel FROM processes, (SELECT $1 AS n) WHERE id = 3;"
+}
+
+@test "forecast: every note said at once (9 of them: a barrier, --deps, per-process samples let go of), none left out" {
+	command -v sqlite3 >/dev/null || st_fail "sqlite3 missing (make deps)"
+	local b="$BATS_TEST_TMPDIR/mem" pid="(SELECT pid FROM processes WHERE id = %d)"
+	gen_build "$b" 4 "$WL/fill 4 50"
+	record 2 "$b"
+	# a recipe's shell running two sub-makes one after the other (a
+	# barrier), each with a job; and 1,050,000 more samples of the first
+	# fill than a load keeps (1,048,576 at most): some are let go of
+	hostile notes "UPDATE processes SET end_ns = 1000000000 WHERE id = 1;
+		UPDATE run_summary SET value = 1000000000 WHERE key IN ('end_ns', 'last.t_ns');
+		$(row 900 "$(printf "$pid" 1)" 200 600 sh) $(row 901 "$(printf "$pid" 903)" 210 300 make)
+		$(row 902 "$(printf "$pid" 904)" 220 290 fill) $(row 903 "$(printf "$pid" 903)" 400 500 make)
+		$(row 904 "$(printf "$pid" 906)" 410 490 fill)
+		WITH RECURSIVE k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < 1050000)
+		INSERT INTO proc_samples SELECT run_id, proc_id, t_ns + n % 1000, pss_kib, rss_kib, cpu_us, minflt, majflt
+		FROM proc_samples, k WHERE rowid = (SELECT min(rowid) FROM proc_samples WHERE proc_id = 3);"
+	local f="$BATS_TEST_TMPDIR/notes.db"
+	run "$SPACETIME" forecast "$f" -j 2 --deps "$f:1" --format json
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	jq -r '.notes[]' <<<"$output" | sed 's/^/# note: /' >&3
+	# f182e9b had room for 8: the last, the samples let go of, was dropped
+	jq -e '.barriers == 1 and (.notes | length == 9 and (.[1] | test("^dependencies: ")) and (.[2] | test("^dependencies from run 1: ")) and
+		(.[3] | test("one after another")) and (.[7] | test("had no PSS read")) and (.[8] | test("let go of")))' <<<"$output" >/dev/null ||
+		{ echo "$output"; false; }
+}
+
 @test "forecast: no such run, a run with no jobs, a run still recorded, a corrupt file, bad --ram, -j 0: one line each, exit status 2" {
 	local b="$BATS_TEST_TMPDIR/mem"
 	gen_build "$b" 2 "$WL/fill 4 50"
@@ -231,6 +367,10 @@ gen_real() {
 	printf 'not a recording\n' >"$BATS_TEST_TMPDIR/bad.db"
 	run "$SPACETIME" forecast "$BATS_TEST_TMPDIR/bad.db"
 	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] || { echo "$output"; false; }
+	# a usage error names forecast's help, not compare's (the run is opened
+	# as compare opens one)
+	run "$SPACETIME" forecast "$BATS_TEST_TMPDIR/none.db"
+	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"(see spacetime forecast --help)" ]] || { echo "$output"; false; }
 	# a run another spacetime still records
 	"$SPACETIME" -s -o /dev/null --record "$DB" -- sh -c 'sleep 4' >/dev/null 2>&1 &
 	local pid=$! i

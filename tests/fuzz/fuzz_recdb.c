@@ -6,7 +6,9 @@
  * and on each loaded store what the front ends read (summary, samples,
  * buckets, events, process records, execs, their command lines), the text
  * report, the JSON summary, the snapshot's four formats, the process list
- * and output at the start, the peak and the end, and a follow into a fresh
+ * and output at the start, the peak and the end, the forecast of it (its
+ * job list, with itself as another recording of the build, replayed at
+ * -j1, the recorded -j and all the jobs at once), and a follow into a fresh
  * store. Invariants besides memory safety: the codes recdb.h documents, a
  * one-line message with each failure, JSON output that parses, counts
  * within what was asked. SQLite is the system's uninstrumented library:
@@ -31,6 +33,8 @@
 #include "export_json.h"
 #include "export_svg.h"
 #include "export_trace.h"
+#include "forecast.h"
+#include "forecast_rec.h"
 #include "moment.h"
 #include "peakmaps.h"
 #include "recdb.h"
@@ -457,6 +461,37 @@ static void read_at(struct store *st, uint64_t t)
 	moment_free(&m);
 }
 
+/* What spacetime forecast does with a run (ui/forecast.c): its job list,
+ * with itself as another recording of the build (--deps), replayed at -j1,
+ * at the recorded -j and with all the jobs at once. A job list is a model
+ * forecast_run takes: it fails only out of memory. */
+static void forecast_store(struct store *st)
+{
+	struct forecast_rec *fr;
+	struct forecast_result res;
+	int rc = forecast_rec_build(st, &st, 1, &fr);
+
+	if (rc < 0) {
+		FUZZ_CHECK(fr == NULL && (rc == -ENODATA || rc == -ENOMEM));
+		return;
+	}
+	const struct forecast_rec_info *in = forecast_rec_info(fr);
+	struct forecast_model m = *forecast_rec_model(fr);
+	unsigned all = in->njobs < FORECAST_SLOTS_MAX ? (unsigned)in->njobs : FORECAST_SLOTS_MAX;
+	unsigned slots[] = {1, in->recorded_slots ? in->recorded_slots : all, all ? all : 1};
+
+	FUZZ_CHECK(in->njobs > 0 && m.njobs >= in->njobs);
+	m.cores = 2;
+	for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++) {
+		rc = forecast_run(&m, slots[i], &res);
+		FUZZ_CHECK(rc == 0 || rc == -ENOMEM);
+		FUZZ_CHECK(rc < 0 || res.n_at_peak <= FORECAST_PEAK_JOBS);
+		for (size_t k = 0; rc == 0 && k < res.n_at_peak; k++)
+			FUZZ_CHECK(res.at_peak[k].job < m.njobs && forecast_rec_job(fr, res.at_peak[k].job) != NULL);
+	}
+	forecast_rec_free(fr);
+}
+
 /* Loads run row and does what the replay and export of it do. */
 static void load_run(struct recdb *db, const struct recdb_run_row *row, int k)
 {
@@ -480,6 +515,7 @@ static void load_run(struct recdb *db, const struct recdb_run_row *row, int k)
 	read_at(st, sum.start_ns);
 	read_at(st, sum.peak.t_ns);
 	read_at(st, sum.end_ns > sum.last.t_ns ? sum.end_ns : sum.last.t_ns);
+	forecast_store(st);
 	store_free(st);
 	/* the peak's maps, as a replay's m reads them: bounded names and kinds */
 	struct peakmaps_row *maps;

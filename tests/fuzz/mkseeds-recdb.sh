@@ -142,6 +142,13 @@ UPDATE runs SET id = -3 WHERE id = 2;
 UPDATE processes SET id = -1, seq = -1 WHERE run_id = 3 AND id = 65537;
 UPDATE processes SET seq = 0 WHERE run_id = 1;"
 
+# parents in a circle: ppids pointing at each other, begun at the same time
+# (the tree's walk never reached them; two makes, an ancestor loop never
+# ended): run 1 a sh and the make under it, run 2 two makes
+variant parent_circle "
+UPDATE processes SET ppid = 4002, start_ns = 2000000 WHERE run_id IN (1, 2) AND pid = 4001;
+UPDATE processes SET comm = 'make', argv = CAST('make' AS BLOB) WHERE run_id = 2 AND pid = 4001;"
+
 # no run at all (the rows of the runs are left)
 variant no_runs "DELETE FROM runs;"
 

@@ -3,7 +3,8 @@
  * through 1, 2 and 3 slots, ties broken by the recorded order, one job
  * longer than the rest, dependencies and a barrier, CPU-bound jobs
  * stretched past the cores, file-backed pages shared by copies of one
- * program, and the models refused. */
+ * program, the models refused, and a job's last step between two of the
+ * clock's. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -276,6 +277,26 @@ static void test_curve(void **state)
 	assert_near(r.wall_ns, 1070 * MS, 1000);
 }
 
+/* A job's last, partial step: at -j1 a job of 5 ms, then one of 24 ms
+ * whose last step (its 20th to 24th ms) holds 9000 KiB. It starts at 5 ms,
+ * so the clock's steps (every 10 ms) meet it at 5 and 15 ms of its life,
+ * and it ends at 29 ms, between two steps: the sum at its end counts its
+ * last step (f182e9b left it out: a peak of 100 KiB). */
+static void test_last_step(void **state)
+{
+	(void)state;
+	static const uint32_t last[] = {100, 100, 9000};
+	struct forecast_job j[2] = {job(5, curve(0, 100, 1)), job(24, last)};
+	struct forecast_model m = model(j, 2);
+	struct forecast_result r;
+
+	m.head_ns = m.tail_ns = 0;
+	assert_int_equal(forecast_run(&m, 1, &r), 0);
+	assert_int_equal(r.peak_kib, 9000 + 500);
+	assert_near(r.peak_t_ns, 29 * MS, 1000);
+	assert_near(r.wall_ns, 29 * MS, 1000);
+}
+
 /* What is refused: no slot, too many, no step, no cores, a program out of
  * range. No job at all: the head and the tail, the tool's memory. */
 static void test_refused(void **state)
@@ -309,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_independent), cmocka_unit_test(test_ties),   cmocka_unit_test(test_one_long),
 		cmocka_unit_test(test_deps),        cmocka_unit_test(test_barrier), cmocka_unit_test(test_cores),
 		cmocka_unit_test(test_shared_files), cmocka_unit_test(test_curve),  cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_last_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
