@@ -67,18 +67,29 @@ static int live_list(struct collector *c, uint64_t now, size_t *n, uint64_t *lo_
 	return 0;
 }
 
+/* The records up to now, counted in the run's summary (*lost: those the
+ * kernel could not keep). */
+static size_t read_records(struct collector *c, uint64_t now, const struct rsstrace_rec **r, uint64_t *lost)
+{
+	size_t n;
+
+	*lost = 0;
+	n = rsstrace_read(c->rss, now, c->self, r, lost);
+	c->sum.rss_records += n;
+	c->sum.rss_lost += *lost;
+	return n;
+}
+
 /* Takes the records up to now into the interval's walk (opening it with
  * the last tick's figures at the first call). Returns 0, or -1 when records
  * were lost or memory ran out (the walk is reset: nothing until the tick). */
 static int take(struct collector *c, uint64_t now)
 {
 	const struct rsstrace_rec *r;
-	uint64_t lost = 0;
-	size_t n = rsstrace_read(c->rss, now, c->self, &r, &lost);
+	uint64_t lost;
+	size_t n = read_records(c, now, &r, &lost);
 	int e = -1;
 
-	c->sum.rss_records += n;
-	c->sum.rss_lost += lost;
 	c->rt.lost += lost;
 	if (!lost && !c->rt.open) {
 		struct rssspan_in in = {.open_ns = c->last_tick_ns, .close_ns = now,
@@ -137,11 +148,9 @@ static void read_wanted(struct collector *c)
 static void drain(struct collector *c, uint64_t now)
 {
 	const struct rsstrace_rec *r;
-	uint64_t lost = 0;
-	size_t n = rsstrace_read(c->rss, now, c->self, &r, &lost);
+	uint64_t lost;
 
-	c->sum.rss_records += n;
-	c->sum.rss_lost += lost;
+	read_records(c, now, &r, &lost);
 	c->rt.lost += lost;
 }
 
@@ -233,10 +242,8 @@ static void tick_interval(struct collector *c, const struct sample *s, uint64_t 
 	 * them, the next interval starts after them */
 	if (c->rt.fwd) {
 		const struct rsstrace_rec *r2;
-		uint64_t lost = 0;
-		size_t n2 = rsstrace_read(c->rss, coll_base_clock(c), c->self, &r2, &lost);
-		c->sum.rss_records += n2;
-		c->sum.rss_lost += lost;
+		uint64_t lost;
+		size_t n2 = read_records(c, coll_base_clock(c), &r2, &lost);
 		if (lost || rssspan_more(c->rt.span, r2, n2, NULL) < 0) {
 			rssspan_reset(c->rt.span);
 			c->rt.skip = 2;
