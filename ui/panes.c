@@ -117,16 +117,18 @@ static uint64_t panes_hold(const struct panes *p)
 }
 
 /* The hold after the newest data: never past the newest instant, so a live
- * view with room ahead (a growing run) is not painted into the future. */
+ * view with room ahead (a growing run) is not painted into the future, nor
+ * past a finished run's end (the axis may go on to a longer ghost's). */
 uint64_t panes_hold_tail(const struct panes *p)
 {
 	uint64_t h = panes_hold(p), last = p->nbk ? p->bk[p->nbk - 1].t1_ns : 0;
+	uint64_t end = p->finished ? p->run_end_ns : p->live_ns;
 
-	if (!p->nbk || p->finished || p->tl.paused)
+	if (!p->nbk || (p->tl.paused && !p->finished))
 		return h;
-	if (p->live_ns <= last)
+	if (end <= last)
 		return 0;
-	return p->live_ns - last < h ? p->live_ns - last : h;
+	return end - last < h ? end - last : h;
 }
 
 void panes_query(struct panes *p)

@@ -50,7 +50,8 @@ void resample_pick(const struct bucket *b, size_t n, uint64_t t0, uint64_t t1, s
 		   enum resample_field f, uint64_t hold_ns, int32_t *idx)
 {
 	uint32_t bit = resample_valid_bit(f);
-	int32_t seed = -1, last = -1;
+	int32_t latest = -1; /* the newest bucket so far: what a gap holds */
+	long cur = -1;       /* the column of the newest bucket */
 
 	for (size_t c = 0; c < ncols; c++)
 		idx[c] = -1;
@@ -62,28 +63,30 @@ void resample_pick(const struct bucket *b, size_t n, uint64_t t0, uint64_t t1, s
 		uint64_t mid = b[i].t0_ns / 2 + b[i].t1_ns / 2;
 		long c = resample_col(mid, t0, t1, ncols);
 		if (c < 0) {
-			seed = (int32_t)i;
+			latest = (int32_t)i;
 			continue;
 		}
 		if (c >= (long)ncols)
 			break;
-		last = (int32_t)i;
+		/* columns between two buckets hold the older one's last value
+		 * (later data exists), not its column's highest */
+		for (long k = cur + 1; k < c && latest >= 0; k++)
+			idx[k] = latest;
+		cur = c;
 		if (idx[c] < 0 || resample_value(&b[i].max, f) >= resample_value(&b[idx[c]].max, f))
 			idx[c] = (int32_t)i;
+		latest = (int32_t)i;
 	}
-	uint64_t last_t = last >= 0 ? b[last].t1_ns : seed >= 0 ? b[seed].t1_ns : 0;
-	int32_t prev = seed;
+	if (latest < 0)
+		return;
+	/* after the newest bucket: hold while it still covers the column, then
+	 * for hold_ns only */
+	uint64_t last_t = b[latest].t1_ns;
 	double dt = (double)(t1 - t0) / (double)ncols;
-	for (size_t c = 0; c < ncols; c++) {
-		if (idx[c] >= 0) {
-			prev = idx[c];
-			continue;
-		}
-		if (prev < 0)
-			continue;
+	for (long c = cur + 1; c < (long)ncols; c++) {
 		uint64_t cs = t0 + (uint64_t)(dt * (double)c);
-		if (cs < last_t || cs - b[prev].t1_ns <= hold_ns)
-			idx[c] = prev;
+		if (cs < last_t || cs - last_t <= hold_ns)
+			idx[c] = latest;
 	}
 }
 

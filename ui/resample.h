@@ -35,9 +35,9 @@ double resample_value(const struct sample *s, enum resample_field f);
 /* The struct sample valid bit that covers the field. */
 uint32_t resample_valid_bit(enum resample_field f);
 /* For each of ncols columns splitting [t0, t1], the index of the bucket to show
- * (the highest max of f among the buckets centred in it), or the previous
- * column's while later data exists or within hold_ns of it, or -1. Buckets
- * before t0 seed the hold. */
+ * (the highest max of f among the buckets centred in it); a column with none
+ * holds the newest bucket before it while later data exists or within hold_ns
+ * of it, else -1. Buckets before t0 seed the hold. */
 void resample_pick(const struct bucket *b, size_t n, uint64_t t0_ns, uint64_t t1_ns, size_t ncols,
 		   enum resample_field f, uint64_t hold_ns, int32_t *idx);
 /* Per-second rate of the cumulative field f in each column; known[c] is 0 where

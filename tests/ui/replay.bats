@@ -169,9 +169,12 @@ let_go() {
 	[ -n "$cores" ] && awk -v v="$cores" -v n="$(nproc)" 'BEGIN { exit !(v <= n) }' ||
 		{ ui_show; echo "CPU $cores cores at the end, on $(nproc)" >&2; false; }
 	# the graph: rows 4 to 9 (the y axis's '|' then the columns)
-	local graph
+	local graph end1 end2
 	graph=$(sed -n '4,9p' <<<"$screen" | sed 's/^[^|+]*[|+]//')
-	python3 - "$graph" <<'PY' || { ui_show; false; }
+	# the runs' lengths as recorded (a loaded machine stretches run 2's)
+	end1=$(sqlite3 "$db" "SELECT value FROM run_summary WHERE run_id = 1 AND key = 'end_ns'")
+	end2=$(sqlite3 "$db" "SELECT value FROM run_summary WHERE run_id = 2 AND key = 'end_ns'")
+	python3 - "$graph" "$end1" "$end2" <<'PY' || { ui_show; false; }
 import sys
 rows = sys.argv[1].split("\n")
 top = rows[0]
@@ -187,7 +190,11 @@ assert g <= 2, "ghost row %d for 40 of 50 MiB" % g
 # past run 2's end: the ghost's last column beyond the stack's
 last_stack = max(max(i for i, c in enumerate(r) if c == "#") for r in rows if "#" in r)
 last_ghost = max(i for i, c in enumerate(rows[g]) if c == "=")
-assert last_ghost > last_stack * 1.5, "ghost ends at %d, the stack at %d" % (last_ghost, last_stack)
+# where each run ends on the time axis: in the ratio of their lengths
+ratio = int(sys.argv[2]) / int(sys.argv[3])
+assert ratio > 1.3, "run 1 %s ns, run 2 %s ns" % (sys.argv[2], sys.argv[3])
+assert last_ghost > last_stack + 5 and abs(last_ghost / last_stack - ratio) <= 0.15 * ratio, \
+    "ghost ends at %d, the stack at %d, the runs' lengths %.2f to 1" % (last_ghost, last_stack, ratio)
 PY
 	ui_keys q
 	ui_wait '\[spacetime exited 0\]'

@@ -447,6 +447,21 @@ static void test_resample_pick(void **state)
 	resample_pick(b, 3, 0, SEC, 10, RS_PSS, 150 * MS, idx);
 	assert_int_equal(idx[3], 2);
 	assert_int_equal(idx[5], -1);
+	/* a gap holds the level the column before it ended on, not its highest:
+	 * 50 then 20 in column 0, empty columns 1 to 3 show the 20 */
+	b[2].t0_ns = b[2].t1_ns = 150 * MS;
+	resample_pick(b, 4, 0, SEC, 5, RS_PSS, 0, idx);
+	assert_int_equal(idx[0], 1);
+	for (int c = 1; c < 4; c++)
+		assert_int_equal(idx[c], 2);
+	assert_int_equal(idx[4], 3);
+	/* nor after the last one */
+	resample_pick(b, 3, 0, SEC, 5, RS_PSS, 300 * MS, idx);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(idx[1], 2);
+	assert_int_equal(idx[2], 2);
+	assert_int_equal(idx[3], -1);
+	b[2].t0_ns = b[2].t1_ns = 200 * MS;
 	/* invalid buckets are unknown, not zero */
 	b[1].valid = 0;
 	resample_pick(b, 4, 0, SEC, 10, RS_PSS, 0, idx);
