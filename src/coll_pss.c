@@ -414,9 +414,10 @@ void coll_pss_schedule(struct collector *c, uint64_t now)
 {
 	double dt = c->last_tick_ns ? (double)(now - c->last_tick_ns) : c->cfg.interval_ms * 1e6;
 	/* At most the budget of one core, and at most COLLECTOR_TREE_SHARE of it
-	 * per core the command itself keeps busy: with the default 1% PSS
-	 * reads aim at 0.3% of the command's CPU; down to a tenth of the
-	 * budget for an idle command. */
+	 * per core the command itself keeps busy: with the default 1% the
+	 * collector aims at 0.3% of the command's CPU, leaving room for what the
+	 * budget cannot defer (events, cheap reads, the dashboard) under 0.5%;
+	 * down to a tenth of the budget for an idle command. */
 	double frac = c->cfg.budget * c->tree_cores * COLLECTOR_TREE_SHARE;
 	if (frac > c->cfg.budget)
 		frac = c->cfg.budget;

@@ -3,7 +3,7 @@
  * Netlink mode tracks tree membership from fork/exec/exit events (exact); poll
  * mode rediscovers the tree from /proc/PID/task/TID/children every tick. Each
  * tick reads the cheap counters (stat, statm) of every live process and spends
- * a CPU budget on smaps_rollup reads, chosen by priority; in
+ * what is left of a CPU budget on smaps_rollup reads, chosen by priority; in
  * between, each process's PSS is estimated from its last read and the change
  * of its counters (pssmodel.h). When the tree's estimate passes the highest
  * measured total, a sweep reads the processes whose figures are in doubt, so

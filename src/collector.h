@@ -18,7 +18,7 @@ struct rsstrace;
 
 struct collector_config {
 	uint32_t interval_ms; /* sampling tick (0: STORE_INTERVAL_MS) */
-	double budget;        /* PSS reads' CPU budget, fraction of one core (default 0.01) */
+	double budget;        /* collector CPU budget, fraction of one core (default 0.01) */
 	int nl_fd;            /* subscribed netlink socket, or -1 to poll /proc */
 	int nl_quiet_fd;      /* with nl_fd carrying exec events only, the fork|exit
 			       * socket (nlproc_open_split), read at each tick and

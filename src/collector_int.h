@@ -206,6 +206,7 @@ struct collector {
 /* The collector's "now": the injected clock, or CLOCK_MONOTONIC. */
 uint64_t coll_base_clock(const struct collector *c);
 uint64_t coll_base_thread_cpu_ns(void);
+uint64_t coll_base_process_cpu_ns(void);
 uint64_t coll_base_ticks_to_us(uint64_t t);
 uint64_t coll_base_since(uint64_t v, uint64_t base);
 uint64_t coll_base_early_ns(const struct collector *c);

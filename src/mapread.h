@@ -1,7 +1,8 @@
 /* mapread: a process's memory map (smaps) read on demand, on a thread of its
  * own, so that a large process (40 ms for 4 GiB) never stalls the collector's
  * tick nor the dashboard. The map wanted is read again while it is wanted, no
- * more often than a share of one core allows. The last map taken of each recent process is
+ * more often than a share of one core allows (its CPU is spacetime's, so the
+ * PSS budget counts it too). The last map taken of each recent process is
  * kept, with its time, for a process that has since exited. */
 #ifndef SPACETIME_MAPREAD_H
 #define SPACETIME_MAPREAD_H

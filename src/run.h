@@ -62,7 +62,7 @@ struct run_config {
 	size_t npids;
 	struct run_sockets *socks; /* taken over by the run (NULL: poll /proc) */
 	uint32_t interval_ms;     /* the sampling tick */
-	double budget;            /* the PSS reads' CPU budget, fraction of a core */
+	double budget;            /* the collector's CPU budget, fraction of a core */
 	int wait_tree;            /* RUN_SPAWNED: the run ends when the whole tree has */
 	int notify_end;           /* the notify fd wakes only at the end (nothing reads before) */
 	const char *record_path;  /* record the run into this SQLite file (NULL: not) */

@@ -237,7 +237,7 @@ struct store_summary {
 	uint32_t mode;             /* enum store_mode */
 	uint64_t pss_reads;        /* smaps_rollup reads performed */
 	uint64_t pss_cpu_ns;       /* CPU time those reads cost */
-	uint64_t budget_ns;        /* CPU time the budget allowed PSS reads so far */
+	uint64_t budget_ns;        /* CPU time the budget allowed spacetime so far */
 	uint64_t pss_max_age_ns;   /* worst refresh age of a live process seen at a tick */
 	uint64_t pss_mean_age_ns;  /* mean refresh age over live processes and ticks */
 	uint64_t collector_cpu_ns; /* the collector thread's own CPU time */

@@ -387,7 +387,7 @@ for i in $(seq "$PAIRS"); do
 	done
 	echo "$(cat "$T/one") $(cat "$T/ts")" >>"$T/pairs"
 	echo "$(cat "$T/one") $(cat "$T/tn")" >>"$T/npairs"
-	line="  round $i ($order): $(jq -r '"\(.processes) processes, \(.pss_reads) PSS reads, refresh age mean \(.pss_refresh_mean_age_us/1000|floor) ms, collector woke \(.collector_wakeups) times, spacetime CPU \(.spacetime_cpu_us/1000|floor) ms, PSS reads \(.pss_read_cpu_us/1000|floor) ms of \(.budget_cpu_us/1000|floor) ms budgeted"' "$T/s.json")"
+	line="  round $i ($order): $(jq -r '"\(.processes) processes, \(.pss_reads) PSS reads, refresh age mean \(.pss_refresh_mean_age_us/1000|floor) ms, collector woke \(.collector_wakeups) times, spacetime CPU \(.spacetime_cpu_us/1000|floor) ms of \(.budget_cpu_us/1000|floor) ms budgeted"' "$T/s.json")"
 	case $modes in
 	*dash)
 		if [ -s "$T/td" ]; then
