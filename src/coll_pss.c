@@ -711,9 +711,8 @@ static int tick_sweep(struct collector *c, struct pssmodel_total *t, size_t m, u
 	*trusted = stable && whole;
 	/* one that left some unread tried no level (pssmodel_observe) */
 	int sure = pssmodel_observe(&c->pm.model, t, *trusted, !skipped);
-	/* a sweep is never put off for the budget, nor paid from it: paid, it
-	 * left the scheduled reads nothing near a top, where they keep the
-	 * ticks' floors (a compiler's file pages) fresh */
+	/* a sweep is never put off for the budget, but it is paid from it */
+	pssched_budget_pay(&c->pm.tokens, (double)sw.spent);
 	c->sum.pss_cpu_ns += sw.spent;
 	c->pm.sweep_cpu_ns += sw.spent;
 	c->sum.pss_sweeps += k > 0;
