@@ -35,6 +35,8 @@ struct prog_ratio {
 
 struct coll_pss {
 	struct pssched_budget tokens; /* the PSS reads' budget */
+	uint64_t sched_cpu_ns;  /* process CPU time when the last PSS round ended */
+	uint64_t sched_read_ns; /* when the PSS budget last read spacetime's CPU */
 	size_t sched_cap;
 	/* the PSS model: one entry per counted live process at a tick */
 	struct pssmodel model;

@@ -62,19 +62,55 @@ size_t pssched_pick(const struct pssched_item *items, size_t n, double tokens_ns
 	return k;
 }
 
-void pssched_budget_credit(struct pssched_budget *b, double credit_ns, double cap_ns)
+#define RESERVE 0.1
+
+void pssched_budget_credit(struct pssched_budget *b, double credit_ns, double other_ns, double cap_ns)
 {
-	b->tokens_ns += credit_ns;
-	if (b->tokens_ns > cap_ns)
-		b->tokens_ns = cap_ns;
+	double main_cap = cap_ns * (1 - RESERVE), res_cap = cap_ns * RESERVE;
+	/* Other work's debt is bounded (a burst at start-up must not silence
+	 * PSS reads for long); what PSS reads owe is not, it is paid in full. */
+	double floor = b->main_ns < -main_cap ? b->main_ns : -main_cap;
+
+	b->main_ns += credit_ns * (1 - RESERVE) - other_ns;
+	if (b->main_ns < floor)
+		b->main_ns = floor;
+	b->reserve_ns += credit_ns * RESERVE;
+	/* A full main account pays off the reserve's overdraft. */
+	if (b->main_ns > main_cap) {
+		if (b->reserve_ns < 0) {
+			double spill = b->main_ns - main_cap;
+			b->reserve_ns += spill < -b->reserve_ns ? spill : -b->reserve_ns;
+		}
+		b->main_ns = main_cap;
+	}
+	if (b->reserve_ns > res_cap)
+		b->reserve_ns = res_cap;
+}
+
+int pssched_budget_other_matters(const struct pssched_budget *b, double credit_ns)
+{
+	return b->main_ns + credit_ns * (1 - RESERVE) > 0;
 }
 
 double pssched_budget_avail(const struct pssched_budget *b)
 {
-	return b->tokens_ns;
+	return b->reserve_ns + (b->main_ns > 0 ? b->main_ns : 0);
 }
 
 void pssched_budget_pay(struct pssched_budget *b, double cost_ns)
 {
-	b->tokens_ns -= cost_ns;
+	double r = b->reserve_ns > 0 ? b->reserve_ns : 0;
+
+	if (cost_ns <= r) {
+		b->reserve_ns -= cost_ns;
+		return;
+	}
+	b->reserve_ns -= r;
+	cost_ns -= r;
+	/* The rest, overdraft included, is owed by the account that allowed the
+	 * read: the main one if it had anything, else the reserve. */
+	if (b->main_ns > 0)
+		b->main_ns -= cost_ns;
+	else
+		b->reserve_ns -= cost_ns;
 }

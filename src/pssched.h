@@ -32,20 +32,29 @@ double pssched_priority(const struct pssched_item *it, double ns_per_kib);
 size_t pssched_pick(const struct pssched_item *items, size_t n, double tokens_ns,
 		    double ns_per_kib, uint32_t *out, size_t max);
 
-/* The CPU time PSS reads may spend: credited every tick at the budget's rate,
- * held up to a cap (an idle stretch does not buy a burst), and a read dearer
- * than what is left owes the rest, paid in full by the next credits. Nothing
- * else spacetime spends is charged to it: that work cannot be put off, and
- * charged it would leave the reads, on which the peak stands, nothing. */
+/* The CPU time PSS reads may spend, in two accounts. Everything spacetime
+ * spends besides PSS reads is owed by the main account, and a debt carries
+ * over (a burst of other work, such as a frame of the dashboard, is paid back
+ * by later ticks, not forgiven); a tenth of each credit goes to a reserve only
+ * PSS reads draw on, so they go on at that rate however costly the rest is.
+ * Over time spacetime spends max(credit, other + credit / 10). */
 struct pssched_budget {
-	double tokens_ns;
+	double main_ns, reserve_ns;
 };
 
-/* Adds credit_ns of budget, holding at most cap_ns. */
-void pssched_budget_credit(struct pssched_budget *b, double credit_ns, double cap_ns);
+/* Adds credit_ns of budget, takes other_ns off. Each account holds at most its
+ * share of cap_ns; other work's debt stops at the main account's share (what
+ * PSS reads owe is paid in full), and what the main account would get past
+ * its share pays off the reserve's overdraft. */
+void pssched_budget_credit(struct pssched_budget *b, double credit_ns, double other_ns, double cap_ns);
+/* Whether other work taken off with credit_ns could change what PSS reads may
+ * spend after it: not while the main account stays empty even without it
+ * (the reserve alone pays), so its cost need not be learnt yet. */
+int pssched_budget_other_matters(const struct pssched_budget *b, double credit_ns);
 /* What PSS reads may spend now (> 0: read at least one). */
 double pssched_budget_avail(const struct pssched_budget *b);
-/* Pays cost_ns of PSS reads (an overdraft is owed). */
+/* Pays cost_ns of PSS reads: from the reserve first; the rest, an overdraft
+ * included, from the main account if it had anything, else the reserve. */
 void pssched_budget_pay(struct pssched_budget *b, double cost_ns);
 
 #endif

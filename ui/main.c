@@ -99,7 +99,7 @@ static void usage(FILE *f)
 	      "                       CSV, a Perfetto/Chrome trace and an SVG chart\n"
 	      "      --export-format LIST  formats to export: json,csv,trace,svg (default all)\n"
 	      "  -i, --interval MS    sampling interval in ms (default " STR(STORE_INTERVAL_MS) ", 10..60000)\n"
-	      "      --budget PCT     CPU budget of PSS reads, percent of one core\n"
+	      "      --budget PCT     CPU budget of spacetime, percent of one core\n"
 	      "                       (default 1), and at most 0.3 times that per core the\n"
 	      "                       command keeps busy; PSS reads are scheduled within it\n"
 	      "      --no-mouse       no clicks or wheel in the dashboard (the terminal's own\n"

@@ -32,7 +32,7 @@ static struct fakeproc *follow(void)
 
 	set_mem(f, 300, 100, 800, 100);
 	f->c->cfg.budget = 1e-12;
-	f->c->pm.tokens.tokens_ns = -1e12;
+	f->c->pm.tokens.main_ns = f->c->pm.tokens.reserve_ns = -1e12;
 	f->c->root = P;
 	struct pentry *e = coll_sample_add_proc(f->c, P, 1, f->now_ns, NULL);
 	assert_non_null(e);
@@ -252,9 +252,11 @@ static void test_pss_sweep(void **state)
 	}
 }
 
-/* The budget's reads: none while it is overdrawn, tick after tick; one as
- * soon as it is in credit. */
-static void test_pss_schedule_budget(void **state)
+/* spacetime's own CPU time, a system call here, is read for the budget when a
+ * read could be bought and the main account could pay it, and once a second:
+ * not at every tick while the account is overdrawn; a read the reserve pays
+ * goes on without it. */
+static void test_pss_schedule_self_cpu(void **state)
 {
 	(void)state;
 	struct fakeproc *f = follow();
@@ -262,24 +264,44 @@ static void test_pss_schedule_budget(void **state)
 
 	f->c->cfg.budget = 0.01;
 	coll_sample_cheap(f->c, proc(f), t);
-	for (int i = 0; i < 10; i++) {
+	coll_pss_schedule(f->c, t); /* the first learns it */
+	assert_int_equal(f->c->pm.sched_read_ns, t);
+	for (int i = 1; i < 10; i++) {
 		f->now_ns = t + (uint64_t)i * 100 * MS;
 		coll_pss_schedule(f->c, f->now_ns);
 		f->c->last_tick_ns = f->now_ns;
+		assert_int_equal(f->c->pm.sched_read_ns, t); /* overdrawn: not read */
 	}
+	f->now_ns = t + 1000 * MS;
+	coll_pss_schedule(f->c, f->now_ns);
+	f->c->last_tick_ns = f->now_ns;
+	assert_int_equal(f->c->pm.sched_read_ns, f->now_ns); /* a second on */
 	assert_int_equal(f->c->sum.pss_reads, 0);
-	f->c->pm.tokens.tokens_ns = 1e9;
+
+	/* money in the main account: read, and the clock with it */
+	f->c->pm.tokens.main_ns = 1e9;
+	f->c->pm.tokens.reserve_ns = 0;
 	f->now_ns = t + 1100 * MS;
 	coll_pss_schedule(f->c, f->now_ns);
+	f->c->last_tick_ns = f->now_ns;
 	assert_int_equal(f->c->sum.pss_reads, 1);
-	assert_true(f->c->pm.tokens.tokens_ns < 1e9); /* paid */
+	assert_int_equal(f->c->pm.sched_read_ns, f->now_ns);
+
+	/* the main account empty for good, the reserve full: it reads, and the
+	 * rest's cost could not stop it, so the clock is not read */
+	f->c->pm.tokens.main_ns = -1e12;
+	f->c->pm.tokens.reserve_ns = 1e9;
+	f->now_ns = t + 1400 * MS;
+	coll_pss_schedule(f->c, f->now_ns);
+	assert_int_equal(f->c->sum.pss_reads, 2);
+	assert_int_equal(f->c->pm.sched_read_ns, t + 1100 * MS);
 	fp_free(f);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pss_schedule_budget),
+		cmocka_unit_test(test_pss_schedule_self_cpu),
 		cmocka_unit_test(test_pss_clock),
 		cmocka_unit_test(test_pss_kinds),
 		cmocka_unit_test(test_pss_peak),

@@ -120,15 +120,17 @@ static void test_learned_cost_changes_budget(void **state)
 	assert_int_equal(dear, 3);  /* 209.8 us each */
 }
 
-/* Simulates ticks: each credits c_ns; PSS reads of read_ns each are made
- * while the budget allows. Returns the total spent on PSS reads. */
-static double simulate(double c_ns, double read_ns, int ticks, double cap_ns)
+/* Simulates ticks: each credits c_ns and reports other[t % nother] of other
+ * work; PSS reads of read_ns each are made while the budget allows. Returns
+ * the total spent on PSS reads. */
+static double simulate(double c_ns, const double *other, int nother, double read_ns, int ticks,
+		       double cap_ns)
 {
 	struct pssched_budget b = {0};
 	double pss = 0;
 
 	for (int t = 0; t < ticks; t++) {
-		pssched_budget_credit(&b, c_ns, cap_ns);
+		pssched_budget_credit(&b, c_ns, other[t % nother], cap_ns);
 		while (pssched_budget_avail(&b) > 0) {
 			pssched_budget_pay(&b, read_ns);
 			pss += read_ns;
@@ -137,35 +139,88 @@ static double simulate(double c_ns, double read_ns, int ticks, double cap_ns)
 	return pss;
 }
 
-/* Reads spend the budget's rate over time, whatever a read costs: a cheap
- * one in steps, a read dearer than a tick's credit by an overdraft paid back
- * by the ticks after it. */
-static void test_budget_rate(void **state)
+static void test_budget_bursts_of_other_work_are_paid_back(void **state)
 {
 	(void)state;
-	double cheap = simulate(1000, 30, 10000, 5000), dear = simulate(1000, 7000, 10000, 5000);
+	/* A dashboard frame every 5th tick costs 3 ticks' budget: on average
+	 * other work takes 60% of the budget, and PSS reads get the other 40%,
+	 * not the 10% floor at the burst plus the whole budget between. */
+	const double other[5] = {3000, 0, 0, 0, 0};
+	double pss = simulate(1000, other, 5, 100, 10000, 5000);
+	double total = pss + 10000 / 5 * 3000.0;
 
-	assert_true(cheap >= 10000 * 1000.0 - 30 && cheap <= 10000 * 1000.0 + 30);
-	assert_true(dear >= 10000 * 1000.0 - 7000 && dear <= 10000 * 1000.0 + 7000);
+	assert_true(total <= 10000 * 1000.0 + 1000);
+	assert_true(total >= 10000 * 1000.0 - 1000);
+	assert_true(pss >= 0.39 * 10000 * 1000.0);
 }
 
-static void test_budget_capped_and_overdraft_owed(void **state)
+static void test_budget_reserve_under_overload(void **state)
+{
+	(void)state;
+	/* Other work costs twice the budget every tick: PSS keeps a tenth. */
+	const double other[1] = {2000};
+	double pss = simulate(1000, other, 1, 30, 10000, 5000);
+
+	assert_true(pss >= 0.1 * 10000 * 1000.0 - 30);
+	assert_true(pss <= 0.1 * 10000 * 1000.0 + 30);
+}
+
+static void test_budget_debt_is_bounded_and_overdraft_owed(void **state)
 {
 	(void)state;
 	struct pssched_budget b = {0};
 
-	/* credits never pile up past the cap */
+	/* A huge burst (startup, a resize) is owed only up to the cap. */
+	pssched_budget_credit(&b, 1000, 1e9, 5000);
+	assert_true(b.main_ns >= -4500.0 && b.main_ns < 0);
+	assert_true(pssched_budget_avail(&b) > 0); /* the reserve still reads */
+	/* A read dearer than what there is: the reserve is emptied and the rest
+	 * is owed by it, because the main account allowed nothing. */
+	pssched_budget_pay(&b, 400);
+	assert_true(b.reserve_ns < 0);
+	assert_true(pssched_budget_avail(&b) <= 0);
+	/* With the main account in credit, it owes the overdraft. */
+	struct pssched_budget m = {0};
+	pssched_budget_credit(&m, 1000, 0, 5000);
+	pssched_budget_pay(&m, 3000);
+	assert_true(m.reserve_ns == 0);
+	assert_true(m.main_ns < -1999 && m.main_ns > -2001);
+	/* Credits never pile up past the cap. */
 	for (int i = 0; i < 100; i++)
-		pssched_budget_credit(&b, 1000, 5000);
-	assert_true(pssched_budget_avail(&b) <= 5000.0 + 1e-6 && pssched_budget_avail(&b) >= 5000.0 - 1e-6);
-	/* a read far dearer than there is: all of it owed, none forgiven */
+		pssched_budget_credit(&m, 1000, 0, 5000);
+	assert_true(pssched_budget_avail(&m) <= 5000.0 + 1e-6);
+}
+
+static void test_budget_overdrafts_paid_in_full_and_soon(void **state)
+{
+	(void)state;
+	struct pssched_budget b = {0};
+
+	/* A read the main account allowed, far dearer than it had: all of it is
+	 * owed, none forgiven at the floor for other work's debt. */
+	for (int i = 0; i < 10; i++)
+		pssched_budget_credit(&b, 1000, 0, 5000); /* full: 4500 + 500 */
 	pssched_budget_pay(&b, 20000);
+	assert_true(b.reserve_ns == 0);
+	pssched_budget_credit(&b, 1000, 0, 5000);
+	assert_true(b.main_ns < -14000 && b.main_ns > -14200);
+
+	/* A read the reserve allowed (the main account had nothing), dearer than
+	 * the reserve: its overdraft is paid at the whole credit's rate once the
+	 * main account is full, not at the reserve's tenth. */
+	struct pssched_budget r = {0};
+	pssched_budget_credit(&r, 1000, 1000, 5000); /* main -100, reserve 100 */
+	assert_true(pssched_budget_avail(&r) > 0);
+	pssched_budget_pay(&r, 10000);
+	assert_true(r.reserve_ns < -9800);
 	int ticks = 0;
-	while (pssched_budget_avail(&b) <= 0 && ticks < 1000) {
-		pssched_budget_credit(&b, 1000, 5000);
+	while (pssched_budget_avail(&r) <= 0 && ticks < 1000) {
+		pssched_budget_credit(&r, 1000, 0, 5000);
 		ticks++;
 	}
-	assert_int_equal(ticks, 16); /* 15,000 owed: the 16th credit is the first in hand */
+	/* 9,900 owed plus 100 of debt: 10 ticks of credit; a reserve paid only
+	 * by its own tenth would need 50 */
+	assert_true(ticks >= 9 && ticks <= 11);
 }
 
 int main(void)
@@ -178,8 +233,10 @@ int main(void)
 		cmocka_unit_test(test_small_processes_refresh_more_often),
 		cmocka_unit_test(test_no_rss_never_read),
 		cmocka_unit_test(test_learned_cost_changes_budget),
-		cmocka_unit_test(test_budget_rate),
-		cmocka_unit_test(test_budget_capped_and_overdraft_owed),
+		cmocka_unit_test(test_budget_bursts_of_other_work_are_paid_back),
+		cmocka_unit_test(test_budget_reserve_under_overload),
+		cmocka_unit_test(test_budget_debt_is_bounded_and_overdraft_owed),
+		cmocka_unit_test(test_budget_overdrafts_paid_in_full_and_soon),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
