@@ -13,9 +13,10 @@
 /* After a read for a process's growth, the walk looks again this soon: the
  * end of a burst of pages wakes nobody. */
 #define COLL_RSS_RECHECK_NS 2000000ull
-/* The trace's wake events the collector waits on (one per CPU, the first
- * so many; the others' bursts wait for a tick or another wakeup). */
-#define COLL_RSS_WAKE_RINGS 64
+/* The trace's fds the collector waits on (its rings, then its wake
+ * events: two per CPU, the first so many; the others wait for a tick or
+ * another wakeup). */
+#define COLL_RSS_WAKE_RINGS 128
 #include "rsstrace.h"
 
 struct collector;

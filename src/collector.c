@@ -719,7 +719,8 @@ static int start_thread(struct collector *c)
 	}
 	if ((r = ep_add(c->ep_fd, c->nl_fd)) < 0 || (r = ep_add(c->ep_fd, c->pidfd)) < 0 || (r = ep_add(c->ep_fd, c->wake_fd)) < 0)
 		return r;
-	/* a burst of file pages mapped in the tree wakes us between ticks */
+	/* a ring filling, or a burst of file pages mapped in the tree, wakes
+	 * us between ticks */
 	int rfd[COLL_RSS_WAKE_RINGS];
 	size_t nr = rsstrace_fds(c->rss, rfd, COLL_RSS_WAKE_RINGS);
 	for (size_t i = 0; i < nr; i++)

@@ -556,6 +556,8 @@ size_t rsstrace_fds(const struct rsstrace *t, int *fds, size_t max)
 {
 	size_t n = 0;
 	for (size_t i = 0; t && i < t->nrings && n < max; i++)
+		fds[n++] = t->rings[i].fd;
+	for (size_t i = 0; t && i < t->nrings && n < max; i++)
 		if (t->rings[i].wfd >= 0)
 			fds[n++] = t->rings[i].wfd;
 	return n;
@@ -566,9 +568,15 @@ int rsstrace_woken(struct rsstrace *t)
 	int any = 0;
 
 	for (size_t i = 0; t && i < t->nrings; i++) {
-		struct perf_event_mmap_page *h = t->rings[i].wbase;
+		struct perf_event_mmap_page *h = t->rings[i].base;
+		/* the kernel wakes us each half ring written, whatever was
+		 * read since: a ring a quarter full is drained then, so it
+		 * never holds more than three quarters */
+		uint64_t held = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE) - h->data_tail;
+		any |= held >= t->rings[i].size / 4;
 		if (t->rings[i].wfd < 0)
 			continue;
+		h = t->rings[i].wbase;
 		uint64_t head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
 		any |= head != h->data_tail;
 		__atomic_store_n(&h->data_tail, head, __ATOMIC_RELEASE);
