@@ -38,7 +38,7 @@ struct pidst {
 	uint64_t lo_last, lo_last_iv; /* its lower bound at a closing tick, which */
 	/* the interval's backward walk */
 	uint64_t iv;   /* the interval it was last touched in */
-	uint64_t lo, inc, anon, lo_exit;
+	uint64_t lo, inc, freed, anon, lo_exit;
 	int live;
 	uint64_t listed_iv; /* the interval whose closing tick counted it (with the
 			     * program it has) */
@@ -62,6 +62,8 @@ struct rssspan {
 		int64_t d;       /* the counter's change */
 		uint64_t drop;   /* an mm torn down at it (an exit, an exec's old one) */
 		uint64_t anon_before, anon_after; /* the pid's own anonymous pages around it */
+		uint64_t freed;  /* anonymous pages its own mm let go of, each its own
+				  * (no fork since its exec): in full in its PSS before */
 		uint64_t f_fwd, b_fwd; /* forward floor and bound just after it */
 		uint64_t rss_after;    /* the tree's mms' resident pages after it */
 		int own, inc, switched;
@@ -227,10 +229,12 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 }
 
 /* A process's part of the backward floor: its lower bound at the closing
- * tick less what it mapped since, or its own anonymous pages. */
+ * tick less what it mapped since and with the pages of its own it let go
+ * of since (a compiler freeing its heap after its top: each was a page of
+ * its PSS then), or its own anonymous pages. */
 static uint64_t back_part(const struct pidst *p)
 {
-	uint64_t a = sub0(p->lo, p->inc);
+	uint64_t a = sub0(p->lo + p->freed, p->inc);
 	return a > p->anon ? a : p->anon;
 }
 
@@ -241,7 +245,7 @@ static struct pidst *walk_pid(struct rssspan *s, int32_t pid)
 	struct pidst *p = get(&s->pid, (uint64_t)(uint32_t)pid + 1, 1);
 	if (p && p->iv != s->iv) {
 		p->iv = s->iv;
-		p->lo = p->inc = p->anon = 0;
+		p->lo = p->inc = p->freed = p->anon = 0;
 		p->live = 0;
 	}
 	return p;
@@ -461,6 +465,12 @@ static void step_bounds(struct rssspan *s, const struct rsstrace_rec *r, struct 
 		w->b += add;
 	}
 	x->inc = x->d > 0 && x->own;
+	/* its own anonymous pages let go of: all of them its own alone while
+	 * no fork shared them (a fork's copies set shared_anon), so each was a
+	 * whole page of its PSS before */
+	if (x->d < 0 && x->own && r->member == RSSTRACE_ANON && m && m->user == r->pid && m->shared_anon <= 0 &&
+	    m->known == 0xf && !m->blind)
+		x->freed = (uint64_t)-x->d;
 }
 
 /* A read's process, when the forward floor may count its private pages: it
@@ -820,9 +830,10 @@ static void walk_back(struct rssspan *s, const struct rssspan_in *in, const stru
 		uint64_t before = back_part(p);
 		if (x->inc)
 			p->inc += (uint64_t)x->d;
+		p->freed += x->freed;
 		p->anon = x->anon_before;
 		if (x->switched)
-			p->lo = 0; /* before its own mm: not born, or another image */
+			p->lo = p->freed = 0; /* before its own mm: not born, or another image */
 		if (x->exit)
 			p->lo = p->lo_exit; /* alive before its end */
 		*sb += back_part(p) - before;

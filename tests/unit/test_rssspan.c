@@ -398,6 +398,83 @@ static void test_churn_bound(void **state)
 }
 
 /* The tracepoint's format, as tracefs gives it on this kernel. */
+/* A compiler at its top meets a spike that exits at its own, then frees a
+ * third of its heap before the closing tick reads it (gcc lets its heap go
+ * as it ends a function): 101 has 20 MiB of file pages, climbs to 30 MiB of
+ * its own anonymous pages by 50 ms and lets 10 MiB go at 60 ms; 102 climbs
+ * to 40 MiB and exits at 56 ms. The opening tick knew 101 at its anonymous
+ * pages only (never read); the closing one read it at 40 MiB. The tree at
+ * 55 ms held 90 MiB: the floor is that (the pages 101 let go of were its
+ * own, whole pages of its PSS then), not 80. */
+static void test_freed_after_top(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	put(&x, 1, 101, 11, 1, RSSTRACE_ANON, 0);
+	put(&x, 1, 101, 11, 1, RSSTRACE_FILE, 20 * MIB);
+	put(&x, 1, 102, 12, 1, RSSTRACE_ANON, 0);
+	struct rssspan_out o;
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
+	x.n = 0;
+	climb(&x, 101, 11, 10, 50, 0, 30 * MIB);
+	climb(&x, 102, 12, 30, 55, 0, 40 * MIB);
+	bye(&x, 56, 102);
+	put(&x, 60, 101, 11, 1, RSSTRACE_ANON, 20 * MIB);
+	sorted(&x);
+	struct rssspan_live live[] = {{101, 40 * MIB, 0}};
+	struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.hi_prev_kib = 20 * MIB, .now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 40 * MIB,
+				.hi_now_kib = 40 * MIB, .live = live, .nlive = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in, &o), 0);
+	assert_true(o.floor_ok);
+	assert_int_equal(o.floor_kib, 90 * MIB);
+	assert_int_equal(o.floor_t_ns, 55 * MS);
+	assert_true(o.bound_ok);
+	assert_true(o.bound_kib >= 90 * MIB);
+	rssspan_free(s);
+}
+
+/* The same, but 101 forked before the interval (its anonymous pages are
+ * shared with a child that lives on): what it lets go of may have been
+ * half its own then, and the floor counts none of it. */
+static void test_freed_after_fork_not_counted(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	put(&x, 1, 101, 11, 1, RSSTRACE_ANON, 0);
+	put(&x, 1, 101, 11, 1, RSSTRACE_FILE, 20 * MIB);
+	climb(&x, 101, 11, 2, 3, 0, 10 * MIB);
+	put(&x, 4, 101, 13, 0, RSSTRACE_ANON, 10 * MIB); /* the fork's copies, into 103's mm */
+	put(&x, 5, 103, 13, 1, RSSTRACE_FILE, 1 * MIB);
+	put(&x, 1, 102, 12, 1, RSSTRACE_ANON, 0);
+	sorted(&x);
+	struct rssspan_out o;
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 6 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
+	x.n = 0;
+	climb(&x, 101, 11, 10, 50, 10 * MIB, 30 * MIB);
+	climb(&x, 102, 12, 30, 55, 0, 40 * MIB);
+	bye(&x, 56, 102);
+	put(&x, 60, 101, 11, 1, RSSTRACE_ANON, 20 * MIB);
+	sorted(&x);
+	struct rssspan_live live[] = {{101, 35 * MIB, 0}, {103, 6 * MIB, 0}};
+	struct rssspan_in in = {.open_ns = 6 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.hi_prev_kib = 60 * MIB, .now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 41 * MIB,
+				.hi_now_kib = 60 * MIB, .live = live, .nlive = 2};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in, &o), 0);
+	assert_true(o.floor_ok);
+	/* at 55 ms: 101 at 35 MiB (its bound now: nothing it mapped since
+	 * 55 ms, nothing it let go of counted) or its own anonymous pages
+	 * (20 MiB past the shared 10), 103 at 6, 102 at 40 */
+	assert_int_equal(o.floor_kib, 81 * MIB);
+	rssspan_free(s);
+}
+
 static void test_fmt_parse(void **state)
 {
 	(void)state;
@@ -882,6 +959,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_meet_between_ticks),
+		cmocka_unit_test(test_freed_after_top),
+		cmocka_unit_test(test_freed_after_fork_not_counted),
 		cmocka_unit_test(test_fork_child_own_pages),
 		cmocka_unit_test(test_exec_teardown_and_vfork),
 		cmocka_unit_test(test_counted_after_exit),
