@@ -4,10 +4,11 @@
 # project's biggest files), then an archive of them all and a link: the kind
 # of C build whose peak is two compilers meeting at their tops for a moment.
 # Every 25th object also goes through a step that takes SPIKE_MIB MiB in 40 ms,
-# holds it SPIKE_HOLD_MS ms and exits at its largest (the workload climb,
-# standing for the short `ar` of ~54 MiB seen at the top of a busybox build,
-# which holds its top while it writes the archive). The hold is what lets the
-# bench's reference see that top: its sweeps of the tree take ~5 ms there, in
+# holds it SPIKE_HOLD_MS ms from when it got there (late or not, on a busy
+# machine) and exits at its largest (the workload climb, standing for the
+# short `ar` of ~54 MiB seen at the top of a busybox build, which holds its
+# top while it writes the archive). The hold is what lets the bench's
+# reference see that top: its sweeps of the tree take ~5 ms there, in
 # which the spike climbs ~6 MiB, so a top held 0 ms reads up to 6% low in it
 # (spacetime's own catching of 0 ms tops is tested against the workload's
 # truth in tests/e2e/climb.bats). Offline: the sources are made here, from
