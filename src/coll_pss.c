@@ -12,7 +12,7 @@
  * memory of its own (a zombie's is gone). */
 int coll_pss_counts(const struct collector *c, const struct pentry *e)
 {
-	return !coll_proc_vm_borrowed(c, e) && (e->rec.valid & PROC_V_RSS) && !e->mm_gone;
+	return !coll_proc_vm_borrowed(c, e) && (e->rec.valid & PROC_V_RSS) && !e->mm_gone && !e->mem_left;
 }
 
 /* The program ratios slot for comm: found, or a free one when add (NULL when

@@ -440,6 +440,21 @@ static uint64_t mem_max(uint64_t rss_then, uint64_t hwm_then, uint64_t hwm_now, 
 	return by_faults < hwm_now ? by_faults : hwm_now;
 }
 
+/* e has no memory (exiting: its mm let go of, its exit event on its way;
+ * or a kernel thread): its share of the pages others map passed to them
+ * then, from the figures it had at the last tick. Left to its exit event,
+ * those figures would be gone: the others' bounds would miss what they
+ * inherit (a compiler's text, shared with the one that just ended). */
+static void mem_left(struct collector *c, struct pentry *e)
+{
+	if (coll_pss_counts(c, e))
+		coll_pss_leave(c, e);
+	e->mem_left = 1;
+	e->anon_rss = e->shared_rss = 0;
+	e->rec.rss_kib = 0;
+	e->top_max_kib = 0;
+}
+
 /* A small process's memory from statm (a seventh of status's cost): RSS and
  * its split, no high-water mark; the most it can have had since the last
  * read is what it had then plus a fault-around's pages per fault, which the
@@ -460,10 +475,9 @@ static int mem_read_small(struct collector *c, struct pentry *e, const struct pr
 		close(fd);
 	if (n < 0)
 		return -ESRCH;
-	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0) {
-		e->anon_rss = e->shared_rss = 0;
-		e->rec.rss_kib = 0;
-		e->top_max_kib = 0;
+	/* (no mm: the kernel writes all its fields 0; one that lives has a size) */
+	if (n == 0 || procfs_parse_statm(c->rbuf, (size_t)n, &sm) < 0 || !sm.size_pages) {
+		mem_left(c, e);
 		return 0;
 	}
 	uint64_t res = sm.resident_pages * pk, shr = sm.shared_pages * pk;
@@ -517,9 +531,7 @@ static int mem_read(struct collector *c, struct pentry *e, const struct procfs_s
 	if (n == 0 || procfs_parse_status(c->rbuf, (size_t)n, &st) < 0 ||
 	    !(st.valid & PROCFS_STATUS_RSS)) {
 		/* exiting, a zombie or a kernel thread: no memory */
-		e->anon_rss = e->shared_rss = 0;
-		e->rec.rss_kib = 0;
-		e->top_max_kib = 0;
+		mem_left(c, e);
 		return 0;
 	}
 	uint64_t res = st.rss_kib, shr = st.file_kib + st.shmem_kib;

@@ -37,6 +37,8 @@ struct pentry {
 	uint64_t prev_shared_kib;     /* shared RSS at the last tick */
 	int dil_seen;             /* its pages are in the running total */
 	int mm_gone;              /* a zombie: its memory has left the model */
+	int mem_left;             /* exiting, its memory let go of (no RSS in its status
+				   * before it is a zombie): left the model too */
 	int vm_state;             /* PTABLE_VM_*: whether it runs in its parent's memory */
 	int forked_since_read;    /* it forked a child since: its pages are shared now */
 	uint64_t anon_rss, shared_rss; /* from the latest status, KiB */

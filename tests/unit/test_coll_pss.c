@@ -252,6 +252,44 @@ static void test_pss_sweep(void **state)
 	}
 }
 
+/* Two compilers share their text: P and Q each have 400 KiB of their own
+ * and 2000 KiB of file pages, half of each in their PSS. Both are read.
+ * Then Q exits: its status shows no memory (its mm let go of) a tick before
+ * its exit event would come. At that tick P may have inherited Q's share of
+ * the text (1000 KiB): the tree's upper bound holds it (a ghost), from Q's
+ * figures before its memory went, not nothing. */
+static void test_pss_exit_before_event(void **state)
+{
+	(void)state;
+	struct fakeproc *f = follow();
+	pid_t q = P + 1;
+	uint64_t pk = (uint64_t)procfs_page_kib();
+	char rel[64];
+
+	set_mem(f, 2400 / pk, 2000 / pk, 400, 1000);
+	fp_stat(f, q, &(struct fp_stat){.ppid = 1, .comm = "cc1", .start_ticks = 10, .rss_pages = 2400 / pk});
+	fp_statm(f, q, 10000, 2400 / pk, 2000 / pk);
+	fp_rollup(f, q, 2400, 400, 400, 1000, 0, 400);
+	struct pentry *eq = coll_sample_add_proc(f->c, q, 1, f->now_ns, NULL);
+	assert_non_null(eq);
+	eq->rec.nexec = 1;
+	coll_sample_cheap(f->c, eq, f->now_ns);
+	coll_pss_read(f->c, eq, f->now_ns, NULL);
+	read_and_tick(f);
+	assert_int_equal(f->c->sum.last.pss_kib, 2800);
+
+	f->now_ns += 100 * MS;
+	fp_stat(f, q, &(struct fp_stat){.ppid = 1, .comm = "cc1", .state = 'R', .start_ticks = 10, .rss_pages = 0});
+	snprintf(rel, sizeof(rel), "%d/status", (int)q);
+	fp_printf(f, rel, "Name:\tcc1\nState:\tR (running)\n");
+	snprintf(rel, sizeof(rel), "%d/statm", (int)q);
+	fp_printf(f, rel, "0 0 0 0 0 0 0\n");
+	collector_tick(f->c);
+	assert_true(ptable_get(f->c->pt, q)->mem_left);
+	assert_true(f->c->sum.last.pss_hi_kib >= 1400 + 1000);
+	fp_free(f);
+}
+
 /* spacetime's own CPU time, a system call here, is read for the budget when a
  * read could be bought and the main account could pay it, and once a second:
  * not at every tick while the account is overdrawn; a read the reserve pays
@@ -303,6 +341,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pss_schedule_self_cpu),
 		cmocka_unit_test(test_pss_clock),
+		cmocka_unit_test(test_pss_exit_before_event),
 		cmocka_unit_test(test_pss_kinds),
 		cmocka_unit_test(test_pss_peak),
 		cmocka_unit_test(test_pss_peak_floor),
