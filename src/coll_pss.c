@@ -122,7 +122,7 @@ static void model_fill(struct collector *c, const struct pentry *e, struct pssmo
 
 /* e's pages leave the tree (exit or exec): its share of the pages others
  * map passes to them, perhaps in the tree. */
-void coll_pss_leave(struct collector *c, const struct pentry *e)
+uint64_t coll_pss_leave(struct collector *c, const struct pentry *e)
 {
 	struct pssmodel_proc p;
 
@@ -131,6 +131,7 @@ void coll_pss_leave(struct collector *c, const struct pentry *e)
 	part = part > e->released_given_kib ? part - e->released_given_kib : 0; /* not twice */
 	c->pm.ghost_cum_kib += part;
 	pssmodel_add_ghost(&c->pm.model, part);
+	return part;
 }
 
 /* The most RSS e's parent can have given it at its fork: the parent's
@@ -384,7 +385,9 @@ uint64_t coll_pss_read(struct collector *c, struct pentry *e, uint64_t now, uint
 	e->forked_since_read = 0;
 	e->rd_ok = 1;
 	e->rd_dil_cum_kib = c->pm.dil_cum_kib;
-	e->rd_ghost_cum_kib = c->pm.ghost_cum_kib;
+	/* (the shares of processes whose pages may still be mapped are not
+	 * in this read: it may inherit them after) */
+	e->rd_ghost_cum_kib = c->pm.ghost_cum_kib - c->pm.ghost_pending_kib;
 	e->own_dil_kib = 0;
 	e->own_ghost_kib = 0;
 	e->released_given_kib = 0;

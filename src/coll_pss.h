@@ -58,10 +58,15 @@ struct coll_pss {
 	uint64_t prev_est_kib;     /* the tree's estimate at the last tick */
 	uint64_t dil_cum_kib;      /* KiB newly mapped in the tree (new processes, shared growth) */
 	uint64_t ghost_cum_kib;    /* KiB of shared parts of processes gone or exec'd */
+	uint64_t ghost_pending_kib; /* of those, the parts of processes whose memory left
+				     * and whose exit event has not come: their pages may
+				     * still be mapped (the kernel lets an mm go after the
+				     * task's status stops showing it), so a read now
+				     * cannot have inherited them yet */
 };
 
 int coll_pss_counts(const struct collector *c, const struct pentry *e);
-void coll_pss_leave(struct collector *c, const struct pentry *e);
+uint64_t coll_pss_leave(struct collector *c, const struct pentry *e);
 int coll_pss_forks_known(const struct collector *c, const struct pentry *e);
 uint64_t coll_pss_program_start(const struct pentry *e);
 void coll_pss_gone(struct collector *c, const struct pentry *e, uint64_t t_ns, uint64_t hw_kib,

@@ -281,6 +281,11 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXIT, .pid = e->rec.pid,
 				 .ppid = e->rec.ppid, .arg = status};
 
+	/* its pages are surely let go of now: reads from here on hold what
+	 * the others inherited of them */
+	c->pm.ghost_pending_kib -= e->left_part_kib < c->pm.ghost_pending_kib ? e->left_part_kib : c->pm.ghost_pending_kib;
+	e->left_part_kib = 0;
+
 	if (last == COLL_SAMPLE_RETIRE_READ && coll_proc_read_stat(c, e, &ps) == 0)
 		last = &ps;
 	if (last && last != COLL_SAMPLE_RETIRE_READ)
@@ -447,8 +452,10 @@ static uint64_t mem_max(uint64_t rss_then, uint64_t hwm_then, uint64_t hwm_now, 
  * inherit (a compiler's text, shared with the one that just ended). */
 static void mem_left(struct collector *c, struct pentry *e)
 {
-	if (coll_pss_counts(c, e))
-		coll_pss_leave(c, e);
+	if (coll_pss_counts(c, e)) {
+		e->left_part_kib = coll_pss_leave(c, e);
+		c->pm.ghost_pending_kib += e->left_part_kib;
+	}
 	e->mem_left = 1;
 	e->anon_rss = e->shared_rss = 0;
 	e->rec.rss_kib = 0;

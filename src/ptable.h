@@ -39,6 +39,7 @@ struct pentry {
 	int mm_gone;              /* a zombie: its memory has left the model */
 	int mem_left;             /* exiting, its memory let go of (no RSS in its status
 				   * before it is a zombie): left the model too */
+	uint64_t left_part_kib;   /* its shares passed on then, pending its exit event */
 	int vm_state;             /* PTABLE_VM_*: whether it runs in its parent's memory */
 	int forked_since_read;    /* it forked a child since: its pages are shared now */
 	uint64_t anon_rss, shared_rss; /* from the latest status, KiB */

@@ -257,7 +257,8 @@ static void test_pss_sweep(void **state)
  * Then Q exits: its status shows no memory (its mm let go of) a tick before
  * its exit event would come. At that tick P may have inherited Q's share of
  * the text (1000 KiB): the tree's upper bound holds it (a ghost), from Q's
- * figures before its memory went, not nothing. */
+ * figures before its memory went, not nothing; and it holds it still after a
+ * read of P made before Q's exit event. */
 static void test_pss_exit_before_event(void **state)
 {
 	(void)state;
@@ -286,6 +287,13 @@ static void test_pss_exit_before_event(void **state)
 	fp_printf(f, rel, "0 0 0 0 0 0 0\n");
 	collector_tick(f->c);
 	assert_true(ptable_get(f->c->pt, q)->mem_left);
+	assert_true(f->c->sum.last.pss_hi_kib >= 1400 + 1000);
+	/* P read now, Q's pages still mapped (the kernel lets them go after
+	 * Q's status stops showing them): the read still has half the text,
+	 * and the next tick's bound still holds what P may inherit */
+	coll_pss_read(f->c, proc(f), f->now_ns, NULL);
+	f->now_ns += 100 * MS;
+	collector_tick(f->c);
 	assert_true(f->c->sum.last.pss_hi_kib >= 1400 + 1000);
 	fp_free(f);
 }
