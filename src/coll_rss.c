@@ -169,6 +169,14 @@ void coll_rss_wake(struct collector *c)
 		read_wanted(c);
 }
 
+int coll_rss_top_now(struct collector *c)
+{
+	if (!c->rss || !c->last_tick_ns || c->rt.broken || c->rt.skip || take(c, coll_base_clock(c)) < 0)
+		return 0;
+	uint64_t hi = rssspan_hi_now(c->rt.span), peak = coll_pss_peak_kib(c);
+	return c->rt.exits.top || (hi != UINT64_MAX && hi > peak);
+}
+
 /* The interval's records, taken in with the opening tick's figures, before
  * the tick reads: an end with the tree above its peak may have been a top,
  * and then the tick reads the others (coll_pss_tick) so that the floor

@@ -58,6 +58,11 @@ void coll_rss_begin(struct collector *c, uint64_t now);
  * peak now (their private pages count in the interval's floors). */
 void coll_rss_wake(struct collector *c);
 void coll_rss_tick(struct collector *c, const struct sample *s, uint64_t now);
+/* Whether the tree can be, or have been just before an end, above its peak
+ * now, from the records so far (taken in): a process's exit there is worth
+ * a tick at once, before the next jobs' processes map the pages the others
+ * share and lower their shares. 0 when the trace cannot tell. */
+int coll_rss_top_now(struct collector *c);
 void coll_rss_ends(const struct collector *c, struct coll_rss_ends *x);
 int coll_rss_start(struct collector *c);
 void coll_rss_free(struct collector *c);

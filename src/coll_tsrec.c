@@ -54,7 +54,8 @@ void coll_tsrec_add(struct collector *c, struct pentry *e, const struct taskstat
 	if (x->pid == x->tgid && rose && x->hiwater_rss_kib >= seen + COLL_TOP_MIN_GAIN_KIB &&
 	    !coll_proc_before_first_exec(c, e) &&
 	    x->hiwater_rss_kib >= COLLECTOR_TOP_MIN_KIB &&
-	    (double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >= (double)peak * COLLECTOR_TOP_NEAR)
+	    ((double)(c->sum.last.pss_kib + (x->hiwater_rss_kib - seen)) >= (double)peak * COLLECTOR_TOP_NEAR ||
+	     coll_rss_top_now(c)))
 	{
 		if (!c->top_due) {
 			c->top_due = 1;
