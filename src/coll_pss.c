@@ -793,6 +793,7 @@ int coll_pss_tick(struct collector *c, struct sample *s, uint64_t now, const str
 	int whole, trusted;
 
 	c->tick_copied_kib = 0;
+	c->pm.model.pending_kib = c->pm.ghost_pending_kib;
 	size_t m = model_fill_all(c, &whole);
 	c->tick_whole = whole;
 	pssmodel_total(&c->pm.model, c->mp, m, &t);

@@ -174,7 +174,9 @@ int coll_rss_top_now(struct collector *c)
 	if (!c->rss || !c->last_tick_ns || c->rt.broken || c->rt.skip || take(c, coll_base_clock(c)) < 0)
 		return 0;
 	uint64_t hi = rssspan_hi_now(c->rt.span), peak = coll_pss_peak_kib(c);
-	return c->rt.exits.top || (hi != UINT64_MAX && hi > peak);
+	/* (an interval that met counters it did not know has a top at every
+	 * end: that tells nothing) */
+	return (c->rt.exits.top && c->rt.exits.hi_kib != UINT64_MAX) || (hi != UINT64_MAX && hi > peak);
 }
 
 /* The interval's records, taken in with the opening tick's figures, before

@@ -69,6 +69,7 @@ uint32_t coll_sample_root_argv(struct collector *c)
 }
 
 static void prefetch_drop(struct collector *c, size_t i, int keep);
+static void mem_settled(struct collector *c, struct pentry *e);
 
 /* Records an exec by e (netlink event or detected by polling). */
 void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
@@ -124,6 +125,10 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 		coll_pss_leave(c, e);
 	if (!e->mm_gone)
 		coll_pss_gone(c, e, t_ns, 0, 0, df, stat_ok ? 1 : 2);
+	/* a memory found gone was the old image's (a thread's exec lets the
+	 * old leader's go first): the new one counts */
+	mem_settled(c, e);
+	e->mem_left = 0;
 	/* (the image before the command's first exec was never counted) */
 	e->rec.nexec++;
 	e->top = (struct coll_top_proc){0};
@@ -281,10 +286,7 @@ void coll_sample_retire(struct collector *c, struct pentry *e, uint64_t t_ns, in
 	struct store_event ev = {.t_ns = t_ns, .type = STORE_EV_EXIT, .pid = e->rec.pid,
 				 .ppid = e->rec.ppid, .arg = status};
 
-	/* its pages are surely let go of now: reads from here on hold what
-	 * the others inherited of them */
-	c->pm.ghost_pending_kib -= e->left_part_kib < c->pm.ghost_pending_kib ? e->left_part_kib : c->pm.ghost_pending_kib;
-	e->left_part_kib = 0;
+	mem_settled(c, e);
 
 	if (last == COLL_SAMPLE_RETIRE_READ && coll_proc_read_stat(c, e, &ps) == 0)
 		last = &ps;
@@ -423,6 +425,7 @@ int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 		/* its memory is gone: its pages are no longer its to pay for */
 		if (!e->mm_gone && coll_pss_counts(c, e))
 			coll_pss_leave(c, e);
+		mem_settled(c, e);
 		/* (its high-water mark comes with its record: at its retire) */
 		e->mm_gone = 1;
 		e->anon_rss = e->shared_rss = 0;
@@ -443,6 +446,16 @@ static uint64_t mem_max(uint64_t rss_then, uint64_t hwm_then, uint64_t hwm_now, 
 		return hwm_now;
 	uint64_t by_faults = rss_then + faults * COLL_SAMPLE_FAULT_KIB;
 	return by_faults < hwm_now ? by_faults : hwm_now;
+}
+
+/* e's pages are surely let go of (its exit event came, it is a zombie, or
+ * it exec'd: a thread's exec lets the old leader's mm go first): reads
+ * from here on hold what the others inherited of them. */
+static void mem_settled(struct collector *c, struct pentry *e)
+{
+	uint64_t p = c->pm.ghost_pending_kib;
+	c->pm.ghost_pending_kib -= e->left_part_kib < p ? e->left_part_kib : p;
+	e->left_part_kib = 0;
 }
 
 /* e has no memory (exiting: its mm let go of, its exit event on its way;

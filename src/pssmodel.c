@@ -338,8 +338,8 @@ int pssmodel_observe(struct pssmodel *m, const struct pssmodel_total *t, int tru
 {
 	int sure = trusted && pssmodel_sure(t);
 
-	if (!t->ghost_kib)
-		m->ghost_kib = 0; /* nobody alive can have inherited them */
+	if (!t->ghost_kib) /* nobody alive can have inherited them, yet */
+		m->ghost_kib = m->pending_kib < m->ghost_kib ? m->pending_kib : m->ghost_kib;
 	m->last_est_kib = t->est_kib;
 	if (swept && trusted)
 		m->settled_kib = t->est_kib; /* a sweep that moved may be tried again */

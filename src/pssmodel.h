@@ -118,6 +118,10 @@ struct pssmodel {
 	uint64_t settled_kib;  /* the estimate at the last sweep that held still: a
 				* plateau is swept once */
 	int thrifty;           /* set by the caller: sweeps have spent their allowance */
+	uint64_t pending_kib;  /* set by the caller: of ghost_kib, those whose pages may
+				* still be mapped (their process's exit not yet seen
+				* through): kept even when nobody alive can inherit them
+				* yet (a read before they go may inherit them after) */
 };
 
 /* A process left the tree: keeps its shared part as a ghost. */

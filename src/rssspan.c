@@ -465,11 +465,11 @@ static void step_bounds(struct rssspan *s, const struct rsstrace_rec *r, struct 
 		w->b += add;
 	}
 	x->inc = x->d > 0 && x->own;
-	/* its own anonymous pages let go of: all of them its own alone while
-	 * no fork shared them (a fork's copies set shared_anon), so each was a
-	 * whole page of its PSS before */
-	if (x->d < 0 && x->own && r->member == RSSTRACE_ANON && m && m->user == r->pid && m->shared_anon <= 0 &&
-	    m->known == 0xf && !m->blind)
+	/* its own anonymous pages let go of, as it ran (not its mm's teardown:
+	 * curr): all of them its own alone while no fork shared them (a fork's
+	 * copies set shared_anon), so each was a whole page of its PSS before */
+	if (x->d < 0 && r->curr && x->own && r->member == RSSTRACE_ANON && m && m->user == r->pid &&
+	    m->shared_anon <= 0 && m->known == 0xf && !m->blind)
 		x->freed = (uint64_t)-x->d;
 }
 
@@ -830,7 +830,10 @@ static void walk_back(struct rssspan *s, const struct rssspan_in *in, const stru
 		uint64_t before = back_part(p);
 		if (x->inc)
 			p->inc += (uint64_t)x->d;
-		p->freed += x->freed;
+		/* (the closing tick's reads came after its instant: a page let
+		 * go of after that may be in them still) */
+		if (x->t_ns <= in->close_ns)
+			p->freed += x->freed;
 		p->anon = x->anon_before;
 		if (x->switched)
 			p->lo = p->freed = 0; /* before its own mm: not born, or another image */

@@ -68,15 +68,15 @@ struct rsstrace *rsstrace_open(void);
 size_t rsstrace_read(struct rsstrace *t, uint64_t until_ns, pid_t self, const struct rsstrace_rec **out,
 		     uint64_t *lost);
 /* The fds the collector waits on (at most max) into *fds: each CPU's ring,
- * readable when half of it is full since the last such wakeup (a process
- * touching anonymous memory as fast as it can fills one in ~100 ms, and a
- * ring full loses records: the interval then bounds nothing), and the wake
+ * readable each half ring written (a process touching anonymous memory as
+ * fast as it can fills one in ~40 ms, and a ring full loses records: the
+ * interval then bounds nothing), and the wake
  * events, one per CPU where the kernel takes a tracepoint filter, each
  * readable once RSSTRACE_WAKE_RECORDS records of a process's own file or
  * shared-memory pages came on its CPU since the last (a burst of them, as a
  * program maps a large library, wakes the collector between ticks;
  * anonymous pages and a fork's copies wake nobody but a ring filling).
- * Returns how many. */
+ * CPU by CPU, whole CPUs only. Returns how many. */
 size_t rsstrace_fds(const struct rsstrace *t, int *fds, size_t max);
 /* Empties the wake events' rings (their records tell nothing more);
  * returns whether any held records, or a ring is a quarter full. */

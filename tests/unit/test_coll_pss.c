@@ -253,49 +253,63 @@ static void test_pss_sweep(void **state)
 }
 
 /* Two compilers share their text: P and Q each have 400 KiB of their own
- * and 2000 KiB of file pages, half of each in their PSS. Both are read.
- * Then Q exits: its status shows no memory (its mm let go of) a tick before
- * its exit event would come. At that tick P may have inherited Q's share of
- * the text (1000 KiB): the tree's upper bound holds it (a ghost), from Q's
- * figures before its memory went, not nothing; and it holds it still after a
- * read of P made before Q's exit event. */
+ * and 2000 KiB of file pages, half of each in their PSS; P is read. Then Q
+ * exits: its status shows no memory (its mm let go of) a tick before its
+ * exit event comes, and P may inherit Q's share of the text (1000 KiB): the
+ * tree's upper bound must hold it.
+ * - Q never read: its share is reckoned from the figures it had before its
+ *   memory went (left to its exit event, they were zeros: no ghost);
+ * - Q read: P read again before Q's exit event, while Q's pages may still be
+ *   mapped (the read shows half the text still), keeps the share to inherit. */
 static void test_pss_exit_before_event(void **state)
 {
 	(void)state;
-	struct fakeproc *f = follow();
-	pid_t q = P + 1;
 	uint64_t pk = (uint64_t)procfs_page_kib();
-	char rel[64];
 
-	set_mem(f, 2400 / pk, 2000 / pk, 400, 1000);
-	fp_stat(f, q, &(struct fp_stat){.ppid = 1, .comm = "cc1", .start_ticks = 10, .rss_pages = 2400 / pk});
-	fp_statm(f, q, 10000, 2400 / pk, 2000 / pk);
-	fp_rollup(f, q, 2400, 400, 400, 1000, 0, 400);
-	struct pentry *eq = coll_sample_add_proc(f->c, q, 1, f->now_ns, NULL);
-	assert_non_null(eq);
-	eq->rec.nexec = 1;
-	coll_sample_cheap(f->c, eq, f->now_ns);
-	coll_pss_read(f->c, eq, f->now_ns, NULL);
-	read_and_tick(f);
-	assert_int_equal(f->c->sum.last.pss_kib, 2800);
+	for (int qread = 0; qread <= 1; qread++) {
+		struct fakeproc *f = follow();
+		pid_t q = P + 1;
+		char rel[64];
 
-	f->now_ns += 100 * MS;
-	fp_stat(f, q, &(struct fp_stat){.ppid = 1, .comm = "cc1", .state = 'R', .start_ticks = 10, .rss_pages = 0});
-	snprintf(rel, sizeof(rel), "%d/status", (int)q);
-	fp_printf(f, rel, "Name:\tcc1\nState:\tR (running)\n");
-	snprintf(rel, sizeof(rel), "%d/statm", (int)q);
-	fp_printf(f, rel, "0 0 0 0 0 0 0\n");
-	collector_tick(f->c);
-	assert_true(ptable_get(f->c->pt, q)->mem_left);
-	assert_true(f->c->sum.last.pss_hi_kib >= 1400 + 1000);
-	/* P read now, Q's pages still mapped (the kernel lets them go after
-	 * Q's status stops showing them): the read still has half the text,
-	 * and the next tick's bound still holds what P may inherit */
-	coll_pss_read(f->c, proc(f), f->now_ns, NULL);
-	f->now_ns += 100 * MS;
-	collector_tick(f->c);
-	assert_true(f->c->sum.last.pss_hi_kib >= 1400 + 1000);
-	fp_free(f);
+		set_mem(f, 2400 / pk, 2000 / pk, 400, 1000);
+		fp_stat(f, q, &(struct fp_stat){.ppid = 1, .comm = "cc1", .start_ticks = 10, .rss_pages = 2400 / pk});
+		fp_statm(f, q, 10000, 2400 / pk, 2000 / pk);
+		fp_rollup(f, q, 2400, 400, 400, 1000, 0, 400);
+		struct pentry *eq = coll_sample_add_proc(f->c, q, 1, f->now_ns, NULL);
+		assert_non_null(eq);
+		eq->rec.nexec = 1;
+		memcpy(eq->rec.comm, "cc1", 4);
+		coll_sample_cheap(f->c, eq, f->now_ns);
+		if (qread)
+			coll_pss_read(f->c, eq, f->now_ns, NULL);
+		else
+			f->c->pm.model.peak_kib = 1 << 20; /* no sweep reads Q */
+		read_and_tick(f);
+		assert_int_equal(ptable_get(f->c->pt, q)->rd_ok, qread);
+		if (qread)
+			assert_int_equal(f->c->sum.last.pss_kib, 2800);
+
+		f->now_ns += 100 * MS;
+		fp_stat(f, q, &(struct fp_stat){.ppid = 1, .comm = "cc1", .state = 'R', .start_ticks = 10});
+		snprintf(rel, sizeof(rel), "%d/status", (int)q);
+		fp_printf(f, rel, "Name:\tcc1\nState:\tR (running)\n");
+		snprintf(rel, sizeof(rel), "%d/statm", (int)q);
+		fp_printf(f, rel, "0 0 0 0 0 0 0\n");
+		collector_tick(f->c);
+		assert_true(ptable_get(f->c->pt, q)->mem_left);
+		assert_true(f->c->sum.last.pss_hi_kib >= 1400 + 1000);
+		if (qread) {
+			coll_pss_read(f->c, proc(f), f->now_ns, NULL);
+		} else {
+			fp_gone(f, q);
+			coll_sample_retire(f->c, ptable_get(f->c->pt, q), f->now_ns, 0, 1, NULL);
+			assert_null(ptable_get(f->c->pt, q));
+		}
+		f->now_ns += 100 * MS;
+		collector_tick(f->c);
+		assert_true(f->c->sum.last.pss_hi_kib >= 1400 + 1000);
+		fp_free(f);
+	}
 }
 
 /* spacetime's own CPU time, a system call here, is read for the budget when a

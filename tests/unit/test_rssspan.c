@@ -397,7 +397,6 @@ static void test_churn_bound(void **state)
 	rssspan_free(s);
 }
 
-/* The tracepoint's format, as tracefs gives it on this kernel. */
 /* A compiler at its top meets a spike that exits at its own, then frees a
  * third of its heap before the closing tick reads it (gcc lets its heap go
  * as it ends a function): 101 has 20 MiB of file pages, climbs to 30 MiB of
@@ -475,6 +474,42 @@ static void test_freed_after_fork_not_counted(void **state)
 	rssspan_free(s);
 }
 
+/* Frees the floor must not add back: a process's mm torn down at its end
+ * (the kernel's records of it come with curr 0), and pages let go of after
+ * the closing tick's instant (the tick's read of it came before, and may
+ * hold them). 101 climbs to 30 MiB by 50 ms and is read by the closing tick
+ * at 100 ms at 30 MiB; it lets 10 MiB go at 101 ms, as the tick reads, and
+ * 102 (20 MiB, climbed by 40 ms) is torn down at 60 ms before its end
+ * record. The floor is 50 MiB, at 50 ms: nothing added back. */
+static void test_freed_not_after_close(void **state)
+{
+	(void)state;
+	struct rssspan *s = rssspan_new();
+	struct recs x = {.n = 0};
+	put(&x, 1, 101, 11, 1, RSSTRACE_ANON, 0);
+	put(&x, 1, 102, 12, 1, RSSTRACE_ANON, 0);
+	struct rssspan_out o;
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
+	x.n = 0;
+	climb(&x, 101, 11, 10, 50, 0, 30 * MIB);
+	climb(&x, 102, 12, 10, 40, 0, 20 * MIB);
+	put(&x, 60, 102, 12, 0, RSSTRACE_ANON, 0); /* the teardown */
+	bye(&x, 61, 102);
+	put(&x, 101, 101, 11, 1, RSSTRACE_ANON, 20 * MIB);
+	sorted(&x);
+	struct rssspan_live live[] = {{101, 30 * MIB, 0}};
+	struct rssspan_in in = {.open_ns = 2 * MS, .close_ns = 100 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				.now_lo_ok = 1, .now_hi_ok = 1, .lo_now_kib = 30 * MIB, .hi_now_kib = 30 * MIB,
+				.live = live, .nlive = 1};
+	assert_int_equal(rssspan_interval(s, x.r, x.n, &in, &o), 0);
+	assert_true(o.floor_ok);
+	assert_int_equal(o.floor_kib, 50 * MIB);
+	rssspan_free(s);
+}
+
+/* The tracepoint's format, as tracefs gives it on this kernel. */
 static void test_fmt_parse(void **state)
 {
 	(void)state;
@@ -961,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_meet_between_ticks),
 		cmocka_unit_test(test_freed_after_top),
 		cmocka_unit_test(test_freed_after_fork_not_counted),
+		cmocka_unit_test(test_freed_not_after_close),
 		cmocka_unit_test(test_fork_child_own_pages),
 		cmocka_unit_test(test_exec_teardown_and_vfork),
 		cmocka_unit_test(test_counted_after_exit),
