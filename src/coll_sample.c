@@ -71,6 +71,24 @@ uint32_t coll_sample_root_argv(struct collector *c)
 static void prefetch_drop(struct collector *c, size_t i, int keep);
 static void mem_settled(struct collector *c, struct pentry *e);
 
+/* At e's exec (ps: its stat after it, or NULL), the old image's shared
+ * pages pass to the others that map them; the most it had since the last
+ * tick: what it had then, and a fault's pages for each fault since (its
+ * high-water mark went with it; its faults too when its stat could not be
+ * read: then not known). A memory found gone before was the old image's (a
+ * thread's exec lets the old leader's go first): the new one counts. */
+static void old_image_leaves(struct collector *c, struct pentry *e, uint64_t t_ns, const struct procfs_stat *ps)
+{
+	uint64_t f = ps ? ps->minflt + ps->majflt : 0;
+	uint64_t df = f > e->mem_at_faults ? f - e->mem_at_faults : 0;
+	if (coll_pss_counts(c, e))
+		coll_pss_leave(c, e);
+	if (!e->mm_gone)
+		coll_pss_gone(c, e, t_ns, 0, 0, df, ps ? 1 : 2);
+	mem_settled(c, e);
+	e->mem_left = 0;
+}
+
 /* Records an exec by e (netlink event or detected by polling). */
 void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 {
@@ -115,20 +133,7 @@ void coll_sample_note_exec(struct collector *c, struct pentry *e, uint64_t t_ns)
 	else
 		e->rec.valid &= ~PROC_V_ARGV;
 	c->total_execs++;
-	/* The old image's shared pages pass to the others that map them; the
-	 * most it had since the last tick: what it had then, and a fault's
-	 * pages for each fault since (its high-water mark went with it; its
-	 * faults too when its stat could not be read: then not known) */
-	uint64_t f = stat_ok ? ps.minflt + ps.majflt : 0;
-	uint64_t df = f > e->mem_at_faults ? f - e->mem_at_faults : 0;
-	if (coll_pss_counts(c, e))
-		coll_pss_leave(c, e);
-	if (!e->mm_gone)
-		coll_pss_gone(c, e, t_ns, 0, 0, df, stat_ok ? 1 : 2);
-	/* a memory found gone was the old image's (a thread's exec lets the
-	 * old leader's go first): the new one counts */
-	mem_settled(c, e);
-	e->mem_left = 0;
+	old_image_leaves(c, e, t_ns, stat_ok ? &ps : NULL);
 	/* (the image before the command's first exec was never counted) */
 	e->rec.nexec++;
 	e->top = (struct coll_top_proc){0};
