@@ -397,6 +397,18 @@ static void test_churn_bound(void **state)
 	rssspan_free(s);
 }
 
+/* The interval before the one under test, over x's records (their mms'
+ * first counters) up to close_ms, each tick's figures holding; x is emptied. */
+static void first_interval(struct rssspan *s, struct recs *x, uint64_t close_ms)
+{
+	struct rssspan_out o;
+	struct rssspan_in in0 = {.open_ns = 0, .close_ns = close_ms * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
+				 .now_lo_ok = 1, .now_hi_ok = 1};
+	sorted(x);
+	assert_int_equal(rssspan_interval(s, x->r, x->n, &in0, &o), 0);
+	x->n = 0;
+}
+
 /* A compiler at its top meets a spike that exits at its own, then frees a
  * third of its heap before the closing tick reads it (gcc lets its heap go
  * as it ends a function): 101 has 20 MiB of file pages, climbs to 30 MiB of
@@ -413,11 +425,8 @@ static void test_freed_after_top(void **state)
 	put(&x, 1, 101, 11, 1, RSSTRACE_ANON, 0);
 	put(&x, 1, 101, 11, 1, RSSTRACE_FILE, 20 * MIB);
 	put(&x, 1, 102, 12, 1, RSSTRACE_ANON, 0);
+	first_interval(s, &x, 2);
 	struct rssspan_out o;
-	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
-				 .now_lo_ok = 1, .now_hi_ok = 1};
-	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
-	x.n = 0;
 	climb(&x, 101, 11, 10, 50, 0, 30 * MIB);
 	climb(&x, 102, 12, 30, 55, 0, 40 * MIB);
 	bye(&x, 56, 102);
@@ -450,12 +459,8 @@ static void test_freed_after_fork_not_counted(void **state)
 	put(&x, 4, 101, 13, 0, RSSTRACE_ANON, 10 * MIB); /* the fork's copies, into 103's mm */
 	put(&x, 5, 103, 13, 1, RSSTRACE_FILE, 1 * MIB);
 	put(&x, 1, 102, 12, 1, RSSTRACE_ANON, 0);
-	sorted(&x);
+	first_interval(s, &x, 6);
 	struct rssspan_out o;
-	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 6 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
-				 .now_lo_ok = 1, .now_hi_ok = 1};
-	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
-	x.n = 0;
 	climb(&x, 101, 11, 10, 50, 10 * MIB, 30 * MIB);
 	climb(&x, 102, 12, 30, 55, 0, 40 * MIB);
 	bye(&x, 56, 102);
@@ -488,11 +493,8 @@ static void test_freed_not_after_close(void **state)
 	struct recs x = {.n = 0};
 	put(&x, 1, 101, 11, 1, RSSTRACE_ANON, 0);
 	put(&x, 1, 102, 12, 1, RSSTRACE_ANON, 0);
+	first_interval(s, &x, 2);
 	struct rssspan_out o;
-	struct rssspan_in in0 = {.open_ns = 0, .close_ns = 2 * MS, .prev_lo_ok = 1, .prev_hi_ok = 1,
-				 .now_lo_ok = 1, .now_hi_ok = 1};
-	assert_int_equal(rssspan_interval(s, x.r, x.n, &in0, &o), 0);
-	x.n = 0;
 	climb(&x, 101, 11, 10, 50, 0, 30 * MIB);
 	climb(&x, 102, 12, 10, 40, 0, 20 * MIB);
 	put(&x, 60, 102, 12, 0, RSSTRACE_ANON, 0); /* the teardown */
