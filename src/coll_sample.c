@@ -70,6 +70,7 @@ uint32_t coll_sample_root_argv(struct collector *c)
 
 static void prefetch_drop(struct collector *c, size_t i, int keep);
 static void mem_settled(struct collector *c, struct pentry *e);
+static void mem_zero(struct pentry *e);
 
 /* At e's exec (ps: its stat after it, or NULL), the old image's shared
  * pages pass to the others that map them; the most it had since the last
@@ -433,8 +434,7 @@ int coll_sample_cheap(struct collector *c, struct pentry *e, uint64_t now)
 		mem_settled(c, e);
 		/* (its high-water mark comes with its record: at its retire) */
 		e->mm_gone = 1;
-		e->anon_rss = e->shared_rss = 0;
-		e->rec.rss_kib = 0;
+		mem_zero(e);
 		return 0;
 	}
 	vm_check(c, e);
@@ -463,6 +463,16 @@ static void mem_settled(struct collector *c, struct pentry *e)
 	e->left_part_kib = 0;
 }
 
+/* e's figures once its memory is gone: nothing (out of the model, the
+ * model's estimate of it is not taken any more). */
+static void mem_zero(struct pentry *e)
+{
+	e->anon_rss = e->shared_rss = 0;
+	e->rec.rss_kib = 0;
+	e->rec.pss_kib = 0;
+	e->est_anon_kib = e->est_file_kib = e->est_shmem_kib = 0;
+}
+
 /* e has no memory (exiting: its mm let go of, its exit event on its way;
  * or a kernel thread): its share of the pages others map passed to them
  * then, from the figures it had at the last tick. Left to its exit event,
@@ -475,8 +485,7 @@ static void mem_left(struct collector *c, struct pentry *e)
 		c->pm.ghost_pending_kib += e->left_part_kib;
 	}
 	e->mem_left = 1;
-	e->anon_rss = e->shared_rss = 0;
-	e->rec.rss_kib = 0;
+	mem_zero(e);
 	e->top_max_kib = 0;
 }
 

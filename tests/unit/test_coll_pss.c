@@ -297,6 +297,7 @@ static void test_pss_exit_before_event(void **state)
 		fp_printf(f, rel, "0 0 0 0 0 0 0\n");
 		collector_tick(f->c);
 		assert_true(ptable_get(f->c->pt, q)->mem_left);
+		assert_int_equal(ptable_get(f->c->pt, q)->rec.pss_kib, 0); /* its memory is gone */
 		assert_true(f->c->sum.last.pss_hi_kib >= 1400 + 1000);
 		if (qread) {
 			coll_pss_read(f->c, proc(f), f->now_ns, NULL);
